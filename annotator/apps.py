@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class AnnotatorConfig(AppConfig):
+    name = "annotator"
+    verbose_name = "Cloak"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,46 @@
+"""Encryption at rest for original surfaces, and a keyed digest to look them up.
+
+Originals are encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under a key derived from
+CLOAK_KEYS_SECRET; lookups go through an HMAC of the normalised surface, so equality can be
+tested in SQL without the database ever seeing a plaintext original.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import unicodedata
+from functools import cache
+
+from cryptography.fernet import Fernet
+from django.conf import settings
+
+
+def _derive(purpose: bytes) -> bytes:
+    secret = settings.CLOAK_KEYS_SECRET.encode()
+    return hmac.new(secret, b"cloak-keys:" + purpose, hashlib.sha256).digest()
+
+
+@cache
+def _fernet(secret: str) -> Fernet:
+    del secret  # part of the cache key only: settings may change under tests
+    return Fernet(base64.urlsafe_b64encode(_derive(b"encrypt")))
+
+
+def encrypt(original: str) -> bytes:
+    return _fernet(settings.CLOAK_KEYS_SECRET).encrypt(original.encode("utf-8"))
+
+
+def decrypt(token: bytes) -> str:
+    return _fernet(settings.CLOAK_KEYS_SECRET).decrypt(bytes(token)).decode("utf-8")
+
+
+def normalise_surface(surface: str) -> str:
+    """The form two surfaces share when they are the same alias: NFC, casefolded, spaces folded."""
+    return " ".join(unicodedata.normalize("NFC", surface).casefold().split())
+
+
+def surface_digest(project_secret: str, surface: str) -> str:
+    key = _derive(b"digest:" + project_secret.encode())
+    return hmac.new(key, normalise_surface(surface).encode("utf-8"), hashlib.sha256).hexdigest()

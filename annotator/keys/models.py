@@ -1,0 +1,82 @@
+"""The correspondence table: one entity per real-world referent, its aliases and replacements."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotator.keys import crypto
+
+
+class Entity(models.Model):
+    # By id and without a database constraint: this table may live in another database.
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    label = models.CharField(max_length=64)
+    decision = models.CharField(max_length=16, default="pseudonymize")
+    keep_reason = models.CharField(max_length=255, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        indexes = [models.Index(fields=["project", "label"], name="entity_project_label_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.label} entity #{self.pk}"
+
+
+class Alias(models.Model):
+    """One surface form of an entity in one language, with its replacement."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="aliases")
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    language = models.CharField(max_length=16)
+    script = models.CharField(max_length=16, blank=True, help_text="e.g. Latn, Arab")
+    original_encrypted = models.BinaryField()
+    original_digest = models.CharField(max_length=64)
+    replacement = models.CharField(max_length=500, blank=True)
+    # A token-level alias ("Moshe" from "Moshe Chaya") points at the alias it was cut from.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="token_aliases"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "aliases"
+        constraints = [
+            # One surface, one replacement, in a project.
+            models.UniqueConstraint(
+                fields=["project", "original_digest"], name="alias_unique_surface"
+            ),
+            # Two surfaces never share a pseudonym: that would merge two people on release.
+            models.UniqueConstraint(
+                fields=["project", "replacement"],
+                condition=~Q(replacement=""),
+                name="alias_unique_replacement",
+            ),
+        ]
+        indexes = [models.Index(fields=["entity", "language"], name="alias_entity_lang_idx")]
+
+    def __str__(self) -> str:
+        # Never the original: this string ends up in logs and admin history.
+        return f"alias #{self.pk} of entity #{self.entity_id} ({self.language})"
+
+    @property
+    def original(self) -> str:
+        return crypto.decrypt(self.original_encrypted)
+
+    def set_original(self, surface: str, project_secret: str) -> None:
+        self.original_encrypted = crypto.encrypt(surface)
+        self.original_digest = crypto.surface_digest(project_secret, surface)

@@ -1,0 +1,464 @@
+"""Cloak's domain: projects, members, documents, spans, review, runs, releases, audit.
+
+The correspondence table (entities and aliases) lives in `annotator.keys` so that it can be
+kept in a database of its own; rows here refer to an entity by id only.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+def new_project_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class Role(models.TextChoices):
+    ANNOTATOR = "annotator", "Annotator"
+    LEAD = "lead", "Lead"
+    ADMIN = "admin", "Admin"
+
+
+class SpanSource(models.TextChoices):
+    REGEX = "regex", "Regular expression"
+    NER = "ner", "NER model"
+    KNOWN = "known", "Known entity"
+    IMPORT = "import", "Imported"
+    HUMAN = "human", "Human"
+
+
+class SpanStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class Decision(models.TextChoices):
+    PSEUDONYMIZE = "pseudonymize", "Pseudonymize"
+    KEEP = "keep", "Keep"
+    INVALIDATE = "invalidate", "Invalidate"
+    DELETE = "delete", "Delete"
+
+
+class ProjectQuerySet(models.QuerySet["Project"]):
+    def for_user(self, user: Any) -> ProjectQuerySet:
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_superuser:
+            return self
+        return self.filter(memberships__user=user).distinct()
+
+
+class Project(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    languages = models.JSONField(default=list, help_text="ISO 639-1 codes, e.g. [\"en\", \"fr\"]")
+    schema_preset = models.CharField(max_length=32, blank=True)
+    label_schema = models.JSONField(default=dict)
+    # Seeds deterministic pseudonyms: the same original gets the same suggestion in this
+    # project only. Kept out of every release.
+    secret = models.CharField(max_length=64, default=new_project_secret, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def labels(self) -> list[str]:
+        return [label["name"] for label in self.label_schema.get("labels", [])]
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    # The languages an annotator works on; leads and admins see every language.
+    languages = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "project"], name="membership_unique_user"),
+            models.CheckConstraint(
+                condition=Q(role__in=[r.value for r in Role]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} as {self.role}"
+
+
+class DocumentStatus(models.TextChoices):
+    NEW = "new", "New"
+    PREANNOTATED = "preannotated", "Pre-annotated"
+    IN_PROGRESS = "in_progress", "In progress"
+    ANNOTATED = "annotated", "Annotated"
+    REVIEWED = "reviewed", "Reviewed"
+
+
+class DocumentQuerySet(models.QuerySet["Document"]):
+    def for_project(self, project: Project) -> DocumentQuerySet:
+        return self.filter(project=project)
+
+    def in_languages(self, languages: list[str]) -> DocumentQuerySet:
+        return self.filter(language__in=languages)
+
+
+class Document(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    language = models.CharField(max_length=16)
+    external_id = models.CharField(max_length=255)
+    # Stored exactly as imported: no newline or Unicode normalisation, offsets count code points.
+    text = models.TextField()
+    metadata = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.NEW
+    )
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="assigned_documents",
+    )
+    import_job = models.ForeignKey(
+        "ImportJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="documents"
+    )
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="document_unique_external_id"
+            ),
+            models.CheckConstraint(condition=~Q(text=""), name="document_text_not_empty"),
+        ]
+        indexes = [
+            # An annotator's queue: their language, by status, in order.
+            models.Index(fields=["project", "language", "status", "id"], name="document_queue_idx"),
+            models.Index(fields=["assignee", "status"], name="document_assignee_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug}/{self.external_id}"
+
+
+class SpanQuerySet(models.QuerySet["Span"]):
+    def for_document(self, document: Document) -> SpanQuerySet:
+        return self.filter(document=document)
+
+    def proposed(self) -> SpanQuerySet:
+        return self.filter(status=SpanStatus.PROPOSED)
+
+    def accepted(self) -> SpanQuerySet:
+        return self.filter(status=SpanStatus.ACCEPTED)
+
+    def decided_by_person(self) -> SpanQuerySet:
+        return self.filter(Q(source=SpanSource.HUMAN) | ~Q(status=SpanStatus.PROPOSED))
+
+
+class Span(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="spans")
+    start = models.PositiveIntegerField(help_text="Code point offset, inclusive")
+    end = models.PositiveIntegerField(help_text="Code point offset, exclusive")
+    label = models.CharField(max_length=64)
+    source = models.CharField(max_length=16, choices=SpanSource.choices)
+    score = models.FloatField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=SpanStatus.choices, default=SpanStatus.PROPOSED
+    )
+    decision = models.CharField(
+        max_length=16, choices=Decision.choices, default=Decision.PSEUDONYMIZE
+    )
+    keep_reason = models.CharField(max_length=255, blank=True)
+    # The entity of the correspondence table (annotator.keys.Entity) by id: that table may
+    # live in another database, so there is no foreign key to join through.
+    entity_id = models.BigIntegerField(null=True, blank=True)
+    run = models.ForeignKey(
+        "PreannotationRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="spans"
+    )
+    # Optimistic concurrency: a write names the version it read and fails if it moved.
+    version = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SpanQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["document_id", "start", "end"]
+        constraints = [
+            models.CheckConstraint(condition=Q(start__gte=0), name="span_start_non_negative"),
+            models.CheckConstraint(condition=Q(start__lt=models.F("end")), name="span_not_empty"),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__gte=0.0, score__lte=1.0),
+                name="span_score_in_unit_interval",
+            ),
+            models.CheckConstraint(
+                condition=Q(source__in=[s.value for s in SpanSource]), name="span_source_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in SpanStatus]), name="span_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(decision__in=[d.value for d in Decision]), name="span_decision_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["document", "start"], name="span_document_start_idx"),
+            models.Index(fields=["document", "status"], name="span_document_status_idx"),
+            models.Index(fields=["entity_id"], name="span_entity_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label}[{self.start}:{self.end}]"
+
+
+class ImportStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ImportJob(models.Model):
+    """One upload through the page or the API, imported by a worker."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    filename = models.CharField(max_length=255)
+    stored_path = models.CharField(max_length=500, blank=True)
+    format = models.CharField(max_length=16, default="auto")
+    language = models.CharField(max_length=16, blank=True)
+    size_bytes = models.BigIntegerField(default=0)
+    status = models.CharField(
+        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
+    )
+    documents_created = models.PositiveIntegerField(default=0)
+    spans_created = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="importjob_project_idx")]
+
+    def __str__(self) -> str:
+        return f"import {self.filename} into {self.project.slug}"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class PreannotationRun(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    language = models.CharField(max_length=16, blank=True, help_text="Blank: every language")
+    recognizers = models.JSONField(default=list, help_text="e.g. [\"regex\", \"ner\", \"known\"]")
+    models_used = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    documents_total = models.PositiveIntegerField(default=0)
+    documents_done = models.PositiveIntegerField(default=0)
+    spans_created = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(documents_done__lte=models.F("documents_total")),
+                name="run_progress_bounded",
+            )
+        ]
+        indexes = [models.Index(fields=["project", "status"], name="run_project_status_idx")]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.project.slug}"
+
+
+class ReviewKind(models.TextChoices):
+    FLAG = "flag", "Flagged by an annotator"
+    SURFACE_CONFLICT = "surface_conflict", "One surface, two decisions"
+    ENTITY_CONFLICT = "entity_conflict", "One entity, two pseudonyms"
+
+
+class ReviewStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    RESOLVED = "resolved", "Resolved"
+
+
+class ReviewItem(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="review_items")
+    kind = models.CharField(max_length=24, choices=ReviewKind.choices)
+    status = models.CharField(max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.OPEN)
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="review_items"
+    )
+    span = models.ForeignKey(
+        Span, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+    )
+    entity_id = models.BigIntegerField(null=True, blank=True)
+    raised_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    rationale = models.TextField(blank=True, help_text="The lead's reason for the resolution")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status=ReviewStatus.OPEN) | Q(resolved_at__isnull=False),
+                name="review_resolved_has_time",
+            )
+        ]
+        indexes = [models.Index(fields=["project", "status", "kind"], name="review_queue_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk}"
+
+
+class Comment(models.Model):
+    review_item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [models.CheckConstraint(condition=~Q(body=""), name="comment_not_empty")]
+
+
+class Strategy(models.TextChoices):
+    S0 = "S0", "S0 deletion"
+    S1 = "S1", "S1 uniform placeholder"
+    S2 = "S2", "S2 category placeholder"
+    S3 = "S3", "S3 unique placeholder per entity"
+    REALISTIC = "realistic", "Realistic pseudonyms"
+
+
+class ReleaseFormat(models.TextChoices):
+    JSONL = "jsonl", "JSONL"
+    CSV = "csv", "CSV"
+    CONLL = "conll", "CoNLL"
+
+
+class ReleaseStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    REFUSED = "refused", "Refused (leak)"
+    FAILED = "failed", "Failed"
+
+
+class Release(models.Model):
+    """An immutable, versioned rendering of a project's reviewed documents."""
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases")
+    version = models.PositiveIntegerField()
+    strategy = models.CharField(max_length=16, choices=Strategy.choices)
+    format = models.CharField(max_length=8, choices=ReleaseFormat.choices)
+    status = models.CharField(
+        max_length=16, choices=ReleaseStatus.choices, default=ReleaseStatus.QUEUED
+    )
+    manifest = models.JSONField(default=dict, blank=True)
+    # The leak report holds offsets and labels, never the originals it found.
+    leak_report = models.JSONField(default=list, blank=True)
+    file_path = models.CharField(max_length=500, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="release_unique_version"),
+            models.CheckConstraint(
+                condition=Q(strategy__in=[s.value for s in Strategy]), name="release_strategy_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug} v{self.version} ({self.strategy})"
+
+
+class AuditAction(models.TextChoices):
+    KEY_READ = "key_read", "Read the correspondence table"
+    KEY_EXPORT = "key_export", "Exported the keys"
+    IMPORT = "import", "Imported documents"
+    PREANNOTATE = "preannotate", "Started pre-annotation"
+    RELEASE = "release", "Cut a release"
+    MEMBER_CHANGE = "member_change", "Changed a membership"
+    PROJECT_CHANGE = "project_change", "Changed a project"
+
+
+class AuditEvent(models.Model):
+    """Append-only: who did what to which project. Never holds an original surface."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    )
+    action = models.CharField(max_length=32, choices=AuditAction.choices)
+    target = models.CharField(max_length=200, blank=True, help_text="e.g. entity:42")
+    detail = models.JSONField(default=dict, blank=True)
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="audit_project_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor_id} at {self.created_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,196 @@
+"""Cloak's settings. Every environment variable read here is listed in README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotator.env import database_from_url, env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("CLOAK_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# A stable development key keeps sessions valid across restarts of `make run`; a deployment
+# sets its own (docker-compose.yml requires it).
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "cloak-insecure-development-key-change-me")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
+    "template_partials",
+    "annotator",
+    "annotator.keys",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "annotator.urls"
+WSGI_APPLICATION = "annotator.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# The embedded default is SQLite; set DATABASE_URL for Postgres.
+DATABASES = {
+    "default": database_from_url(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cloak.sqlite3'}")
+    ),
+}
+# The correspondence table (app `keys`) can live in its own database or Postgres schema,
+# reachable only through a role that the annotators' pages do not use.
+_keys_url = env_str("KEYS_DATABASE_URL", "")
+if _keys_url:
+    DATABASES["keys"] = database_from_url(_keys_url)
+DATABASE_ROUTERS = ["annotator.routers.KeysRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+MEDIA_ROOT = VAR_DIR / "media"
+MEDIA_URL = "media/"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# Redis serves as Celery's broker and the shared cache when it is configured. Without it
+# (the embedded `make run`), Celery uses a folder as its broker and the cache a folder too,
+# so the web process and the worker still share task messages and progress.
+REDIS_URL = env_str("REDIS_URL", "")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+if CELERY_BROKER_URL:
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    _queue_dir = VAR_DIR / "queue"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_queue_dir / "out"),
+        "data_folder_out": str(_queue_dir / "out"),
+        "processed_folder": str(_queue_dir / "processed"),
+        "store_processed": False,
+    }
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {"annotator.tasks.preannotate_ner": {"queue": "ner"}}
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+
+_cache_url = env_str("CACHE_URL", REDIS_URL)
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    )
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cloak API",
+    "DESCRIPTION": "Pseudonymize sensitive multilingual text corpora.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Cloak's own ---------------------------------------------------------------------------
+# The secret that encrypts originals in the correspondence table. Losing it loses the keys.
+CLOAK_KEYS_SECRET = env_str("CLOAK_KEYS_SECRET", SECRET_KEY)
+# Imports larger than this (the file, or a zip's uncompressed content) are refused.
+CLOAK_IMPORT_MAX_BYTES = env_int("CLOAK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
+# A zip whose content is this many times larger than the zip itself is taken for a bomb.
+CLOAK_IMPORT_MAX_ZIP_RATIO = env_int("CLOAK_IMPORT_MAX_ZIP_RATIO", 200)
+CLOAK_IMPORT_BATCH_SIZE = env_int("CLOAK_IMPORT_BATCH_SIZE", 2000)
+FILE_UPLOAD_TEMP_DIR = None
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# NER models per language: a local path or a hub name. "spacy:<package>" picks a spaCy
+# pipeline installed as a package; an empty value means regex and known entities only.
+CLOAK_NER_MODELS = {
+    "en": env_str("CLOAK_NER_MODEL_EN", "spacy:en_core_web_sm"),
+    "fr": env_str("CLOAK_NER_MODEL_FR", "spacy:fr_core_news_md"),
+    "ar": env_str("CLOAK_NER_MODEL_AR", ""),
+}
+CLOAK_NER_DEVICE = env_str("CLOAK_NER_DEVICE", "auto")
+CLOAK_NER_BATCH_SIZE = env_int("CLOAK_NER_BATCH_SIZE", 16)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("CLOAK_LOG_LEVEL", "INFO")},
+}

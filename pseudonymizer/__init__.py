@@ -1,0 +1,1 @@
+"""Cloak's engine: plain Python, no Django. Text in, data out."""
