@@ -58,7 +58,7 @@ class Project(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    languages = models.JSONField(default=list, help_text="ISO 639-1 codes, e.g. [\"en\", \"fr\"]")
+    languages = models.JSONField(default=list, help_text='ISO 639-1 codes, e.g. ["en", "fr"]')
     schema_preset = models.CharField(max_length=32, blank=True)
     label_schema = models.JSONField(default=dict)
     # Seeds deterministic pseudonyms: the same original gets the same suggestion in this
@@ -288,7 +288,7 @@ class RunStatus(models.TextChoices):
 class PreannotationRun(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
     language = models.CharField(max_length=16, blank=True, help_text="Blank: every language")
-    recognizers = models.JSONField(default=list, help_text="e.g. [\"regex\", \"ner\", \"known\"]")
+    recognizers = models.JSONField(default=list, help_text='e.g. ["regex", "ner", "known"]')
     models_used = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     documents_total = models.PositiveIntegerField(default=0)
@@ -330,7 +330,9 @@ class ReviewStatus(models.TextChoices):
 class ReviewItem(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="review_items")
     kind = models.CharField(max_length=24, choices=ReviewKind.choices)
-    status = models.CharField(max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.OPEN)
+    status = models.CharField(
+        max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.OPEN
+    )
     document = models.ForeignKey(
         Document, null=True, blank=True, on_delete=models.CASCADE, related_name="review_items"
     )
@@ -373,6 +375,9 @@ class Comment(models.Model):
     class Meta:
         ordering = ["created_at"]
         constraints = [models.CheckConstraint(condition=~Q(body=""), name="comment_not_empty")]
+
+    def __str__(self) -> str:
+        return f"comment #{self.pk} on review #{self.review_item_id}"
 
 
 class Strategy(models.TextChoices):

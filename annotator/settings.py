@@ -66,9 +66,7 @@ TEMPLATES = [
 
 # The embedded default is SQLite; set DATABASE_URL for Postgres.
 DATABASES = {
-    "default": database_from_url(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cloak.sqlite3'}")
-    ),
+    "default": database_from_url(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cloak.sqlite3'}")),
 }
 # The correspondence table (app `keys`) can live in its own database or Postgres schema,
 # reachable only through a role that the annotators' pages do not use.
@@ -89,7 +87,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("CLOAK_STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -118,6 +116,9 @@ if CELERY_BROKER_URL:
 else:
     CELERY_BROKER_URL = "filesystem://"
     _queue_dir = VAR_DIR / "queue"
+    # Kombu's folder transport does not create its folders; a worker would crash without them.
+    for _folder in ("out", "processed"):
+        (_queue_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue_dir / "out"),
         "data_folder_out": str(_queue_dir / "out"),
@@ -160,6 +161,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Pseudonymize sensitive multilingual text corpora.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

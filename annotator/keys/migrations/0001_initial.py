@@ -6,63 +6,122 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotator', '0001_initial'),
+        ("annotator", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Entity',
+            name="Entity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(max_length=64)),
-                ('decision', models.CharField(default='pseudonymize', max_length=16)),
-                ('keep_reason', models.CharField(blank=True, max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='annotator.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("label", models.CharField(max_length=64)),
+                ("decision", models.CharField(default="pseudonymize", max_length=16)),
+                ("keep_reason", models.CharField(blank=True, max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="annotator.project",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'entities',
+                "verbose_name_plural": "entities",
             },
         ),
         migrations.CreateModel(
-            name='Alias',
+            name="Alias",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('language', models.CharField(max_length=16)),
-                ('script', models.CharField(blank=True, help_text='e.g. Latn, Arab', max_length=16)),
-                ('original_encrypted', models.BinaryField()),
-                ('original_digest', models.CharField(max_length=64)),
-                ('replacement', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='token_aliases', to='keys.alias')),
-                ('project', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='annotator.project')),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='aliases', to='keys.entity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("language", models.CharField(max_length=16)),
+                (
+                    "script",
+                    models.CharField(blank=True, help_text="e.g. Latn, Arab", max_length=16),
+                ),
+                ("original_encrypted", models.BinaryField()),
+                ("original_digest", models.CharField(max_length=64)),
+                ("replacement", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="token_aliases",
+                        to="keys.alias",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="annotator.project",
+                    ),
+                ),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="aliases",
+                        to="keys.entity",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'aliases',
+                "verbose_name_plural": "aliases",
             },
         ),
         migrations.AddIndex(
-            model_name='entity',
-            index=models.Index(fields=['project', 'label'], name='entity_project_label_idx'),
+            model_name="entity",
+            index=models.Index(fields=["project", "label"], name="entity_project_label_idx"),
         ),
         migrations.AddIndex(
-            model_name='alias',
-            index=models.Index(fields=['entity', 'language'], name='alias_entity_lang_idx'),
+            model_name="alias",
+            index=models.Index(fields=["entity", "language"], name="alias_entity_lang_idx"),
         ),
         migrations.AddConstraint(
-            model_name='alias',
-            constraint=models.UniqueConstraint(fields=('project', 'original_digest'), name='alias_unique_surface'),
+            model_name="alias",
+            constraint=models.UniqueConstraint(
+                fields=("project", "original_digest"), name="alias_unique_surface"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='alias',
-            constraint=models.UniqueConstraint(condition=models.Q(('replacement', ''), _negated=True), fields=('project', 'replacement'), name='alias_unique_replacement'),
+            model_name="alias",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("replacement", ""), _negated=True),
+                fields=("project", "replacement"),
+                name="alias_unique_replacement",
+            ),
         ),
     ]

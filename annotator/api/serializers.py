@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from annotator.models import Document, ImportJob, Membership, Project, Span
+from annotator.services.imports import import_job_progress
+from pseudonymizer.formats import FORMATS
+
+
+class ProjectSerializer(serializers.ModelSerializer[Project]):
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Project
+        fields = [
+            "slug",
+            "name",
+            "description",
+            "languages",
+            "schema_preset",
+            "label_schema",
+            "role",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_role(self, project: Project) -> str | None:
+        from annotator.permissions import access_for
+
+        return access_for(self.context["request"].user, project).role
+
+
+class MembershipSerializer(serializers.ModelSerializer[Membership]):
+    username = serializers.CharField(source="user.username", read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["username", "role", "languages", "created_at"]
+        read_only_fields = fields
+
+
+class SpanSerializer(serializers.ModelSerializer[Span]):
+    class Meta:
+        model = Span
+        fields = [
+            "id", "start", "end", "label", "source", "score", "status", "decision",
+            "keep_reason", "entity_id", "version", "created_at", "decided_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class DocumentListSerializer(serializers.ModelSerializer[Document]):
+    span_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Document
+        fields = ["id", "external_id", "language", "status", "assignee", "span_count", "updated_at"]
+        read_only_fields = fields
+
+
+class DocumentSerializer(serializers.ModelSerializer[Document]):
+    spans = SpanSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Document
+        fields = [
+            "id", "external_id", "language", "text", "metadata", "status", "assignee",
+            "version", "created_at", "updated_at", "spans",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ImportJobSerializer(serializers.ModelSerializer[ImportJob]):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id", "filename", "format", "language", "size_bytes", "status", "progress",
+            "documents_created", "spans_created", "error", "created_at", "started_at",
+            "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_progress(self, job: ImportJob) -> dict[str, int]:
+        return import_job_progress(job)
+
+
+class ImportCreateSerializer(serializers.Serializer[Any]):
+    file = serializers.FileField(help_text="The file to import")
+    format = serializers.ChoiceField(choices=["auto", *FORMATS], default="auto")
+    language = serializers.CharField(
+        required=False, allow_blank=True, help_text="For documents that name no language"
+    )

@@ -1,0 +1,130 @@
+"""Who may do what: the one place roles are decided, used by the pages and by the API.
+
+A person's rights in a project come from their Membership (annotator, lead or admin; an
+annotator's rights are limited to their languages). Superusers act as admins everywhere.
+Non-members are told a project does not exist rather than that they may not see it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from rest_framework.permissions import BasePermission
+
+from annotator.models import Document, DocumentQuerySet, Membership, Project, Role
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
+
+
+class Can(StrEnum):
+    VIEW_PROJECT = "view_project"
+    ANNOTATE = "annotate"  # documents of one's own languages
+    VIEW_ALL_DOCUMENTS = "view_all_documents"
+    REVIEW = "review"
+    READ_KEYS = "read_keys"
+    VIEW_MEMBERS = "view_members"
+    MANAGE_PROJECT = "manage_project"  # members, schema
+    IMPORT = "import"
+    PREANNOTATE = "preannotate"
+    RELEASE = "release"
+    EXPORT_KEYS = "export_keys"
+    VIEW_AUDIT = "view_audit"
+
+
+_ANNOTATOR = {Can.VIEW_PROJECT, Can.ANNOTATE}
+_LEAD = _ANNOTATOR | {Can.VIEW_ALL_DOCUMENTS, Can.REVIEW, Can.READ_KEYS, Can.VIEW_MEMBERS}
+_ADMIN = set(Can)
+
+ROLE_CAPABILITIES: dict[str, frozenset[Can]] = {
+    Role.ANNOTATOR: frozenset(_ANNOTATOR),
+    Role.LEAD: frozenset(_LEAD),
+    Role.ADMIN: frozenset(_ADMIN),
+}
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one user may do in one project."""
+
+    role: str | None
+    languages: tuple[str, ...]
+    all_languages: bool
+
+    @property
+    def is_member(self) -> bool:
+        return self.role is not None
+
+    def can(self, capability: Can) -> bool:
+        return self.role is not None and capability in ROLE_CAPABILITIES[self.role]
+
+    def can_see_language(self, language: str) -> bool:
+        return self.is_member and (self.all_languages or language in self.languages)
+
+
+NO_ACCESS = Access(role=None, languages=(), all_languages=False)
+
+
+def access_for(user: Any, project: Project) -> Access:
+    """The user's access to the project (memoised on the user object for one request)."""
+    if user is None or not user.is_authenticated:
+        return NO_ACCESS
+    cache: dict[int, Access] = user.__dict__.setdefault("_cloak_access", {})
+    if project.pk in cache:
+        return cache[project.pk]
+    if user.is_superuser:
+        access = Access(role=Role.ADMIN, languages=tuple(project.languages), all_languages=True)
+    else:
+        membership = Membership.objects.filter(user=user, project=project).first()
+        if membership is None:
+            access = NO_ACCESS
+        else:
+            sees_all = membership.role in (Role.LEAD, Role.ADMIN)
+            languages = tuple(project.languages if sees_all else membership.languages)
+            access = Access(role=membership.role, languages=languages, all_languages=sees_all)
+    cache[project.pk] = access
+    return access
+
+
+def can(user: Any, project: Project, capability: Can) -> bool:
+    return access_for(user, project).can(capability)
+
+
+def can_view_document(user: Any, document: Document) -> bool:
+    return access_for(user, document.project).can_see_language(document.language)
+
+
+def visible_documents(user: Any, project: Project) -> DocumentQuerySet:
+    """The documents of `project` that `user` may open."""
+    access = access_for(user, project)
+    documents = Document.objects.for_project(project)
+    if not access.is_member:
+        return documents.none()
+    if access.all_languages:
+        return documents
+    return documents.in_languages(list(access.languages))
+
+
+# --- The API's side of the same rules -----------------------------------------------------
+
+
+class ProjectPermission(BasePermission):
+    """DRF permission for views under /api/projects/{slug}/: the view names its capability.
+
+    The view sets `required_capability` (or `capability_by_method`) and exposes
+    `get_project()`; a non-member gets 404, a member without the capability 403.
+    """
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        from django.http import Http404
+
+        project: Project = view.get_project()  # type: ignore[attr-defined]
+        access = access_for(request.user, project)
+        if not access.is_member:
+            raise Http404("No such project.")
+        by_method: dict[str, Can] = getattr(view, "capability_by_method", {})
+        capability = by_method.get(request.method or "GET", view.required_capability)  # type: ignore[attr-defined]
+        return access.can(capability)

@@ -1,0 +1,120 @@
+"""Creating projects and managing who is in them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotator.models import AuditAction, Membership, Project, Role
+from annotator.services.audit import audit_record
+from annotator.services.errors import DomainError
+from pseudonymizer.schemas import preset, validate_schema
+
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def _clean_languages(languages: list[str]) -> list[str]:
+    cleaned: list[str] = []
+    for language in languages:
+        language = language.strip()
+        if not _LANGUAGE.match(language):
+            raise DomainError(f"{language!r} is not a language code (use ISO 639-1, e.g. fr)")
+        if language not in cleaned:
+            cleaned.append(language)
+    if not cleaned:
+        raise DomainError("a project needs at least one language")
+    return cleaned
+
+
+@transaction.atomic
+def project_create(
+    *,
+    slug: str,
+    languages: list[str],
+    schema: str | dict[str, Any] = "cloaked",
+    name: str = "",
+    description: str = "",
+    created_by: Any = None,
+) -> Project:
+    if not _SLUG.match(slug):
+        raise DomainError(f"{slug!r} is not a valid slug (lower-case letters, digits, hyphens)")
+    if Project.objects.filter(slug=slug).exists():
+        raise DomainError(f"a project {slug!r} already exists")
+    if isinstance(schema, str):
+        try:
+            label_schema = preset(schema)
+        except KeyError as error:
+            raise DomainError(str(error.args[0])) from None
+        preset_name = schema
+    else:
+        try:
+            label_schema = validate_schema(schema)
+        except ValueError as error:
+            raise DomainError(f"invalid schema: {error}") from None
+        preset_name = ""
+    project = Project.objects.create(
+        slug=slug,
+        name=name or slug,
+        description=description,
+        languages=_clean_languages(languages),
+        schema_preset=preset_name,
+        label_schema=label_schema,
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+    )
+    audit_record(
+        action=AuditAction.PROJECT_CHANGE,
+        actor=created_by,
+        project=project,
+        target=f"project:{project.pk}",
+        detail={"event": "created", "languages": project.languages, "schema": preset_name},
+    )
+    return project
+
+
+@transaction.atomic
+def membership_set(
+    *,
+    project: Project,
+    username: str,
+    role: str,
+    languages: list[str] | None = None,
+    password: str | None = None,
+    email: str = "",
+    actor: Any = None,
+) -> Membership:
+    """Add a user to a project or change their role; creates the user when a password is given."""
+    if role not in Role.values:
+        raise DomainError(f"unknown role {role!r}; roles are {', '.join(Role.values)}")
+    languages = list(languages or [])
+    unknown = [language for language in languages if language not in project.languages]
+    if unknown:
+        raise DomainError(
+            f"language(s) {', '.join(unknown)} not in project {project.slug} "
+            f"({', '.join(project.languages)})"
+        )
+    if role == Role.ANNOTATOR and not languages:
+        raise DomainError("an annotator needs at least one language (--languages)")
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=username).first()
+    if user is None:
+        if not password:
+            raise DomainError(f"no user {username!r}: give a password to create one")
+        user = user_model.objects.create_user(username=username, password=password, email=email)
+    elif password:
+        user.set_password(password)
+        user.save(update_fields=["password"])
+    membership, created = Membership.objects.update_or_create(
+        user=user, project=project, defaults={"role": role, "languages": languages}
+    )
+    audit_record(
+        action=AuditAction.MEMBER_CHANGE,
+        actor=actor,
+        project=project,
+        target=f"user:{user.pk}",
+        detail={"event": "added" if created else "changed", "role": role, "languages": languages},
+    )
+    return membership

@@ -1,0 +1,284 @@
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from annotator.models import AuditEvent, Document, Span, SpanSource, SpanStatus
+from annotator.services.errors import DomainError, ImportRefused
+from annotator.services.imports import documents_import
+from tests.factories import DocumentFactory, ProjectFactory
+
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples" / "corpus.jsonl"
+
+pytestmark = pytest.mark.django_db
+
+
+def jsonl(path: Path, *documents: dict[str, Any]) -> Path:
+    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in documents))
+    return path
+
+
+def counts() -> tuple[int, int, int]:
+    return Document.objects.count(), Span.objects.count(), AuditEvent.objects.count()
+
+
+@pytest.fixture
+def project() -> Any:
+    return ProjectFactory(slug="imports", languages=["en", "fr", "ar"])
+
+
+def refused(project: Any, path: Path, **kwargs: Any) -> str:
+    before = counts()
+    with pytest.raises(ImportRefused) as caught:
+        documents_import(project=project, path=path, **kwargs)
+    assert counts() == before, "a refused import must leave the database as it was"
+    return str(caught.value)
+
+
+def test_it_imports_the_sample_corpus_with_every_span_on_its_text(project: Any) -> None:
+    if not SAMPLES.is_file():
+        pytest.skip("shared samples are not beside the repository")
+    summary = documents_import(project=project, path=SAMPLES)
+    assert summary.documents == 24
+    assert summary.languages == {"en": 8, "fr": 8, "ar": 8}
+    gold = {}
+    for line in SAMPLES.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        gold[record["id"]] = record
+    for document in Document.objects.filter(project=project).prefetch_related("spans"):
+        record = gold[document.external_id]
+        assert document.text == record["text"]
+        assert document.language == record["lang"]
+        got = sorted((s.start, s.end, s.label, s.decision) for s in document.spans.all())
+        want = sorted((s["start"], s["end"], s["label"], s["decision"]) for s in record["spans"])
+        assert got == want
+        for span in document.spans.all():
+            assert span.source == SpanSource.IMPORT
+            assert span.status == SpanStatus.PROPOSED
+    assert AuditEvent.objects.filter(project=project, action="import").count() == 1
+
+
+def test_it_keeps_text_byte_for_byte(project: Any, tmp_path: Path) -> None:
+    text = "👋🏽 Salut\r\nJose\u0301 Garci\u0301a à Lyon\r\n— مرحبا @ali_77 في الرباط"
+    start = text.index("Jose\u0301")
+    path = jsonl(
+        tmp_path / "exact.jsonl",
+        {"id": "x", "lang": "fr", "text": text,
+         "spans": [{"start": start, "end": start + 13, "label": "PER"}]},
+    )  # fmt: skip
+    documents_import(project=project, path=path)
+    document = Document.objects.get(project=project, external_id="x")
+    assert document.text == text
+    span = document.spans.get()
+    assert document.text[span.start : span.end] == "Jose\u0301 Garci\u0301a"
+
+
+def test_it_gives_the_default_language_to_documents_without_one(
+    project: Any, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "nolang.jsonl", {"id": "a", "text": "Bonjour"})
+    documents_import(project=project, path=path, language="fr")
+    assert Document.objects.get(external_id="a").language == "fr"
+
+
+def test_it_refuses_a_document_without_a_language_in_a_multilingual_project(
+    project: Any, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "nolang.jsonl", {"id": "a", "text": "Bonjour"})
+    message = refused(project, path)
+    assert "nolang.jsonl:1" in message
+    assert "language" in message
+
+
+def test_it_refuses_a_language_outside_the_project(project: Any, tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "de.jsonl", {"id": "a", "lang": "de", "text": "Hallo"})
+    assert "'de' is not one of the project's" in refused(project, path)
+
+
+def test_it_refuses_a_file_with_invalid_utf8(project: Any, tmp_path: Path) -> None:
+    path = tmp_path / "broken.jsonl"
+    good = json.dumps({"id": "a", "lang": "en", "text": "fine"}).encode()
+    path.write_bytes(good + b"\n" + b'{"id": "b", "lang": "en", "text": "caf\xe9"}\n')
+    message = refused(project, path)
+    assert "broken.jsonl:2" in message
+    assert "UTF-8" in message
+
+
+def test_it_refuses_a_span_outside_its_text(project: Any, tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "outside.jsonl",
+        {"id": "a", "lang": "en", "text": "short",
+         "spans": [{"start": 2, "end": 40, "label": "PER"}]},
+    )  # fmt: skip
+    message = refused(project, path)
+    assert "outside.jsonl:1" in message
+    assert "outside" in message
+
+
+def test_it_refuses_a_span_whose_stated_text_does_not_match(project: Any, tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "mismatch.jsonl",
+        {"id": "a", "lang": "en", "text": "Hello Moshe Chaya",
+         "spans": [{"start": 6, "end": 11, "label": "PER", "text": "Chaya"}]},
+    )  # fmt: skip
+    message = refused(project, path)
+    assert "mismatch.jsonl:1" in message
+    assert "does not match" in message
+
+
+def test_it_refuses_an_unknown_label(project: Any, tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "labels.jsonl",
+        {"id": "a", "lang": "en", "text": "fine text"},
+        {"id": "b", "lang": "en", "text": "Hello Moshe",
+         "spans": [{"start": 6, "end": 11, "label": "PERSONA"}]},
+    )  # fmt: skip
+    message = refused(project, path)
+    assert "labels.jsonl:2" in message
+    assert "unknown label 'PERSONA'" in message
+
+
+def test_it_refuses_duplicate_ids_in_one_file(project: Any, tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "dup.jsonl",
+        {"id": "a", "lang": "en", "text": "one"},
+        {"id": "a", "lang": "en", "text": "two"},
+    )
+    message = refused(project, path)
+    assert "dup.jsonl:2" in message
+    assert "'a'" in message
+
+
+def test_it_refuses_an_id_the_project_already_has(project: Any, tmp_path: Path) -> None:
+    DocumentFactory(project=project, external_id="taken")
+    path = jsonl(
+        tmp_path / "again.jsonl",
+        {"id": "new", "lang": "en", "text": "one"},
+        {"id": "taken", "lang": "en", "text": "two"},
+    )
+    message = refused(project, path)
+    assert "again.jsonl:2" in message
+    assert "already exists" in message
+
+
+def test_the_same_id_in_another_project_is_fine(project: Any, tmp_path: Path) -> None:
+    DocumentFactory(project=ProjectFactory(), external_id="shared-id")
+    path = jsonl(tmp_path / "ok.jsonl", {"id": "shared-id", "lang": "en", "text": "fine"})
+    assert documents_import(project=project, path=path).documents == 1
+
+
+def test_it_refuses_an_empty_document(project: Any, tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "empty.jsonl",
+        {"id": "a", "lang": "en", "text": "fine"},
+        {"id": "b", "lang": "en", "text": "  \n"},
+    )
+    message = refused(project, path)
+    assert "empty.jsonl:2" in message
+    assert "empty" in message
+
+
+def test_it_refuses_a_file_with_no_documents(project: Any, tmp_path: Path) -> None:
+    path = tmp_path / "blank.jsonl"
+    path.write_text("\n\n")
+    assert "no documents" in refused(project, path)
+
+
+def test_it_refuses_a_zip_bomb(project: Any, tmp_path: Path) -> None:
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.txt", "hello")
+        archive.writestr("zeros.txt", b"0" * (20 * 1024 * 1024))
+    message = refused(project, path, language="en")
+    assert "bomb.zip" in message
+    assert "bomb" in message
+
+
+def test_it_refuses_a_file_over_the_size_limit(project: Any, tmp_path: Path, settings: Any) -> None:
+    settings.CLOAK_IMPORT_MAX_BYTES = 100
+    path = jsonl(tmp_path / "big.jsonl", {"id": "a", "lang": "en", "text": "x" * 200})
+    message = refused(project, path)
+    assert "big.jsonl" in message
+    assert "limit" in message
+
+
+def test_it_refuses_a_nul_character(project: Any, tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "nul.jsonl", {"id": "a", "lang": "en", "text": "a\x00b"})
+    assert "NUL" in refused(project, path)
+
+
+def test_a_refusal_late_in_a_large_file_rolls_back_every_earlier_batch(
+    project: Any, tmp_path: Path, settings: Any
+) -> None:
+    settings.CLOAK_IMPORT_BATCH_SIZE = 10
+    documents = [
+        {"id": f"d{n}", "lang": "en", "text": f"Doc {n} by Moshe",
+         "spans": [{"start": len(f"Doc {n} by "), "end": len(f"Doc {n} by Moshe"), "label": "PER"}]}
+        for n in range(95)
+    ]  # fmt: skip
+    documents.append({"id": "d3", "lang": "en", "text": "late duplicate"})
+    message = refused(project, jsonl(tmp_path / "late.jsonl", *documents))
+    assert "late.jsonl:96" in message
+
+
+def test_an_unknown_format_is_a_clear_error(project: Any, tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "a.jsonl", {"id": "a", "lang": "en", "text": "x"})
+    with pytest.raises(DomainError, match="unknown format 'docx'"):
+        documents_import(project=project, path=path, fmt="docx")
+
+
+def test_progress_is_reported_per_batch(project: Any, tmp_path: Path, settings: Any) -> None:
+    settings.CLOAK_IMPORT_BATCH_SIZE = 4
+    path = jsonl(
+        tmp_path / "p.jsonl", *({"id": str(n), "lang": "en", "text": "t"} for n in range(10))
+    )
+    seen: list[tuple[int, int]] = []
+    documents_import(project=project, path=path, progress=lambda d, s: seen.append((d, s)))
+    assert [documents for documents, _ in seen] == [4, 8, 10]
+
+
+def test_the_postgres_path_and_the_orm_path_store_the_same_rows(
+    project: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """COPY is used on PostgreSQL; bulk_create elsewhere. Both must write the same thing."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    from annotator.services import imports
+
+    record = {
+        "id": "copy", "lang": "ar", "text": "مرحبا @ali_77\r\n👍 Moshe", "meta": {"k": "v"},
+        "spans": [{"start": 6, "end": 13, "label": "USERNAME", "score": 0.5, "decision": "keep"}],
+    }  # fmt: skip
+    documents_import(project=project, path=jsonl(tmp_path / "a.jsonl", record))
+    other = ProjectFactory(languages=["ar"])
+    monkeypatch.setattr(imports, "_writer", lambda p, j: imports._OrmWriter(p, j))
+    documents_import(project=other, path=jsonl(tmp_path / "b.jsonl", record))
+
+    def snapshot(p: Any) -> tuple[Any, ...]:
+        document = Document.objects.get(project=p)
+        span = document.spans.get()
+        return (
+            document.text, document.language, document.metadata, document.status,
+            span.start, span.end, span.label, span.score, span.decision, span.source, span.status,
+        )  # fmt: skip
+
+    assert snapshot(project) == snapshot(other)
+    assert snapshot(project)[2] == {"meta": {"k": "v"}}
+
+
+def test_inline_and_zip_sources_go_through_the_same_checks(project: Any, tmp_path: Path) -> None:
+    path = tmp_path / "letters.zip"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("one.txt", "Dear Dr Smith,\nall fine.")
+        archive.writestr("two.txt", "Second letter.")
+    path.write_bytes(buffer.getvalue())
+    summary = documents_import(project=project, path=path, language="en")
+    assert summary.documents == 2
+    assert set(Document.objects.values_list("external_id", flat=True)) == {"one", "two"}
