@@ -39,7 +39,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def database_from_url(url: str) -> dict[str, object]:
-    """Turn `postgres://user:pass@host:port/name?opt=v` or `sqlite:///path` into a DATABASES entry."""
+    """Turn `postgres://user:pass@host:port/name?opt=v` or `sqlite:///path` into DATABASES form."""
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
         path = unquote(parts.path)
@@ -58,4 +58,6 @@ def database_from_url(url: str) -> dict[str, object]:
             "OPTIONS": options,
             "CONN_MAX_AGE": 60,
         }
-    raise ValueError(f"unsupported database URL scheme {parts.scheme!r} (use postgres:// or sqlite://)")
+    raise ValueError(
+        f"unsupported database URL scheme {parts.scheme!r} (use postgres:// or sqlite://)"
+    )

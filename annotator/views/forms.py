@@ -1,0 +1,82 @@
+"""The pages' forms: they read and check input, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from django import forms
+
+from annotator.models import DocumentStatus
+from pseudonymizer.formats import FORMATS
+
+LANGUAGE_NAMES = {
+    "ar": "Arabic",
+    "de": "German",
+    "en": "English",
+    "es": "Spanish",
+    "fa": "Persian",
+    "fr": "French",
+    "he": "Hebrew",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "ru": "Russian",
+    "tr": "Turkish",
+    "ur": "Urdu",
+}
+
+
+def language_label(code: str) -> str:
+    name = LANGUAGE_NAMES.get(code.split("-")[0])
+    return f"{name} ({code})" if name else code
+
+
+def language_choices(languages: Sequence[str]) -> list[tuple[str, str]]:
+    return [(code, language_label(code)) for code in languages]
+
+
+class DocumentFilterForm(forms.Form):
+    """The filters of the document list; every field may be left empty."""
+
+    language = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(
+        required=False, choices=[("", "Any status"), *DocumentStatus.choices]
+    )
+    q = forms.CharField(
+        required=False,
+        max_length=255,
+        label="External id",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "contains…"}),
+    )
+
+    def __init__(self, *args: Any, languages: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ChoiceField, self.fields["language"])
+        field.choices = [("", "Any language"), *language_choices(languages)]
+
+    def filters(self) -> dict[str, str]:
+        """The filters that passed validation; a bad one is dropped, not applied."""
+        self.is_valid()
+        cleaned = getattr(self, "cleaned_data", {})
+        return {name: value for name, value in cleaned.items() if value}
+
+
+def import_format_choices() -> list[tuple[str, str]]:
+    return [("auto", "Detect from the file"), *((name, name) for name in FORMATS)]
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="File", allow_empty_file=True)
+    format = forms.ChoiceField(label="Format", initial="auto")
+    language = forms.ChoiceField(
+        label="Language",
+        required=False,
+        help_text="Used for every document that does not name its own language.",
+    )
+
+    def __init__(self, *args: Any, languages: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["format"]).choices = import_format_choices()
+        language = cast(forms.ChoiceField, self.fields["language"])
+        language.choices = [("", "From the file"), *language_choices(languages)]

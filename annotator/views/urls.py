@@ -1,0 +1,24 @@
+"""The pages' URLs; the API lives under api/ in annotator/urls.py."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from annotator.views import documents, health, imports, projects
+
+urlpatterns = [
+    path("healthz/", health.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", projects.home, name="home"),
+    path("projects/<slug:slug>/", projects.project_detail, name="project_detail"),
+    path("projects/<slug:slug>/documents/", documents.document_list, name="document_list"),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/",
+        documents.document_detail,
+        name="document_detail",
+    ),
+    path("projects/<slug:slug>/imports/", imports.import_list, name="import_list"),
+    path("projects/<slug:slug>/imports/<int:pk>/", imports.import_detail, name="import_detail"),
+]

@@ -1,0 +1,67 @@
+"""Cutting a text into highlight segments: no database, code point offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotator.views.segments import segment_text
+
+
+@dataclass(frozen=True)
+class FakeSpan:
+    pk: int
+    start: int
+    end: int
+    label: str
+    status: str = "proposed"
+
+
+def pieces(text: str, spans: list[FakeSpan]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(segment.text, segment.labels) for segment in segment_text(text, spans)]
+
+
+def test_the_segments_join_back_into_the_text_exactly() -> None:
+    text = "👋 Moshe\r\nMe\u0301tayer"
+    spans = [FakeSpan(1, 2, 7, "PER"), FakeSpan(2, 9, 17, "LOC")]
+    segments = segment_text(text, spans)
+    assert "".join(segment.text for segment in segments) == text
+    assert [(s.start, s.end) for s in segments] == [(0, 2), (2, 7), (7, 9), (9, 17)]
+    assert pieces(text, spans)[1] == ("Moshe", ("PER",))
+    assert pieces(text, spans)[3] == ("Me\u0301tayer", ("LOC",))
+
+
+def test_overlapping_spans_give_flat_segments_that_carry_every_label() -> None:
+    text = "Rue Alphonse Metayer"
+    spans = [FakeSpan(1, 0, 12, "ADDRESS"), FakeSpan(2, 4, 20, "PER")]
+    assert pieces(text, spans) == [
+        ("Rue ", ("ADDRESS",)),
+        ("Alphonse", ("ADDRESS", "PER")),
+        (" Metayer", ("PER",)),
+    ]
+    overlap = segment_text(text, spans)[1]
+    assert overlap.is_overlap
+    assert overlap.span_ids == "1 2"
+
+
+def test_nested_and_identical_spans() -> None:
+    text = "abcdef"
+    spans = [FakeSpan(1, 0, 6, "A"), FakeSpan(2, 2, 4, "B"), FakeSpan(3, 2, 4, "B")]
+    assert pieces(text, spans) == [("ab", ("A",)), ("cd", ("A", "B")), ("ef", ("A",))]
+    assert segment_text(text, spans)[1].span_ids == "1 2 3"
+
+
+def test_a_text_without_spans_is_one_plain_segment() -> None:
+    assert pieces("hello", []) == [("hello", ())]
+
+
+def test_spans_past_the_end_are_clipped_and_empty_ones_skipped() -> None:
+    text = "abc"
+    spans = [FakeSpan(1, 1, 10, "A"), FakeSpan(2, 5, 8, "B")]
+    assert pieces(text, spans) == [("a", ()), ("bc", ("A",))]
+
+
+def test_only_rejected_spans_mark_the_segment_as_rejected() -> None:
+    text = "abcd"
+    spans = [FakeSpan(1, 0, 2, "A", "rejected"), FakeSpan(2, 1, 4, "B", "accepted")]
+    segments = segment_text(text, spans)
+    assert [s.all_rejected for s in segments] == [True, False, False]
