@@ -1,0 +1,160 @@
+"""Every URL and API endpoint, as every role: anonymous, outsider, annotator of another
+language, annotator, lead and admin. A new URL fails this test until it is given a row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotator.models import ImportJob
+from tests.conftest import PASSWORD, Team, client_for
+from tests.factories import DocumentFactory
+
+ROLES = ("anonymous", "outsider", "annotator_fr", "annotator_en", "lead", "admin")
+LOGIN = 302  # pages send anonymous people to the login page
+
+# name: (method, {role: status}); the document is English, the job belongs to the project.
+MEMBERS_ONLY = {"anonymous": LOGIN, "outsider": 404, "annotator_fr": 200, "annotator_en": 200,
+                "lead": 200, "admin": 200}  # fmt: skip
+ENGLISH_READERS = {**MEMBERS_ONLY, "annotator_fr": 404}
+ADMINS_ONLY = {**MEMBERS_ONLY, "annotator_fr": 403, "annotator_en": 403, "lead": 403}
+LEADS_UP = {**MEMBERS_ONLY, "annotator_fr": 403, "annotator_en": 403}
+EVERYONE = dict.fromkeys(ROLES, 200)
+LOGGED_IN = {**EVERYONE, "anonymous": LOGIN}
+
+
+def api(table: dict[str, int]) -> dict[str, int]:
+    return {**table, "anonymous": 401}
+
+
+MATRIX: dict[str, tuple[str, dict[str, int]]] = {
+    "healthz": ("get", EVERYONE),
+    "login": ("get", EVERYONE),
+    "logout": ("post", dict.fromkeys(ROLES, 302)),
+    "home": ("get", LOGGED_IN),
+    "project_detail": ("get", MEMBERS_ONLY),
+    "document_list": ("get", MEMBERS_ONLY),
+    "document_detail": ("get", ENGLISH_READERS),
+    "import_list": ("get", ADMINS_ONLY),
+    "import_detail": ("get", ADMINS_ONLY),
+    "api-schema": ("get", api(LOGGED_IN)),
+    "api-docs": ("get", api(LOGGED_IN)),
+    # Anonymous by nature: a wrong password is a 400, the right one a token.
+    "api-token": ("post", {**EVERYONE, "anonymous": 400}),
+    "api-project-list": ("get", api(LOGGED_IN)),
+    "api-project-detail": ("get", api(MEMBERS_ONLY)),
+    "api-member-list": ("get", api(LEADS_UP)),
+    "api-document-list": ("get", api(MEMBERS_ONLY)),
+    "api-document-detail": ("get", api(ENGLISH_READERS)),
+    "api-import-list": ("get", api(ADMINS_ONLY)),
+    "api-import-detail": ("get", api(ADMINS_ONLY)),
+}
+# Writes: an admin without a file gets 400; nobody else gets past the permission check.
+WRITES: dict[str, dict[str, int]] = {
+    "import_list": {**ADMINS_ONLY, "admin": 400},
+    "api-import-list": api({**ADMINS_ONLY, "admin": 400}),
+}
+
+
+def url_names(patterns: list[Any], namespace: str = "") -> set[str]:
+    names: set[str] = set()
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            if pattern.namespace == "admin":
+                continue  # Django's admin: staff only, checked below
+            names |= url_names(pattern.url_patterns, pattern.namespace or namespace)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            names.add(pattern.name)
+    return names
+
+
+def test_every_named_url_has_a_row() -> None:
+    names = url_names(get_resolver().url_patterns)
+    assert names == set(MATRIX), f"give these a row in MATRIX: {names ^ set(MATRIX)}"
+
+
+@pytest.fixture
+def targets(team: Team) -> dict[str, str]:
+    document = DocumentFactory(project=team.project, language="en")
+    job = ImportJob.objects.create(project=team.project, filename="a.jsonl", status="done")
+    slug = {"slug": team.project.slug}
+    return {
+        "healthz": reverse("healthz"),
+        "login": reverse("login"),
+        "logout": reverse("logout"),
+        "home": reverse("home"),
+        "project_detail": reverse("project_detail", kwargs=slug),
+        "document_list": reverse("document_list", kwargs=slug),
+        "document_detail": reverse("document_detail", kwargs={**slug, "pk": document.pk}),
+        "import_list": reverse("import_list", kwargs=slug),
+        "import_detail": reverse("import_detail", kwargs={**slug, "pk": job.pk}),
+        "api-schema": reverse("api-schema"),
+        "api-docs": reverse("api-docs"),
+        "api-token": reverse("api-token"),
+        "api-project-list": reverse("api-project-list"),
+        "api-project-detail": reverse("api-project-detail", kwargs=slug),
+        "api-member-list": reverse("api-member-list", kwargs=slug),
+        "api-document-list": reverse("api-document-list", kwargs=slug),
+        "api-document-detail": reverse("api-document-detail", kwargs={**slug, "pk": document.pk}),
+        "api-import-list": reverse("api-import-list", kwargs=slug),
+        "api-import-detail": reverse("api-import-detail", kwargs={**slug, "pk": job.pk}),
+    }
+
+
+def user_for(team: Team, role: str) -> Any:
+    return None if role == "anonymous" else team.by_role()[role]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_every_url_answers_each_role_as_it_should(
+    team: Team, targets: dict[str, str], role: str
+) -> None:
+    user = user_for(team, role)
+    wrong: list[str] = []
+    for name, (method, expected) in MATRIX.items():
+        client = client_for(user)
+        data: dict[str, str] = {}
+        if name == "api-token" and user is not None:
+            data = {"username": user.username, "password": PASSWORD}
+        response = getattr(client, method)(targets[name], data)
+        if response.status_code != expected[role]:
+            wrong.append(f"{method.upper()} {name}: {response.status_code} != {expected[role]}")
+        if role == "anonymous" and expected[role] == LOGIN:
+            assert response["Location"].startswith(reverse("login")), name
+    for name, expected in WRITES.items():
+        response = client_for(user).post(targets[name], {})
+        if response.status_code != expected[role]:
+            wrong.append(f"POST {name}: {response.status_code} != {expected[role]}")
+    assert not wrong, f"as {role}:\n" + "\n".join(wrong)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_django_admin_is_for_staff_only(team: Team, role: str) -> None:
+    response = client_for(user_for(team, role)).get("/admin/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+def test_a_superuser_reaches_the_django_admin(team: Team) -> None:
+    team.admin.is_staff = team.admin.is_superuser = True
+    team.admin.save(update_fields=["is_staff", "is_superuser"])
+    assert client_for(team.admin).get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_an_api_token_authenticates(team: Team, targets: dict[str, str]) -> None:
+    from django.test import Client
+
+    token = (
+        Client()
+        .post(targets["api-token"], {"username": team.lead.username, "password": PASSWORD})
+        .json()["token"]
+    )
+    response = Client().get(targets["api-member-list"], HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 200
+    assert Client().get(targets["api-member-list"]).status_code == 401
