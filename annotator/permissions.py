@@ -126,5 +126,5 @@ class ProjectPermission(BasePermission):
         if not access.is_member:
             raise Http404("No such project.")
         by_method: dict[str, Can] = getattr(view, "capability_by_method", {})
-        capability = by_method.get(request.method or "GET", view.required_capability)  # type: ignore[attr-defined]
-        return access.can(capability)
+        default: Can = view.required_capability  # type: ignore[attr-defined]
+        return access.can(by_method.get(request.method or "GET", default))

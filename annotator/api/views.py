@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 from django.http import Http404
@@ -26,6 +27,9 @@ from annotator.models import Document, ImportJob, Membership, Project
 from annotator.permissions import Can, ProjectPermission, can_view_document, visible_documents
 from annotator.services.imports import import_job_create
 
+if TYPE_CHECKING:
+    from rest_framework.permissions import _PermissionClass
+
 
 class ProjectList(generics.ListAPIView[Project]):
     """The projects the caller is a member of."""
@@ -39,7 +43,7 @@ class ProjectList(generics.ListAPIView[Project]):
 class ProjectScoped:
     """Mixin: the project comes from the URL's slug; ProjectPermission checks the capability."""
 
-    permission_classes = [IsAuthenticated, ProjectPermission]
+    permission_classes: Sequence[_PermissionClass] = [IsAuthenticated, ProjectPermission]
     required_capability: Can = Can.VIEW_PROJECT
     capability_by_method: dict[str, Can] = {}
     kwargs: dict[str, Any]

@@ -32,7 +32,7 @@ def encrypt(original: str) -> bytes:
     return _fernet(settings.CLOAK_KEYS_SECRET).encrypt(original.encode("utf-8"))
 
 
-def decrypt(token: bytes) -> str:
+def decrypt(token: bytes | memoryview) -> str:
     return _fernet(settings.CLOAK_KEYS_SECRET).decrypt(bytes(token)).decode("utf-8")
 
 

@@ -127,8 +127,9 @@ class _OrmWriter(_Writer):
             [
                 Document(
                     project=self.project,
-                    language=document.language,
-                    external_id=document.external_id,
+                    # Both set by _Checker.check before a document reaches a writer.
+                    language=str(document.language),
+                    external_id=str(document.external_id),
                     text=document.text,
                     metadata=document.metadata,
                     status=self.status,
