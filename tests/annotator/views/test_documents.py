@@ -42,7 +42,8 @@ def highlights(page: str) -> list[tuple[int, int, str]]:
     return [
         (int(start), int(end), html.unescape(surface))
         for start, end, surface in re.findall(
-            r'<mark dir="auto" class="hl [^"]*" data-start="(\d+)" data-end="(\d+)"[^>]*>(.*?)</mark>',
+            r'<mark dir="auto" class="hl [^"]*" data-start="(\d+)" data-end="(\d+)"'
+            r"[^>]*>(.*?)</mark>",
             page,
             re.DOTALL,
         )
