@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,7 @@ def utf16_offsets(text: str) -> list[int]:
 
 
 def codepoint_to_utf16(text: str, index: int) -> int:
+    """The UTF-16 offset of code point `index` (0 <= index <= len(text))."""
     if not 0 <= index <= len(text):
         raise ValueError(f"offset {index} outside text of length {len(text)}")
     return index + sum(1 for char in text[:index] if ord(char) > 0xFFFF)
@@ -82,3 +86,120 @@ class Utf16Index:
 
     def to_utf16(self, index: int) -> int:
         return self._to_utf16[index]
+
+
+# Between overlapping spans the more specific source wins once length and confidence tie:
+# a person outranks a file someone imported, which outranks the project's own decided
+# entities, which are exact strings and so outrank patterns, which outrank a statistical model.
+SOURCE_PRIORITY: dict[str, int] = {"human": 4, "import": 3, "known": 2, "regex": 1, "ner": 0}
+
+# Sources whose spans a person made or vouched for: an unscored one counts as certain.
+_TRUSTED_SOURCES = frozenset({"human", "import"})
+
+
+def overlap(a: Span, b: Span) -> int:
+    """How many code points `a` and `b` share (0 when they do not overlap)."""
+    return max(0, min(a.end, b.end) - max(a.start, b.start))
+
+
+def spans_equal_relaxed(a: Span, b: Span) -> bool:
+    """Same label and at least one shared code point: the "relaxed" match of span evaluation."""
+    return a.label == b.label and overlap(a, b) > 0
+
+
+def effective_score(span: Span) -> float:
+    """The span's score; an unscored span counts as 1.0 from a person or an import, else 0."""
+    if span.score is not None:
+        return span.score
+    return 1.0 if span.source in _TRUSTED_SOURCES else 0.0
+
+
+def _preference(span: Span) -> tuple[int, float, int, int, int, str, str, str]:
+    # Smaller sorts first = preferred. The trailing fields only make the order total, so
+    # that the result does not depend on the order of the input.
+    return (
+        -(span.end - span.start),
+        -effective_score(span),
+        -SOURCE_PRIORITY.get(span.source, -1),
+        span.start,
+        span.end,
+        span.label,
+        span.source,
+        span.decision or "",
+    )
+
+
+def _position(span: Span) -> tuple[int, int, str, str, float, str]:
+    score = -1.0 if span.score is None else span.score
+    return (span.start, span.end, span.label, span.source, score, span.decision or "")
+
+
+class _Occupied:
+    """Disjoint, sorted intervals; answers "does [start, end) touch any of them?" by bisection."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def hits(self, start: int, end: int) -> bool:
+        index = bisect.bisect_right(self.starts, start) - 1
+        if index >= 0 and self.ends[index] > start:
+            return True
+        return index + 1 < len(self.starts) and self.starts[index + 1] < end
+
+    def add(self, start: int, end: int) -> None:
+        # Merge with whatever it touches, so the intervals stay disjoint (human spans may
+        # overlap each other; every other span is only added where nothing is).
+        low = bisect.bisect_left(self.ends, start)
+        high = bisect.bisect_right(self.starts, end)
+        if low < high:
+            start = min(start, self.starts[low])
+            end = max(end, self.ends[high - 1])
+        self.starts[low:high] = [start]
+        self.ends[low:high] = [end]
+
+
+def select_non_overlapping(
+    spans: Iterable[Span],
+    key: Callable[[Span], Any],
+    *,
+    keep: Iterable[Span] = (),
+) -> list[Span]:
+    """Greedy selection: walk `spans` in `key` order (smallest first) and keep each one that
+    overlaps nothing kept so far. The `keep` spans are kept unconditionally, before the walk,
+    even where they overlap each other. Returns the kept spans sorted by position.
+    """
+    kept = list(keep)
+    if not kept:
+        # Usually nothing overlaps: then every span is kept, and no search is needed.
+        ordered = sorted(spans, key=_position)
+        if all(a.end <= b.start for a, b in zip(ordered, ordered[1:], strict=False)):
+            return ordered
+        spans = ordered
+    occupied = _Occupied()
+    for span in kept:
+        occupied.add(span.start, span.end)
+    for span in sorted(spans, key=key):
+        if not occupied.hits(span.start, span.end):
+            occupied.add(span.start, span.end)
+            kept.append(span)
+    kept.sort(key=_position)
+    return kept
+
+
+def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
+    """Keep a non-overlapping selection of `spans`, sorted by (start, end, label).
+
+    Between overlapping spans the longer wins, then the more confident (see
+    `effective_score`), then the more specific source (`SOURCE_PRIORITY`: human > import >
+    known > regex > ner). Human spans are never dropped: every other span that touches one
+    yields. Two human spans that overlap each other are both kept: a person's annotations
+    do not overlap in practice, and if they do, silently deleting one of them is worse than
+    letting the caller see both. So the result is free of overlaps except between human
+    spans. Exact duplicates are kept once. The result is a subset of the input and
+    `resolve_overlaps(resolve_overlaps(x)) == resolve_overlaps(x)`.
+    """
+    unique = list(dict.fromkeys(spans))
+    human = [span for span in unique if span.source == "human"]
+    others = [span for span in unique if span.source != "human"]
+    return select_non_overlapping(others, _preference, keep=human)

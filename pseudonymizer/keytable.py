@@ -1,0 +1,449 @@
+"""The correspondence table's rules, as pure functions over plain data.
+
+An *entity* is one real-world referent; an *alias* is one surface form of it (per language and
+script) with its replacement. The rules (DESIGN.md, "Correspond"):
+
+- one surface never gets two replacements, or two decisions, in a project;
+- two surfaces never share a replacement (that would merge two people on release);
+- a replacement never equals an original found anywhere in the corpus;
+- token-level consistency: once "Moshe Chaya" → "Raj Avrom", "Moshe" alone → "Raj" and
+  "Chaya" → "Avrom", and a new "Moshe Levi" keeps "Raj".
+
+The Django side stores the same data in `annotator.keys`; the command line keeps it in an
+encrypted file (`pseudonymizer.keyfile`). Nothing here logs or raises with an original
+surface in its message: exceptions carry the aliases as attributes instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, normalise, suggest
+from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
+
+__all__ = [
+    "DECISIONS",
+    "Alias",
+    "Conflict",
+    "KeyConflict",
+    "KeyTable",
+    "normalise",
+]
+
+PSEUDONYMIZE = "pseudonymize"
+KEEP = "keep"
+INVALIDATE = "invalidate"
+DELETE = "delete"
+DECISIONS = (PSEUDONYMIZE, KEEP, INVALIDATE, DELETE)
+# Decisions whose replacement appears in a release, and so must be unique and never an original.
+_REPLACED = (PSEUDONYMIZE, INVALIDATE)
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Alias:
+    """One surface form of an entity in one language, and what replaces it.
+
+    `parent` is the surface of the alias a token-level alias was cut from ("Moshe Chaya" for
+    "Moshe"). The surface stays out of `repr`: it is an original.
+    """
+
+    surface: str = field(repr=False)
+    language: str
+    replacement: str
+    entity: int
+    decision: str = PSEUDONYMIZE
+    label: str = "PER"
+    parent: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A breach of the rules found in a table (one built by hand, merged or loaded).
+
+    kind: `surface_decision` (one surface, two decisions), `surface_replacement` (one surface,
+    two replacements) or `entity_pseudonym` (one entity whose aliases in one language replace
+    the same word two ways). `values` are the decisions or replacements in conflict.
+    """
+
+    kind: str
+    surfaces: tuple[str, ...]
+    entities: tuple[int, ...]
+    values: tuple[str, ...]
+
+
+class KeyConflict(ValueError):
+    """An alias the table refuses; `alias` is the one refused, `existing` the one in the way."""
+
+    def __init__(self, reason: str, alias: Alias, existing: Alias | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.alias = alias
+        self.existing = existing
+
+
+def _tokens(surface: str) -> list[str]:
+    return normalise(surface).split()
+
+
+def _with_case_of(surface: str, replacement: str) -> str:
+    """`replacement` in the capitalisation of `surface`, word by word, when both have as many."""
+    surface_tokens = split_whitespace(surface.strip())[0]
+    tokens, separators = split_whitespace(replacement)
+    if len(tokens) != len(surface_tokens):
+        return replacement
+    cased = [
+        apply_case(case_of(old), new) if case_of(new) != case_of(old) else new
+        for old, new in zip(surface_tokens, tokens, strict=True)
+    ]
+    return join_whitespace(cased, separators)
+
+
+@dataclass
+class KeyTable:
+    """Aliases of a project's entities, with indexes kept up to date by `add`."""
+
+    aliases: list[Alias] = field(default_factory=list)
+    _by_surface: dict[str, Alias] = field(init=False, repr=False, compare=False)
+    _by_replacement: dict[str, Alias] = field(init=False, repr=False, compare=False)
+    _originals: SurfaceSet = field(init=False, repr=False, compare=False)
+    _replacements: SurfaceSet = field(init=False, repr=False, compare=False)
+    # (kind, word) → aliases whose surface has that word, for token-level lookups.
+    _by_token: dict[tuple[Kind, str], list[Alias]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_surface = {}
+        self._by_replacement = {}
+        self._originals = SurfaceSet()
+        self._replacements = SurfaceSet()
+        self._by_token = {}
+        for alias in self.aliases:
+            self._index(alias)
+
+    def _index(self, alias: Alias) -> None:
+        key = normalise(alias.surface)
+        self._by_surface.setdefault(key, alias)
+        self._originals.add(alias.surface)
+        if alias.decision in _REPLACED and normalise(alias.replacement):
+            self._by_replacement.setdefault(normalise(alias.replacement), alias)
+            self._replacements.add(alias.replacement)
+        kind = kind_of(alias.label)
+        for token in dict.fromkeys(_tokens(alias.surface)):
+            self._by_token.setdefault((kind, token), []).append(alias)
+
+    @property
+    def originals(self) -> SurfaceSet:
+        """Every surface of the table (for leak checks and `forbidden`)."""
+        return self._originals
+
+    @property
+    def replacements(self) -> SurfaceSet:
+        """Every replacement in use (pseudonyms and invalidated forms)."""
+        return self._replacements
+
+    def next_entity(self) -> int:
+        """An entity number no alias uses yet."""
+        return max((alias.entity for alias in self.aliases), default=0) + 1
+
+    def lookup(self, surface: str) -> Alias | None:
+        """The alias of `surface` (compared normalised: case, NFC and spaces ignored)."""
+        return self._by_surface.get(normalise(surface))
+
+    def add(self, alias: Alias) -> None:
+        """Record `alias`, or raise KeyConflict when it would break a rule.
+
+        Refused: a surface that already has another replacement, decision or entity; a
+        replacement already used by another surface; a replacement equal to an original; a
+        surface equal to a replacement in use. Adding an identical alias again does nothing.
+        """
+        if alias.decision not in DECISIONS:
+            raise ValueError(f"unknown decision {alias.decision!r}; expected one of {DECISIONS}")
+        key = normalise(alias.surface)
+        if not key:
+            raise ValueError("an alias needs a surface")
+        replaced = alias.decision in _REPLACED
+        replacement_key = normalise(alias.replacement)
+        if replaced and not replacement_key:
+            raise ValueError(f"a {alias.decision} alias needs a replacement")
+        existing = self._by_surface.get(key)
+        if existing is not None:
+            if (
+                normalise(existing.replacement) == replacement_key
+                and existing.decision == alias.decision
+                and existing.entity == alias.entity
+            ):
+                return
+            if existing.decision != alias.decision:
+                raise KeyConflict("this surface already has another decision", alias, existing)
+            if existing.entity != alias.entity:
+                raise KeyConflict("this surface already belongs to another entity", alias, existing)
+            raise KeyConflict("this surface already has another replacement", alias, existing)
+        owner = self._by_replacement.get(key)
+        if owner is not None:
+            raise KeyConflict("this surface is already a replacement", alias, owner)
+        if replaced:
+            owner = self._by_replacement.get(replacement_key)
+            if owner is not None:
+                raise KeyConflict("this replacement is used by another surface", alias, owner)
+            original = self._by_surface.get(replacement_key)
+            if original is not None or replacement_key == key:
+                raise KeyConflict("this replacement equals an original", alias, original)
+        self.aliases.append(alias)
+        self._index(alias)
+
+    def _rendered(self, alias: Alias, surface: str) -> str:
+        if alias.decision == KEEP:
+            return surface
+        if alias.decision == DELETE:
+            return ""
+        if alias.surface == surface:
+            return alias.replacement
+        return _with_case_of(surface, alias.replacement)
+
+    def _acceptable(self, surface: str, replacement: str, forbidden: SurfaceSet | None) -> bool:
+        key = normalise(replacement)
+        return bool(key) and not (
+            key == normalise(surface)
+            or key in self._by_replacement
+            or key in self._by_surface
+            or (forbidden is not None and replacement in forbidden)
+        )
+
+    def _token_replacements(self, kind: Kind, token: str) -> list[tuple[Alias, int]]:
+        """(alias, position) for every pseudonymized alias of `kind` whose surface has `token`
+        at a position its replacement can be cut at (as many words on both sides)."""
+        found: list[tuple[Alias, int]] = []
+        for alias in self._by_token.get((kind, token), ()):
+            if alias.decision != PSEUDONYMIZE:
+                continue
+            words = _tokens(alias.surface)
+            if len(words) != len(split_whitespace(alias.replacement.strip())[0]):
+                continue
+            found.extend((alias, index) for index, word in enumerate(words) if word == token)
+        return found
+
+    def _cut(
+        self, surface: str, label: str, language: str, forbidden: SurfaceSet | None
+    ) -> Alias | None:
+        """A token-level alias: `surface` is a run of words of a longer alias of the same kind."""
+        words = _tokens(surface)
+        kind = kind_of(label)
+        if not words:
+            return None
+        for alias, start in self._token_replacements(kind, words[0]):
+            alias_words = _tokens(alias.surface)
+            if len(alias_words) <= len(words) or alias_words[start : start + len(words)] != words:
+                continue
+            pieces = split_whitespace(alias.replacement.strip())[0][start : start + len(words)]
+            if any(normalise(new) == old for new, old in zip(pieces, words, strict=True)):
+                continue  # a kept word (a title, "Rue") maps to itself: not a pseudonym
+            separators = split_whitespace(surface.strip())[1]
+            candidate = _with_case_of(surface, join_whitespace(pieces, separators))
+            if self._acceptable(surface, candidate, forbidden):
+                return Alias(
+                    surface, language, candidate, alias.entity, PSEUDONYMIZE, label, alias.surface
+                )
+        return None
+
+    def _composed(self, surface: str, suggestions: list[str], label: str) -> list[str]:
+        """Suggestions with the words already mapped at word level put back: after
+        "Moshe Chaya" → "Raj Avrom", "Moshe Levi" is offered "Raj …"."""
+        words = _tokens(surface)
+        kind = kind_of(label)
+        known: dict[int, str] = {}
+        for index, word in enumerate(words):
+            for alias, position in self._token_replacements(kind, word):
+                piece = split_whitespace(alias.replacement.strip())[0][position]
+                if normalise(piece) != word:
+                    known[index] = piece
+                    break
+        if not known:
+            return []
+        composed = []
+        for suggestion in suggestions:
+            tokens, separators = split_whitespace(suggestion)
+            if len(tokens) != len(words):
+                continue
+            for index, piece in known.items():
+                tokens[index] = piece
+            composed.append(_with_case_of(surface, join_whitespace(tokens, separators)))
+        return composed
+
+    def replacement_for(
+        self,
+        surface: str,
+        label: str,
+        language: str,
+        secret: str,
+        *,
+        decision: str | None = None,
+        forbidden: Collection[str] = (),
+        entity: int | None = None,
+    ) -> str:
+        """What replaces `surface`, recording a new alias when the table has none.
+
+        In order: the alias of the surface (in the surface's capitalisation; the surface itself
+        for `keep`, "" for `delete`); a token-level alias cut from a longer alias of the same
+        kind ("Moshe" → "Raj" after "Moshe Chaya" → "Raj Avrom"); a new pseudonym from
+        `suggest` (taken = every replacement, forbidden = every original and `forbidden`),
+        with words already mapped put back, recorded under `entity` or a new entity.
+
+        `decision` None follows the table (pseudonymize for a new surface); `keep`, `delete`
+        and `invalidate` (with `invalidate(surface, secret)`) record a new alias with that
+        decision. A decision other than the one the table holds for the surface raises
+        KeyConflict: one surface, one decision.
+        """
+        if decision is not None and decision not in DECISIONS:
+            raise ValueError(f"unknown decision {decision!r}; expected one of {DECISIONS}")
+        alias = self.lookup(surface)
+        if alias is not None:
+            if decision is not None and decision != alias.decision:
+                refused = Alias(surface, language, "", alias.entity, decision, label)
+                raise KeyConflict("this surface already has another decision", refused, alias)
+            return self._rendered(alias, surface)
+        if decision is not None and decision != PSEUDONYMIZE:
+            replacement = invalidate(surface, secret) if decision == INVALIDATE else ""
+            number = self.next_entity() if entity is None else entity
+            new = Alias(surface, language, replacement, number, decision, label)
+            self.add(new)
+            return self._rendered(new, surface)
+        extra = SurfaceSet(forbidden) if forbidden else None
+        cut = self._cut(surface, label, language, extra)
+        if cut is not None and (entity is None or entity == cut.entity):
+            self.add(cut)
+            return cut.replacement
+        avoid = SurfaceSet([*self._originals, *forbidden]) if forbidden else self._originals
+        suggestions = suggest(
+            surface, label, language, secret, count=3, taken=self._replacements, forbidden=avoid
+        )
+        if kind_of(label) is Kind.PERSON:
+            composed = self._composed(surface, suggestions, label)
+            suggestions = [*composed, *suggestions]
+        for candidate in suggestions:
+            if self._acceptable(surface, candidate, extra):
+                new = Alias(
+                    surface,
+                    language,
+                    candidate,
+                    self.next_entity() if entity is None else entity,
+                    PSEUDONYMIZE,
+                    label,
+                )
+                self.add(new)
+                return candidate
+        raise KeyConflict("no acceptable pseudonym could be drawn", Alias(surface, language, "", 0))
+
+    def conflicts(self) -> list[Conflict]:
+        """Every breach of the rules in the table, surfaces first, then entities."""
+        found: list[Conflict] = []
+        by_surface: dict[str, list[Alias]] = {}
+        for alias in self.aliases:
+            by_surface.setdefault(normalise(alias.surface), []).append(alias)
+        for group in by_surface.values():
+            if len(group) < 2:
+                continue
+            surfaces = tuple(dict.fromkeys(alias.surface for alias in group))
+            entities = tuple(dict.fromkeys(alias.entity for alias in group))
+            decisions = tuple(dict.fromkeys(alias.decision for alias in group))
+            if len(decisions) > 1:
+                found.append(Conflict("surface_decision", surfaces, entities, decisions))
+            replaced = [alias for alias in group if alias.decision in _REPLACED]
+            keys = dict.fromkeys(normalise(alias.replacement) for alias in replaced)
+            if len(keys) > 1:
+                values = tuple(dict.fromkeys(alias.replacement for alias in replaced))
+                found.append(Conflict("surface_replacement", surfaces, entities, values))
+        found.extend(self._entity_conflicts())
+        return found
+
+    def _entity_conflicts(self) -> list[Conflict]:
+        """One entity, one language, one word replaced two ways across its aliases."""
+        groups: dict[tuple[int, str], list[Alias]] = {}
+        for alias in self.aliases:
+            if alias.decision == PSEUDONYMIZE:
+                groups.setdefault((alias.entity, alias.language), []).append(alias)
+        found = []
+        for (entity, _language), group in groups.items():
+            mapping: dict[str, dict[str, list[Alias]]] = {}
+            for alias in group:
+                words = _tokens(alias.surface)
+                pieces = _tokens(alias.replacement)
+                if len(words) != len(pieces):
+                    continue
+                for word, piece in zip(words, pieces, strict=True):
+                    if word != piece:
+                        mapping.setdefault(word, {}).setdefault(piece, []).append(alias)
+            for options in mapping.values():
+                if len(options) < 2:
+                    continue
+                involved = [alias for aliases in options.values() for alias in aliases]
+                surfaces = tuple(dict.fromkeys(alias.surface for alias in involved))
+                values = tuple(dict.fromkeys(alias.replacement for alias in involved))
+                found.append(Conflict("entity_pseudonym", surfaces, (entity,), values))
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data: `{"version": 1, "aliases": [...]}`."""
+        return {
+            "version": FORMAT_VERSION,
+            "aliases": [
+                {
+                    "surface": alias.surface,
+                    "language": alias.language,
+                    "replacement": alias.replacement,
+                    "entity": alias.entity,
+                    "decision": alias.decision,
+                    "label": alias.label,
+                    **({"parent": alias.parent} if alias.parent is not None else {}),
+                }
+                for alias in self.aliases
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KeyTable:
+        """The table `to_dict` wrote, as it was (conflicts included: see `conflicts()`).
+
+        Raises ValueError on data of another shape or version.
+        """
+        if not isinstance(data, Mapping) or data.get("version") != FORMAT_VERSION:
+            raise ValueError(f"not a key table of version {FORMAT_VERSION}")
+        rows = data.get("aliases")
+        if not isinstance(rows, list):
+            raise ValueError("a key table needs a list of aliases")
+        return cls(aliases=[_alias_from(row, number) for number, row in enumerate(rows, 1)])
+
+    @classmethod
+    def from_aliases(cls, aliases: Iterable[Alias]) -> KeyTable:
+        """A table built through `add`, so that it holds to the rules (or KeyConflict)."""
+        table = cls()
+        for alias in aliases:
+            table.add(alias)
+        return table
+
+
+def _alias_from(row: Any, number: int) -> Alias:
+    if not isinstance(row, Mapping):
+        raise ValueError(f"alias {number}: not an object")
+    strings = ("surface", "language", "replacement", "decision", "label")
+    for name in strings:
+        if not isinstance(row.get(name), str):
+            raise ValueError(f"alias {number}: {name} must be a string")
+    entity = row.get("entity")
+    if not isinstance(entity, int) or isinstance(entity, bool):
+        raise ValueError(f"alias {number}: entity must be an integer")
+    if row["decision"] not in DECISIONS:
+        raise ValueError(f"alias {number}: unknown decision {row['decision']!r}")
+    parent = row.get("parent")
+    if parent is not None and not isinstance(parent, str):
+        raise ValueError(f"alias {number}: parent must be a string")
+    return Alias(
+        surface=row["surface"],
+        language=row["language"],
+        replacement=row["replacement"],
+        entity=entity,
+        decision=row["decision"],
+        label=row["label"],
+        parent=parent,
+    )

@@ -1,0 +1,62 @@
+"""Where every random draw of a suggestion comes from.
+
+Suggestions must be the same for the same (project secret, original, label) on every run and
+every machine, and unguessable without the secret. Each run gets its seed from an HMAC-SHA256
+under the secret and draws only from its own `random.Random` and its own Faker instances: the
+global random state is never read or changed, so concurrent runs cannot disturb each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import unicodedata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from faker import Faker
+
+
+def normalise(surface: str) -> str:
+    """The form two surfaces share when they are the same alias: NFC, casefolded, spaces folded.
+
+    The same rule as `annotator.keys.crypto.normalise_surface` (a test holds them together).
+    """
+    return " ".join(unicodedata.normalize("NFC", surface).casefold().split())
+
+
+def seed_for(secret: str, *parts: str) -> int:
+    """A 256-bit seed keyed by the secret: HMAC-SHA256 of the parts, separated unambiguously."""
+    message = "\x1f".join(parts).encode("utf-8")
+    digest = hmac.new(secret.encode("utf-8"), message, hashlib.sha256).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _sub_seed(seed: int, name: str) -> int:
+    data = seed.to_bytes(32, "big") + name.encode("utf-8")
+    return int.from_bytes(hashlib.sha256(data).digest(), "big")
+
+
+class Draws:
+    """The random sources of one suggestion run, all derived from one seed.
+
+    `random` is a private `random.Random`; `faker(locale)` gives a private Faker instance for
+    that locale, seeded from the same seed and the locale's name, created on first use.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.random = random.Random(seed)
+        self._fakers: dict[str, Faker] = {}
+
+    def faker(self, locale: str) -> Faker:
+        """This run's Faker for `locale` (a Faker locale name such as `fr_FR`)."""
+        instance = self._fakers.get(locale)
+        if instance is None:
+            from faker import Faker  # ~100 ms to import: only when a name is drawn
+
+            instance = Faker(locale)
+            instance.seed_instance(_sub_seed(self.seed, locale))
+            self._fakers[locale] = instance
+        return instance

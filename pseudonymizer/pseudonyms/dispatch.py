@@ -1,0 +1,324 @@
+"""`suggest`: which generator a label calls for, and the drawing of valid, distinct candidates."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from enum import StrEnum
+
+from pseudonymizer.pseudonyms import identifiers, names
+from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for
+from pseudonymizer.pseudonyms.shape import (
+    digit_value,
+    fold,
+    in_family,
+    join_whitespace,
+    random_letter,
+    split_whitespace,
+    word_keys,
+)
+
+
+class Kind(StrEnum):
+    """What a label names, as far as pseudonyms go."""
+
+    PERSON = "person"
+    PLACE = "place"
+    ADDRESS = "address"
+    ORGANISATION = "organisation"
+    USERNAME = "username"
+    HASHTAG = "hashtag"
+    EMAIL = "email"
+    PHONE = "phone"
+    URL = "url"
+    IBAN = "iban"
+    IP = "ip"
+    CARD = "card"
+    DATE = "date"
+    OTHER = "other"
+
+
+_LABEL_KINDS = {
+    **dict.fromkeys(
+        (
+            "PER",
+            "PERSON",
+            "PERS",
+            "NAME",
+            "PATIENT",
+            "DOCTOR",
+            "NAME_PATIENT",
+            "NAME_DOCTOR",
+            "NAME_RELATIVE",
+            "NAME_EXT",
+            "NAME_OTHER",
+            "FIRST_NAME",
+            "LAST_NAME",
+        ),
+        Kind.PERSON,
+    ),
+    **dict.fromkeys(
+        (
+            "LOC",
+            "LOCATION",
+            "GPE",
+            "CITY",
+            "COUNTRY",
+            "STATE",
+            "PLACE",
+            "LOCATION_CITY",
+            "LOCATION_COUNTRY",
+            "LOCATION_STATE",
+            "LOCATION_OTHER",
+        ),
+        Kind.PLACE,
+    ),
+    **dict.fromkeys(("ADDRESS", "STREET", "LOCATION_STREET", "STREET_ADDRESS"), Kind.ADDRESS),
+    **dict.fromkeys(
+        (
+            "ORG",
+            "ORGANIZATION",
+            "ORGANISATION",
+            "COMP",
+            "COMPANY",
+            "LOCATION_ORGANIZATION",
+            "LOCATION_HOSPITAL",
+            "HOSPITAL",
+            "FAC",
+            "FACILITY",
+        ),
+        Kind.ORGANISATION,
+    ),
+    **dict.fromkeys(("USERNAME", "NAME_USERNAME", "USER", "HANDLE"), Kind.USERNAME),
+    "HASHTAG": Kind.HASHTAG,
+    **dict.fromkeys(("EMAIL", "E-MAIL", "MAIL", "CONTACT_EMAIL", "EMAIL_ADDRESS"), Kind.EMAIL),
+    **dict.fromkeys(
+        ("PHONE", "TEL", "TELEPHONE", "PHONE_NUMBER", "CONTACT_PHONE", "CONTACT_FAX", "FAX"),
+        Kind.PHONE,
+    ),
+    **dict.fromkeys(("URL", "LINK", "WEB", "CONTACT_URL"), Kind.URL),
+    **dict.fromkeys(("IBAN", "IBAN_CODE"), Kind.IBAN),
+    **dict.fromkeys(("IP", "IP_ADDRESS"), Kind.IP),
+    **dict.fromkeys(("CARD", "CREDIT_CARD", "PAYMENT_CARD"), Kind.CARD),
+    **dict.fromkeys(("DATE", "TIME", "DATE_TIME", "DATETIME"), Kind.DATE),
+}
+_NOT_PEOPLE = {"NAME_TITLE", "NAME_USERNAME"}
+
+
+def kind_of(label: str) -> Kind:
+    """What `label` names: `PER`, `NAME_PATIENT`, `B-PER` → PERSON; `LOC:REL` → PLACE; …"""
+    key = re.sub(r"^[BIES]-", "", label.strip().upper())
+    if key in _LABEL_KINDS:
+        return _LABEL_KINDS[key]
+    head = re.split(r"[:.]", key)[0]
+    if head in _LABEL_KINDS:
+        return _LABEL_KINDS[head]
+    if key.startswith("NAME_") and key not in _NOT_PEOPLE:
+        return Kind.PERSON
+    if key.startswith("LOCATION_") and key != "LOCATION_ZIP":
+        return Kind.PLACE
+    return Kind.OTHER
+
+
+_SHAPED = {Kind.PHONE, Kind.DATE, Kind.IBAN, Kind.IP, Kind.CARD}
+
+
+def _kind_for(original: str, label: str) -> Kind:
+    """The label's kind, unless the surface itself is plainly an address, link or handle."""
+    kind = kind_of(label)
+    text = original.strip()
+    if kind in _SHAPED or any(char.isspace() for char in text) or len(text) < 2:
+        return kind
+    if identifiers.URL_LIKE.match(text):
+        return Kind.URL
+    if identifiers.EMAIL.match(text):
+        return Kind.EMAIL
+    if text[0] in "@＠":
+        return Kind.USERNAME
+    if text[0] in "#＃":
+        return Kind.HASHTAG
+    return kind
+
+
+Factory = Callable[[str, str, Draws, str], Callable[[], str]]
+
+_GENERATORS: dict[Kind, Factory] = {
+    Kind.PERSON: lambda text, language, draws, label: names.person_generator(text, language, draws),
+    Kind.PLACE: names.place_generator,
+    Kind.ADDRESS: lambda text, language, draws, label: names.address_generator(
+        text, language, draws
+    ),
+    Kind.ORGANISATION: lambda text, language, draws, label: names.organisation_generator(
+        text, language, draws
+    ),
+    Kind.USERNAME: lambda text, language, draws, label: identifiers.username_generator(
+        text, language, draws
+    ),
+    Kind.HASHTAG: lambda text, language, draws, label: identifiers.hashtag_generator(
+        text, language, draws
+    ),
+    Kind.EMAIL: lambda text, language, draws, label: identifiers.email_generator(
+        text, language, draws
+    ),
+    Kind.PHONE: lambda text, language, draws, label: identifiers.phone_generator(
+        text, language, draws
+    ),
+    Kind.URL: lambda text, language, draws, label: identifiers.url_generator(text, language, draws),
+    Kind.IBAN: lambda text, language, draws, label: identifiers.iban_generator(
+        text, language, draws
+    ),
+    Kind.IP: lambda text, language, draws, label: identifiers.ip_generator(text, language, draws),
+    Kind.CARD: lambda text, language, draws, label: identifiers.card_generator(
+        text, language, draws
+    ),
+    Kind.DATE: lambda text, language, draws, label: identifiers.date_generator(
+        text, language, draws
+    ),
+    Kind.OTHER: lambda text, language, draws, label: identifiers.generic_generator(
+        text, language, draws
+    ),
+}
+
+
+class SurfaceSet(Collection[str]):
+    """Surfaces compared the way aliases are (normalised), and searchable as word sequences:
+    `contains_within("Moshe Levi")` is true when "moshe" alone is in the set.
+
+    Pass one to `suggest` as `taken` or `forbidden` to avoid normalising a large collection
+    on every call; the key table keeps its originals and replacements in two of these.
+    """
+
+    def __init__(self, surfaces: Iterable[str] = ()) -> None:
+        self._whole: set[str] = set()
+        self._sequences: set[tuple[str, ...]] = set()
+        self._longest = 0
+        for surface in surfaces:
+            self.add(surface)
+
+    def add(self, surface: str) -> None:
+        """Add one surface."""
+        key = normalise(surface)
+        if not key:
+            return
+        self._whole.add(key)
+        sequence = tuple(word_keys(key))
+        if sequence:
+            self._sequences.add(sequence)
+            self._longest = max(self._longest, len(sequence))
+
+    def __contains__(self, surface: object) -> bool:
+        return isinstance(surface, str) and normalise(surface) in self._whole
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole)
+
+    def __len__(self) -> int:
+        return len(self._whole)
+
+    def contains_within(self, text: str) -> bool:
+        """Whether a surface of the set occurs in `text` as a whole sequence of words."""
+        found = word_keys(normalise(text))
+        for size in range(1, min(self._longest, len(found)) + 1):
+            for start in range(len(found) - size + 1):
+                if tuple(found[start : start + size]) in self._sequences:
+                    return True
+        return False
+
+
+def _as_set(surfaces: Collection[str]) -> SurfaceSet:
+    return surfaces if isinstance(surfaces, SurfaceSet) else SurfaceSet(surfaces)
+
+
+def _vary(rng: random.Random, candidate: str, original: str, attempt: int) -> str:
+    """A variation of `candidate`: one letter (or digit) of a replaced word changed; after
+    many tries, a number appended (always new)."""
+    tokens, separators = split_whitespace(candidate)
+    kept = {fold(token) for token in split_whitespace(original)[0]}
+    if attempt < 60:
+        positions = [
+            index
+            for index, token in enumerate(tokens)
+            if fold(token) not in kept and sum(char.isalnum() for char in token) >= 3
+        ]
+        if positions:
+            index = rng.choice(positions)
+            token = tokens[index]
+            inner = [i for i, char in enumerate(token) if char.isalnum()][1:]
+            at = rng.choice(inner)
+            char = token[at]
+            if char.isdecimal():
+                new = in_family((digit_value(char) + 1 + rng.randrange(9)) % 10, char)
+            else:
+                new = random_letter(rng, char, avoid=char)
+            tokens[index] = token[:at] + new + token[at + 1 :]
+            return join_whitespace(tokens, separators)
+    return f"{candidate}{attempt}"
+
+
+_ATTEMPTS_PER_SUGGESTION = 12
+_EXTRA_ATTEMPTS = 20
+_VARIATIONS = 200
+
+
+def suggest(
+    original: str,
+    label: str,
+    language: str,
+    secret: str,
+    *,
+    count: int = 3,
+    taken: Collection[str] = (),
+    forbidden: Collection[str] = (),
+) -> list[str]:
+    """`count` distinct pseudonyms for `original` (a `label` span in a `language` document).
+
+    Deterministic for (secret, original, label): the same list, in the same order, on every
+    call; another secret gives others. None equals the original (casefolded), a surface of
+    `taken` (replacements already used in the key table) or of `forbidden` (originals found
+    in the corpus), and none contains a forbidden surface as a sequence of words, as long as
+    drawing can avoid it; after a bounded number of draws, variations of the drawn values
+    (a changed letter, then a number) fill the list.
+    """
+    if count <= 0:
+        return []
+    if not original.strip():
+        raise ValueError("cannot suggest a pseudonym for an empty surface")
+    kind = _kind_for(original, label)
+    draws = Draws(seed_for(secret, "suggest", label.strip(), normalise(original)))
+    generate = _GENERATORS[kind](original, language, draws, label)
+    taken_set, forbidden_set = _as_set(taken), _as_set(forbidden)
+    original_key = normalise(original)
+    chosen: list[str] = []
+    chosen_keys: set[str] = set()
+
+    def accept(candidate: str, *, strict: bool) -> bool:
+        key = normalise(candidate)
+        if (
+            not key
+            or key == original_key
+            or key in chosen_keys
+            or candidate in taken_set
+            or candidate in forbidden_set
+            or (strict and forbidden_set.contains_within(candidate))
+        ):
+            return False
+        chosen.append(candidate)
+        chosen_keys.add(key)
+        return True
+
+    drawn: list[str] = []
+    for _ in range(_ATTEMPTS_PER_SUGGESTION * count + _EXTRA_ATTEMPTS):
+        candidate = generate()
+        if len(drawn) < 10:
+            drawn.append(candidate)
+        accept(candidate, strict=True)
+        if len(chosen) == count:
+            return chosen
+    bases = [*chosen, *drawn] or [original]
+    for attempt in range(_VARIATIONS + count):
+        base = bases[attempt % len(bases)]
+        accept(_vary(draws.random, base, original, attempt), strict=attempt < _VARIATIONS // 2)
+        if len(chosen) == count:
+            break
+    return chosen

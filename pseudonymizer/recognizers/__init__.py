@@ -1,0 +1,14 @@
+"""Recognizers: regular expressions, known entities and NER, behind one batch protocol."""
+
+from pseudonymizer.recognizers.base import Recognition, Recognizer, RecognizerError, recognize_all
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.regex import RegexRecognizer
+
+__all__ = [
+    "KnownEntityRecognizer",
+    "Recognition",
+    "Recognizer",
+    "RecognizerError",
+    "RegexRecognizer",
+    "recognize_all",
+]

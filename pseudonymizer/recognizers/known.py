@@ -1,0 +1,220 @@
+"""Known entities: every other occurrence of the surfaces a project has already decided.
+
+Matching runs on a normalised copy of the text, built character by character with a map
+back to the original code points, so that spans come out in the original's offsets:
+
+- case folded (`str.casefold`), compatibility-decomposed (NFKD), combining marks removed:
+  "JOSÉ", "José" and "Jose" with U+0301 all match the alias "Jose", and the span covers the
+  combining mark;
+- Arabic: harakat (U+064B-U+065F, U+0670, Quranic marks) and tatweel removed; alef with
+  hamza or madda (أ إ آ) and alef wasla (ٱ) read as ا, and so do the hamza seats ؤ → و,
+  ئ → ي (NFKD plus mark removal); alef maqsura ى and Persian ی read as ي, Persian ک as ك;
+  ta marbuta ة is kept;
+- runs of white space read as one space, typographic apostrophes and hyphens as ASCII.
+
+A match must not start or end inside a word of any script (neighbours are checked with
+`str.isalnum` and the combining-mark categories), except that an Arabic name may carry the
+proclitics و ف (and), ب ك ل (prepositions) and the article ال, alone or combined (وال، بال،
+فبال، لل): "ولندن" matches "لندن", and the span leaves the proclitic out. With ل the article's
+alef is elided ("للقاهرة" = ل + القاهرة); that occurrence is found too, and its span is the
+written "لقاهرة".
+
+Aliases shorter than two characters once normalised are ignored: a one-letter alias would
+match everywhere. When two aliases normalise alike, the first one's label wins. Where
+matches overlap, the longest wins.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from pseudonymizer.recognizers.base import RecognizerError
+from pseudonymizer.spans import Span, select_non_overlapping
+
+_DROPPED_RANGES = (
+    (0x0300, 0x036F),  # combining diacritical marks
+    (0x0610, 0x061A),  # Arabic signs above and below
+    (0x0640, 0x0640),  # tatweel
+    (0x064B, 0x065F),  # harakat
+    (0x0670, 0x0670),  # superscript alef
+    (0x06D6, 0x06ED),  # Quranic annotation marks
+    (0x1AB0, 0x1AFF),
+    (0x1DC0, 0x1DFF),
+    (0x20D0, 0x20FF),
+    (0xFE20, 0xFE2F),
+)
+_REPLACED = {
+    "\u0671": "\u0627",  # alef wasla → alef
+    "\u0649": "\u064a",  # alef maqsura → yeh
+    "\u06cc": "\u064a",  # Persian yeh → yeh
+    "\u06a9": "\u0643",  # Persian keheh → kaf
+    "\u2019": "'",
+    "\u2018": "'",
+    "\u02bc": "'",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2013": "-",
+}
+
+_CONJUNCTIONS = ("", "\u0648", "\u0641")  # و ف
+_PREPOSITIONS = ("", "\u0628", "\u0643", "\u0644")  # ب ك ل
+_ARTICLE = "\u0627\u0644"  # ال
+_LAM = "\u0644"
+_PROCLITICS = frozenset(
+    conjunction + preposition + article
+    for conjunction in _CONJUNCTIONS
+    for preposition in _PREPOSITIONS
+    for article in ("", _ARTICLE)
+) - {""}
+# Before an elided article (ل + القاهرة → للقاهرة) the proclitics end with that ل.
+_LAM_PROCLITICS = frozenset(conjunction + _LAM for conjunction in _CONJUNCTIONS)
+
+
+def _dropped(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _DROPPED_RANGES)
+
+
+@lru_cache(maxsize=65536)
+def _normalize_char(char: str) -> str:
+    if char.isspace():
+        return " "
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", char).casefold())
+    return "".join(_REPLACED.get(part, part) for part in folded if not _dropped(part))
+
+
+def normalize(text: str) -> tuple[str, list[int]]:
+    """The matching form of `text` and, for each of its characters, the index in `text` of
+    the character it came from. Characters that normalise to nothing (marks) have no entry.
+    """
+    pieces: list[str] = []
+    origin: list[int] = []
+    previous_space = False
+    for index, char in enumerate(text):
+        piece = _normalize_char(char)
+        if not piece:
+            continue
+        if piece == " ":
+            if previous_space:
+                continue
+            previous_space = True
+        else:
+            previous_space = False
+        pieces.append(piece)
+        origin.extend([index] * len(piece))
+    return "".join(pieces), origin
+
+
+def normalize_alias(surface: str) -> str:
+    """How an alias is matched: `normalize` without the map, trimmed."""
+    return normalize(surface)[0].strip()
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
+def _is_arabic_letter(char: str) -> bool:
+    return "\u0620" <= char <= "\u064a" or "\u066e" <= char <= "\u06d3"
+
+
+class KnownEntityRecognizer:
+    """Finds every occurrence of the project's decided aliases, given as (surface, label).
+
+    The automaton is built once, here; each text is then normalised and scanned once,
+    whatever the number of aliases.
+    """
+
+    name = "known"
+
+    def __init__(self, aliases: Iterable[tuple[str, str]]) -> None:
+        try:
+            import ahocorasick
+        except ImportError as error:  # pragma: no cover - installed with the ml extra
+            raise RecognizerError(
+                "known-entity recognition needs pyahocorasick (pip install 'cloak[ml]')"
+            ) from error
+        # normalised key → (label when matched as written, label when matched after an
+        # elided article)
+        entries: dict[str, list[str | None]] = {}
+        for surface, label in aliases:
+            key = normalize_alias(surface)
+            if len(key) < 2:
+                continue
+            entries.setdefault(key, [None, None])
+            if entries[key][0] is None:
+                entries[key][0] = label
+            if key.startswith(_ARTICLE) and len(key) > 3 and _is_arabic_letter(key[2]):
+                elided = key[1:]
+                entries.setdefault(elided, [None, None])
+                if entries[elided][1] is None:
+                    entries[elided][1] = label
+        self.size = len(entries)
+        self._automaton: Any = ahocorasick.Automaton()
+        for key, (as_written, after_article) in entries.items():
+            self._automaton.add_word(key, (len(key), as_written, after_article))
+        if entries:
+            self._automaton.make_automaton()
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        """One sorted, non-overlapping list of spans per text (score 1.0, source "known")."""
+        return [self.recognize_one(text) for text in texts]
+
+    def recognize_one(self, text: str) -> list[Span]:
+        """The spans of one text."""
+        if not self.size or not text:
+            return []
+        normalized, origin = normalize(text)
+        found: list[Span] = []
+        for last, (length, label, elided_label) in self._automaton.iter(normalized):
+            span = self._accept(text, normalized, origin, last + 1 - length, last + 1, label)
+            if span is None and elided_label is not None:
+                span = self._accept(
+                    text, normalized, origin, last + 1 - length, last + 1, elided_label, True
+                )
+            if span is not None:
+                found.append(span)
+        return select_non_overlapping(found, lambda span: (span.start - span.end, span.start))
+
+    @staticmethod
+    def _accept(
+        text: str,
+        normalized: str,
+        origin: list[int],
+        low: int,
+        high: int,
+        label: str | None,
+        elided: bool = False,
+    ) -> Span | None:
+        if label is None:
+            return None
+        # A match must begin and end on whole original characters ("ß" → "ss").
+        if low > 0 and origin[low] == origin[low - 1]:
+            return None
+        if high < len(origin) and origin[high] == origin[high - 1]:
+            return None
+        start = origin[low]
+        end = origin[high - 1] + 1
+        while end < len(text) and not _normalize_char(text[end]):
+            end += 1  # the marks on the last letter belong to the match
+        if _is_word_char(text[end - 1]) and end < len(text) and _is_word_char(text[end]):
+            return None
+        word_start = start
+        if _is_word_char(text[start]):
+            while word_start > 0 and _is_word_char(text[word_start - 1]):
+                word_start -= 1
+        if elided:
+            allowed = _LAM_PROCLITICS
+        elif word_start == start:
+            return Span(start, end, label, score=1.0, source="known")
+        elif _is_arabic_letter(normalized[low]):
+            allowed = _PROCLITICS
+        else:
+            return None
+        prefix = "".join(_normalize_char(char) for char in text[word_start:start])
+        if prefix not in allowed:
+            return None
+        return Span(start, end, label, score=1.0, source="known")
