@@ -1,0 +1,484 @@
+"""Measuring detection and agreement, and checking a rendered text for leaks.
+
+- `span_prf`: span precision, recall and F1 per label, micro and macro, strict or relaxed.
+- `token_masking`: the share of identifier tokens a detector masks, and of masked tokens that
+  identify (how detection is judged on anonymised court cases).
+- `cohen_kappa_tokens`: token-level Cohen's kappa between two annotations.
+- `leak_check`: every original surface, and every recognizer hit, still in a rendered text.
+
+Offsets are code points. Tokens are maximal runs of characters that are neither whitespace
+nor punctuation nor symbols (`tokenize`), so "tom.reddle@protonmail.example" is four tokens
+and an emoji is none; combining marks stay inside their word.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pseudonymizer.spans import Span
+
+ANY_LABEL = "*"
+OUTSIDE = "O"
+
+# --- Spans: precision, recall, F1 ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Counts and scores for one label (or all of them).
+
+    `matched_gold` gold spans were found, `matched_pred` predicted spans were right. Under the
+    strict mode both are the number of exact matches; under the relaxed mode one prediction
+    may cover two gold spans (or the reverse), so they may differ. Precision is
+    `matched_pred / pred` and recall `matched_gold / gold`; a ratio with nothing to count is 0.
+    """
+
+    gold: int = 0
+    pred: int = 0
+    matched_gold: int = 0
+    matched_pred: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.matched_pred / self.pred if self.pred else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched_gold / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        return _f1(self.precision, self.recall)
+
+    def __add__(self, other: Scores) -> Scores:
+        return Scores(
+            self.gold + other.gold,
+            self.pred + other.pred,
+            self.matched_gold + other.matched_gold,
+            self.matched_pred + other.matched_pred,
+        )
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+@dataclass(frozen=True)
+class Averaged:
+    """Macro averages: the unweighted mean of the per-label scores."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of `span_prf`: scores per label, summed (micro) and averaged (macro)."""
+
+    mode: str
+    per_label: dict[str, Scores]
+    micro: Scores
+    macro: Averaged
+
+    def table(self) -> str:
+        """A plain-text table: one row per label, then micro and macro."""
+        rows = [f"{'label':<16} {'P':>6} {'R':>6} {'F1':>6} {'gold':>7} {'pred':>7}"]
+        for label, scores in sorted(self.per_label.items()):
+            rows.append(
+                f"{label:<16} {scores.precision:6.3f} {scores.recall:6.3f} {scores.f1:6.3f}"
+                f" {scores.gold:7d} {scores.pred:7d}"
+            )
+        micro = self.micro
+        rows.append(
+            f"{'micro':<16} {micro.precision:6.3f} {micro.recall:6.3f} {micro.f1:6.3f}"
+            f" {micro.gold:7d} {micro.pred:7d}"
+        )
+        macro = self.macro
+        rows.append(f"{'macro':<16} {macro.precision:6.3f} {macro.recall:6.3f} {macro.f1:6.3f}")
+        return "\n".join(rows)
+
+
+def _covered(spans: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> int:
+    """How many of `spans` overlap at least one of `others` (both lists of (start, end))."""
+    if not spans or not others:
+        return 0
+    ordered = sorted(others)
+    starts = [start for start, _ in ordered]
+    furthest = list(itertools.accumulate((end for _, end in ordered), max))
+    count = 0
+    for start, end in spans:
+        # The others that start before this span ends; one of them overlaps iff it ends after
+        # this span starts, i.e. iff the furthest end among them does.
+        before = bisect.bisect_left(starts, end)
+        if before and furthest[before - 1] > start:
+            count += 1
+    return count
+
+
+def _document_scores(
+    gold: Iterable[Span], pred: Iterable[Span], mode: str, ignore_label: bool
+) -> dict[str, Scores]:
+    def group(spans: Iterable[Span]) -> dict[str, list[tuple[int, int]]]:
+        grouped: dict[str, set[tuple[int, int]]] = {}
+        for span in spans:
+            label = ANY_LABEL if ignore_label else span.label
+            grouped.setdefault(label, set()).add((span.start, span.end))
+        return {label: sorted(offsets) for label, offsets in grouped.items()}
+
+    gold_by_label, pred_by_label = group(gold), group(pred)
+    scores: dict[str, Scores] = {}
+    for label in gold_by_label.keys() | pred_by_label.keys():
+        gold_spans = gold_by_label.get(label, [])
+        pred_spans = pred_by_label.get(label, [])
+        if mode == "strict":
+            exact = len(set(gold_spans) & set(pred_spans))
+            matched_gold = matched_pred = exact
+        else:
+            matched_gold = _covered(gold_spans, pred_spans)
+            matched_pred = _covered(pred_spans, gold_spans)
+        scores[label] = Scores(len(gold_spans), len(pred_spans), matched_gold, matched_pred)
+    return scores
+
+
+def span_prf(
+    gold: Sequence[Sequence[Span]],
+    pred: Sequence[Sequence[Span]],
+    *,
+    mode: Literal["strict", "relaxed"] = "strict",
+    by_label: bool = True,
+    ignore_label: bool = False,
+) -> Report:
+    """Span precision, recall and F1 of `pred` against `gold`, one list of spans per document.
+
+    strict: a prediction is right when a gold span has the same start, end and label.
+    relaxed: a gold span is found when a prediction of the same label overlaps it, and a
+    prediction is right when it overlaps a gold span of the same label (Hripcsak & Rothschild's
+    F-measure with overlap matching, as MultiGraSCCo scores). Both sides are counted on their
+    own: recall counts gold spans found, precision predictions that found something, so one
+    long prediction over two names gives two found names and one right prediction.
+
+    `ignore_label` matches offsets only (every label counts as "*"). `by_label=False` leaves
+    `per_label` empty (micro and macro are still computed over the labels). Spans repeated
+    with the same offsets and label count once. The macro average is over every label that
+    occurs in gold or pred.
+    """
+    if mode not in ("strict", "relaxed"):
+        raise ValueError(f"unknown mode {mode!r}; expected 'strict' or 'relaxed'")
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold documents but {len(pred)} predicted ones")
+    totals: dict[str, Scores] = {}
+    for gold_spans, pred_spans in zip(gold, pred, strict=True):
+        for label, scores in _document_scores(gold_spans, pred_spans, mode, ignore_label).items():
+            totals[label] = totals.get(label, Scores()) + scores
+    micro = sum(totals.values(), Scores())
+    if totals:
+        macro = Averaged(
+            precision=sum(s.precision for s in totals.values()) / len(totals),
+            recall=sum(s.recall for s in totals.values()) / len(totals),
+            f1=sum(s.f1 for s in totals.values()) / len(totals),
+        )
+    else:
+        macro = Averaged(0.0, 0.0, 0.0)
+    return Report(
+        mode=mode,
+        per_label=dict(sorted(totals.items())) if by_label else {},
+        micro=micro,
+        macro=macro,
+    )
+
+
+# --- Tokens ----------------------------------------------------------------------------------
+
+
+def _is_word_char(char: str) -> bool:
+    return not char.isspace() and unicodedata.category(char)[0] not in "PSZC"
+
+
+def tokenize(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each token of `text`: a maximal run of characters that are not
+    whitespace, punctuation, symbols or control characters (combining marks included)."""
+    tokens: list[tuple[int, int]] = []
+    start: int | None = None
+    for index, char in enumerate(text):
+        if _is_word_char(char):
+            if start is None:
+                start = index
+        elif start is not None:
+            tokens.append((start, index))
+            start = None
+    if start is not None:
+        tokens.append((start, len(text)))
+    return tokens
+
+
+def _token_labels(tokens: Sequence[tuple[int, int]], spans: Iterable[Span]) -> list[str]:
+    """The label of the first span (by start) overlapping each token, "O" for none."""
+    labels = [OUTSIDE] * len(tokens)
+    starts = [start for start, _ in tokens]
+    for span in sorted(spans, key=lambda span: (span.start, span.end), reverse=True):
+        # Tokens that end after the span starts and start before it ends; the reverse order
+        # lets the earliest span write last.
+        first = bisect.bisect_right(starts, span.start) - 1
+        if first < 0 or tokens[first][1] <= span.start:
+            first += 1
+        for index in range(first, len(tokens)):
+            if tokens[index][0] >= span.end:
+                break
+            labels[index] = span.label
+    return labels
+
+
+@dataclass(frozen=True)
+class TokenMasking:
+    """How a detector's spans mask a text's identifier tokens (tokens inside gold spans)."""
+
+    gold_tokens: int
+    masked_tokens: int
+    masked_gold_tokens: int
+
+    @property
+    def recall(self) -> float:
+        """The share of identifier tokens masked; 1.0 when there are none."""
+        return self.masked_gold_tokens / self.gold_tokens if self.gold_tokens else 1.0
+
+    @property
+    def precision(self) -> float:
+        """The share of masked tokens that identify; 1.0 when nothing is masked."""
+        return self.masked_gold_tokens / self.masked_tokens if self.masked_tokens else 1.0
+
+    @property
+    def f1(self) -> float:
+        return _f1(self.precision, self.recall)
+
+
+def token_masking(
+    gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]], texts: Sequence[str]
+) -> TokenMasking:
+    """Token-level masking recall and precision of `pred` against `gold` over `texts`.
+
+    A token (see `tokenize`) is an identifier token when a gold span overlaps it and masked
+    when a predicted span overlaps it, whatever the labels.
+    """
+    if not len(gold) == len(pred) == len(texts):
+        raise ValueError(f"{len(texts)} texts, {len(gold)} gold and {len(pred)} predicted")
+    gold_count = masked_count = both = 0
+    for gold_spans, pred_spans, text in zip(gold, pred, texts, strict=True):
+        tokens = tokenize(text)
+        in_gold = _token_labels(tokens, gold_spans)
+        in_pred = _token_labels(tokens, pred_spans)
+        for gold_label, pred_label in zip(in_gold, in_pred, strict=True):
+            gold_count += gold_label != OUTSIDE
+            masked_count += pred_label != OUTSIDE
+            both += gold_label != OUTSIDE and pred_label != OUTSIDE
+    return TokenMasking(gold_count, masked_count, both)
+
+
+def cohen_kappa_tokens(
+    a: Sequence[Sequence[Span]], b: Sequence[Sequence[Span]], texts: Sequence[str]
+) -> float:
+    """Cohen's kappa between two annotations of `texts`, over tokens (see `tokenize`).
+
+    Each token takes the label of the span that overlaps it ("O" when none does; the
+    earliest span when several do). kappa = (po - pe) / (1 - pe). When pe is 1 both annotators
+    gave every token the one same label, so they agree perfectly: 1.0; also 1.0 when there
+    are no tokens at all.
+    """
+    if not len(a) == len(b) == len(texts):
+        raise ValueError(f"{len(texts)} texts, but {len(a)} and {len(b)} annotations")
+    first: list[str] = []
+    second: list[str] = []
+    for spans_a, spans_b, text in zip(a, b, texts, strict=True):
+        tokens = tokenize(text)
+        first.extend(_token_labels(tokens, spans_a))
+        second.extend(_token_labels(tokens, spans_b))
+    total = len(first)
+    if not total:
+        return 1.0
+    observed = sum(x == y for x, y in zip(first, second, strict=True)) / total
+    count_a, count_b = Counter(first), Counter(second)
+    expected = sum(count_a[label] * count_b[label] for label in count_a) / (total * total)
+    if expected >= 1.0:
+        return 1.0
+    return (observed - expected) / (1 - expected)
+
+
+# --- Leaks -----------------------------------------------------------------------------------
+
+# Arabic proclitics that may stand glued in front of a name: و ف, then ب ك ل, then ال (or لل).
+_ARABIC_PREFIX = re.compile("[وف]?(?:[بكل]?(?:ال)?|لل)")
+
+
+@dataclass(frozen=True)
+class Leak:
+    """Something identifying still in a rendered text, by offsets only.
+
+    `original` is the index (in iteration order) of the original surface found; for a
+    recognizer hit it is None and `label`/`source` say what the recognizer saw. Printing a
+    leak never shows the text it found.
+    """
+
+    start: int
+    end: int
+    original: int | None = None
+    label: str | None = None
+    source: str | None = None
+
+    def __str__(self) -> str:
+        where = f"[{self.start}, {self.end})"
+        if self.original is not None:
+            return f"original surface #{self.original} at {where}"
+        return f"{self.label} found by {self.source or 'a recognizer'} at {where}"
+
+
+def _fold_char(char: str, fold_accents: bool) -> str:
+    if fold_accents:
+        char = "".join(
+            c for c in unicodedata.normalize("NFD", char) if unicodedata.category(c) != "Mn"
+        )
+    return char.casefold()
+
+
+def _fold(text: str, fold_accents: bool) -> tuple[str, list[int]]:
+    """`text` casefolded (accents dropped when asked, whitespace runs made one space), and for
+    each folded character the index of the original character it came from."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        if char.isspace():
+            if origin and pieces[-1] == " ":
+                continue
+            folded = " "
+        else:
+            folded = _fold_char(char, fold_accents)
+        pieces.extend(folded)
+        origin.extend([index] * len(folded))
+    return "".join(pieces), origin
+
+
+def _is_boundary(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands as a whole word: no word character glued to an edge
+    that is itself a word character (Arabic proclitics allowed in front)."""
+    if end < len(text) and _is_word_char(text[end - 1]) and _is_word_char(text[end]):
+        return False
+    if start > 0 and _is_word_char(text[start]) and _is_word_char(text[start - 1]):
+        word_start = start
+        while word_start > 0 and _is_word_char(text[word_start - 1]):
+            word_start -= 1
+        return _ARABIC_PREFIX.fullmatch(text[word_start:start]) is not None
+    return True
+
+
+class _Automaton:
+    """Aho-Corasick over folded originals, or a plain search when pyahocorasick is missing."""
+
+    def __init__(self, patterns: dict[str, int]) -> None:
+        self._patterns = patterns
+        self._automaton: object | None = None
+        try:
+            import ahocorasick
+        except ImportError:  # pragma: no cover - an optional dependency (the `ml` extra)
+            return
+        automaton = ahocorasick.Automaton()
+        for pattern, index in patterns.items():
+            automaton.add_word(pattern, (len(pattern), index))
+        if patterns:
+            automaton.make_automaton()
+        self._automaton = automaton
+
+    def find(self, text: str) -> Iterable[tuple[int, int, int]]:
+        """(start, end, original index) of every occurrence of every pattern in `text`."""
+        if not self._patterns:
+            return
+        if self._automaton is not None:
+            for last, (length, index) in self._automaton.iter(text):  # type: ignore[attr-defined]
+                yield last + 1 - length, last + 1, index
+            return
+        for pattern, index in self._patterns.items():  # pragma: no cover
+            start = text.find(pattern)
+            while start != -1:
+                yield start, start + len(pattern), index
+                start = text.find(pattern, start + 1)
+
+
+def leak_check(
+    rendered_text: str,
+    originals: Collection[str],
+    recognizers: Sequence[Callable[[str], list[Span]]] = (),
+    *,
+    allowed: Sequence[Span] = (),
+    fold_accents: bool = True,
+) -> list[Leak]:
+    """Every place where `rendered_text` still holds one of `originals`, plus every recognizer
+    hit, sorted by offset.
+
+    `originals` are the surfaces of every entity that is not kept. They are found whatever the
+    case (and the accents, unless `fold_accents` is False), with any whitespace between their
+    words, as whole words: a word character glued to an edge that is a word character hides
+    it, except Arabic proclitics (و ف ب ك ل ال) in front. Originals that fold to the same string
+    are reported once, with the first one's index; empty ones are skipped.
+
+    `recognizers` (the regex recognizer, say) are called on the text; a hit lying inside one of
+    `allowed` (the rendered spans: realistic phone numbers and kept public URLs look like what
+    a regex looks for) is not a leak.
+    """
+    patterns: dict[str, int] = {}
+    for index, original in enumerate(originals):
+        folded, _ = _fold(original.strip(), fold_accents)
+        if folded.strip():
+            patterns.setdefault(folded, index)
+    leaks: set[Leak] = set()
+    if patterns:
+        folded_text, origin = _fold(rendered_text, fold_accents)
+        origin.append(len(rendered_text))
+        for folded_start, folded_end, index in _Automaton(patterns).find(folded_text):
+            start = origin[folded_start]
+            # The last folded character comes from origin[folded_end - 1]; take all of it.
+            end = origin[folded_end - 1] + 1
+            # Combining marks dropped by the folding still belong to the word.
+            while (
+                fold_accents
+                and end < len(rendered_text)
+                and unicodedata.category(rendered_text[end]) == "Mn"
+            ):
+                end += 1
+            if _is_boundary(rendered_text, start, end):
+                leaks.add(Leak(start, end, original=index))
+    allowed_ranges = sorted((span.start, span.end) for span in allowed)
+    allowed_starts = [start for start, _ in allowed_ranges]
+    for recognizer in recognizers:
+        for span in recognizer(rendered_text):
+            before = bisect.bisect_right(allowed_starts, span.start) - 1
+            if before >= 0 and allowed_ranges[before][1] >= span.end:
+                continue
+            leaks.add(Leak(span.start, span.end, label=span.label, source=span.source))
+    return sorted(
+        leaks,
+        key=lambda leak: (
+            leak.start,
+            leak.end,
+            -1 if leak.original is None else leak.original,
+            leak.label or "",
+        ),
+    )
+
+
+__all__ = [
+    "Averaged",
+    "Leak",
+    "Report",
+    "Scores",
+    "TokenMasking",
+    "cohen_kappa_tokens",
+    "leak_check",
+    "span_prf",
+    "token_masking",
+    "tokenize",
+]

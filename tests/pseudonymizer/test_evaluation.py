@@ -1,0 +1,241 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pseudonymizer.evaluation import (
+    Leak,
+    cohen_kappa_tokens,
+    leak_check,
+    span_prf,
+    token_masking,
+    tokenize,
+)
+from pseudonymizer.spans import Span
+
+# --- span_prf ---------------------------------------------------------------------------------
+
+GOLD = [[Span(0, 5, "PER"), Span(10, 15, "PER"), Span(20, 25, "LOC")]]
+PRED = [[Span(0, 5, "PER"), Span(10, 14, "PER"), Span(20, 25, "LOC"), Span(30, 35, "ORG")]]
+
+
+def test_strict_counts_only_exact_matches_per_label() -> None:
+    report = span_prf(GOLD, PRED)
+
+    # PER: 2 gold, 2 predicted, 1 exact -> P = R = F1 = 1/2.
+    per = report.per_label["PER"]
+    assert (per.gold, per.pred, per.matched_gold, per.matched_pred) == (2, 2, 1, 1)
+    assert (per.precision, per.recall, per.f1) == (0.5, 0.5, 0.5)
+    # LOC: 1/1 exact. ORG: predicted only, nothing to recall -> 0, 0, 0.
+    assert report.per_label["LOC"].f1 == 1.0
+    assert (report.per_label["ORG"].precision, report.per_label["ORG"].recall) == (0.0, 0.0)
+    # micro: 3 gold, 4 predicted, 2 exact -> P = 2/4, R = 2/3, F1 = 2PR/(P+R) = 4/7.
+    assert report.micro.precision == 0.5
+    assert report.micro.recall == pytest.approx(2 / 3)
+    assert report.micro.f1 == pytest.approx(4 / 7)
+    # macro: mean over PER, LOC, ORG -> P = R = F1 = (0.5 + 1 + 0) / 3 = 0.5.
+    assert report.macro.precision == pytest.approx(0.5)
+    assert report.macro.f1 == pytest.approx(0.5)
+
+
+def test_relaxed_accepts_overlap_with_the_same_label() -> None:
+    report = span_prf(GOLD, PRED, mode="relaxed")
+
+    # [10, 14) overlaps [10, 15): PER is 2/2 both ways.
+    assert report.per_label["PER"].f1 == 1.0
+    # micro: 3 gold found of 3, 3 predictions right of 4 -> P = 3/4, R = 1, F1 = 6/7.
+    assert report.micro.precision == 0.75
+    assert report.micro.recall == 1.0
+    assert report.micro.f1 == pytest.approx(6 / 7)
+
+
+def test_relaxed_counts_each_side_on_its_own() -> None:
+    two_names = [[Span(0, 5, "PER"), Span(6, 11, "PER")]]
+    one_long = [[Span(0, 11, "PER")]]
+
+    # One prediction over two gold names: both names found (R = 2/2), one right prediction
+    # (P = 1/1).
+    covering = span_prf(two_names, one_long, mode="relaxed").micro
+    assert (covering.matched_gold, covering.gold, covering.matched_pred, covering.pred) == (
+        2,
+        2,
+        1,
+        1,
+    )
+    # The other way round: the gold span is found once, both predictions are right.
+    split = span_prf(one_long, two_names, mode="relaxed").micro
+    assert (split.matched_gold, split.gold, split.matched_pred, split.pred) == (1, 1, 2, 2)
+    # Touching is not overlapping: [0, 5) and [5, 9) share no character.
+    assert span_prf([[Span(0, 5, "PER")]], [[Span(5, 9, "PER")]], mode="relaxed").micro.f1 == 0
+
+
+def test_labels_must_agree_unless_ignored() -> None:
+    gold = [[Span(0, 5, "PER")]]
+    pred = [[Span(0, 5, "LOC")]]
+
+    assert span_prf(gold, pred).micro.f1 == 0.0
+    assert span_prf(gold, pred, mode="relaxed").micro.f1 == 0.0
+    agnostic = span_prf(gold, pred, ignore_label=True)
+    assert agnostic.micro.f1 == 1.0
+    assert list(agnostic.per_label) == ["*"]
+
+
+def test_spans_match_only_within_their_document() -> None:
+    report = span_prf([[Span(0, 5, "PER")], []], [[], [Span(0, 5, "PER")]], mode="relaxed")
+
+    assert (report.micro.matched_gold, report.micro.matched_pred) == (0, 0)
+
+
+def test_by_label_false_gives_only_the_totals_and_the_table_prints() -> None:
+    report = span_prf(GOLD, PRED, by_label=False)
+
+    assert report.per_label == {}
+    assert report.micro.matched_gold == 2
+    assert "micro" in span_prf(GOLD, PRED).table()
+    assert "PER" in span_prf(GOLD, PRED).table()
+
+
+def test_span_prf_refuses_mismatched_inputs() -> None:
+    with pytest.raises(ValueError, match="1 gold documents but 2"):
+        span_prf([[]], [[], []])
+    with pytest.raises(ValueError, match="unknown mode"):
+        span_prf([[]], [[]], mode="fuzzy")  # type: ignore[arg-type]
+
+
+# --- Tokens -----------------------------------------------------------------------------------
+
+CALL = "Call Tom Reddle at +44 7700 900461 now."
+
+
+def test_tokens_split_on_whitespace_punctuation_and_symbols() -> None:
+    words = [CALL[start:end] for start, end in tokenize(CALL)]
+    assert words == ["Call", "Tom", "Reddle", "at", "44", "7700", "900461", "now"]
+    text = "😀 tom.reddle@x.example e\u0301te\u0301 قالَ"
+    assert [text[s:e] for s, e in tokenize(text)] == [
+        "tom",
+        "reddle",
+        "x",
+        "example",
+        "e\u0301te\u0301",
+        "قالَ",
+    ]
+
+
+def test_token_masking_counts_identifier_tokens_masked() -> None:
+    assert CALL[5:15] == "Tom Reddle"
+    assert CALL[19:34] == "+44 7700 900461"
+    assert CALL[19:27] == "+44 7700"
+    gold = [[Span(5, 15, "PER"), Span(19, 34, "PHONE")]]
+    pred = [[Span(0, 4, "MISC"), Span(5, 8, "PER"), Span(19, 27, "DATE")]]
+
+    result = token_masking(gold, pred, [CALL])
+
+    # Gold tokens: Tom Reddle 44 7700 900461 (5). Masked: Call Tom 44 7700 (4), of which
+    # Tom 44 7700 are gold (3): recall 3/5, precision 3/4; labels do not matter.
+    assert (result.gold_tokens, result.masked_tokens, result.masked_gold_tokens) == (5, 4, 3)
+    assert result.recall == 0.6
+    assert result.precision == 0.75
+
+
+def test_a_token_partly_covered_counts_as_masked() -> None:
+    # "Reddle" is [9, 15); a span [12, 13) touches one of its characters.
+    result = token_masking([[Span(9, 15, "PER")]], [[Span(12, 13, "PER")]], [CALL])
+
+    assert (result.recall, result.precision) == (1.0, 1.0)
+
+
+def test_cohen_kappa_over_tokens() -> None:
+    text = "a b c d"
+    first = [[Span(0, 3, "PER")]]  # PER PER O O
+    second = [[Span(0, 1, "PER"), Span(4, 5, "LOC")]]  # PER O LOC O
+
+    kappa = cohen_kappa_tokens(first, second, [text])
+
+    # po = 2/4 (tokens a and d). pe = (PER 2*1 + O 2*2 + LOC 0*1) / 16 = 6/16.
+    # kappa = (0.5 - 0.375) / (1 - 0.375) = 0.2.
+    assert kappa == pytest.approx(0.2)
+
+
+def test_cohen_kappa_handles_perfect_and_degenerate_agreement() -> None:
+    spans = [[Span(0, 1, "PER")]]
+    assert cohen_kappa_tokens(spans, spans, ["a b"]) == 1.0
+    # Nobody marked anything: pe = 1, the annotators agree on every token.
+    assert cohen_kappa_tokens([[]], [[]], ["a b c"]) == 1.0
+    assert cohen_kappa_tokens([[]], [[]], ["!!"]) == 1.0
+    # Opposite choices on two tokens: po = 0, pe = (1*1 + 1*1) / 4 = 0.5 -> kappa = -1.
+    assert cohen_kappa_tokens(
+        [[Span(0, 1, "PER")]], [[Span(2, 3, "PER")]], ["a b"]
+    ) == pytest.approx(-1.0)
+
+
+# --- Leaks ------------------------------------------------------------------------------------
+
+
+def slices(text: str, leaks: list[Leak]) -> list[str]:
+    return [text[leak.start : leak.end] for leak in leaks]
+
+
+def test_it_finds_originals_whatever_the_case_and_the_whitespace() -> None:
+    text = "Moshe CHAYA was here; moshe\r\nchaya again; Moshechaya no."
+
+    leaks = leak_check(text, ["Moshe Chaya"])
+
+    assert slices(text, leaks) == ["Moshe CHAYA", "moshe\r\nchaya"]
+    assert {leak.original for leak in leaks} == {0}
+
+
+def test_it_finds_whole_words_only() -> None:
+    text = "Tomorrow Tom's tom. Atom"
+
+    leaks = leak_check(text, ["Tom"])
+
+    assert [(leak.start, leak.end) for leak in leaks] == [(9, 12), (15, 18)]
+
+
+def test_it_sees_through_accents_and_arabic_proclitics() -> None:
+    text = "METAYER, Me\u0301tayer et Métayer. قال وموشيه وبالموشيه لاموشيه"
+
+    leaks = leak_check(text, ["Métayer", "موشيه"])
+
+    assert slices(text, leaks) == ["METAYER", "Me\u0301tayer", "Métayer", "موشيه", "موشيه"]
+    assert [leak.original for leak in leaks] == [0, 0, 0, 1, 1]
+    # Without accent folding only the exact accented forms match.
+    strict = leak_check(text, ["Métayer"], fold_accents=False)
+    assert slices(text, strict) == ["Métayer"]
+
+
+def test_a_leak_never_prints_the_original() -> None:
+    text = "Write to Moshe Chaya."
+
+    leaks = leak_check(text, ["", "  ", "Moshe Chaya"])
+
+    assert leaks == [Leak(9, 20, original=2)]
+    assert "Moshe" not in str(leaks[0])
+    assert "Moshe" not in repr(leaks[0])
+    assert str(leaks[0]) == "original surface #2 at [9, 20)"
+
+
+def test_it_reports_recognizer_hits_outside_the_allowed_spans() -> None:
+    text = "Call 0612345678 or 0698765432."
+
+    def digits(value: str) -> list[Span]:
+        return [
+            Span(m.start(), m.end(), "PHONE", source="regex") for m in re.finditer(r"\d+", value)
+        ]
+
+    # The second number is the realistic replacement of the original: allowed.
+    leaks = leak_check(text, [], [digits], allowed=[Span(19, 29, "PHONE")])
+
+    assert leaks == [Leak(5, 15, label="PHONE", source="regex")]
+    assert str(leaks[0]) == "PHONE found by regex at [5, 15)"
+
+
+def test_it_handles_thousands_of_originals() -> None:
+    originals = [f"Name{index:05d} Surname{index:05d}" for index in range(5000)]
+    text = " ".join(["filler"] * 2000) + " name04242  SURNAME04242 end"
+
+    leaks = leak_check(text, originals)
+
+    assert [leak.original for leak in leaks] == [4242]
+    assert text[leaks[0].start : leaks[0].end] == "name04242  SURNAME04242"
