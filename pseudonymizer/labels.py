@@ -67,6 +67,18 @@ _FALLBACKS: dict[str, tuple[str, ...]] = {
 _SYNONYMS: dict[str, str] = {
     "PERSON": "PER",
     "PER": "PER",
+    "PERS": "PER",
+    "PEOPLE": "PER",
+    "FACILITY": "LOC",
+    # What NER models tag beyond people, places and organisations.
+    "MISC": "MISC",
+    "NORP": "MISC",
+    "EVENT": "MISC",
+    "PRODUCT": "MISC",
+    "WORK_OF_ART": "MISC",
+    "LAW": "MISC",
+    "LANGUAGE": "MISC",
+    "TIME": "DATE",
     "LOCATION": "LOC",
     "GPE": "LOC",
     "FAC": "LOC",
@@ -93,7 +105,6 @@ _SYNONYMS: dict[str, str] = {
     "IP_ADDRESS": "IP",
     "CARD": "CARD",
     "CREDIT_CARD": "CARD",
-    "MISC": "MISC",
 }
 
 

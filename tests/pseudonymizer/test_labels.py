@@ -70,7 +70,10 @@ def test_a_schema_without_a_fit_drops_the_span_unless_it_has_a_catch_all() -> No
         ("EMAIL_ADDRESS", "EMAIL"),
         ("credit_card", "CARD"),
         ("S-ORG", "ORG"),
-        ("WORK_OF_ART", None),
+        ("WORK_OF_ART", "MISC"),
+        ("NORP", "MISC"),
+        ("TIME", "DATE"),
+        ("CARDINAL", None),
         ("O", None),
     ],
 )

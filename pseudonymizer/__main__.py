@@ -1,0 +1,5 @@
+"""`python -m pseudonymizer`: see `pseudonymizer.cli`."""
+
+from pseudonymizer.cli import main
+
+raise SystemExit(main())

