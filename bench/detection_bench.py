@@ -26,7 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pseudonymizer.evaluation import token_masking  # noqa: E402
-from pseudonymizer.recognizers import RegexRecognizer, recognize_all  # noqa: E402
+from pseudonymizer.recognizers import (  # noqa: E402
+    RegexRecognizer,
+    TitleRecognizer,
+    recognize_all,
+)
 from pseudonymizer.spans import Span  # noqa: E402
 
 GOLD_TYPES = {"DIRECT", "QUASI"}
@@ -67,12 +71,13 @@ def profiles(batch_size: int) -> dict[str, Profile]:
         "regex only": run(regex),
         "regex + spaCy sm (default labels)": run(regex, default_ner),
         "regex + spaCy sm (every entity type)": run(regex, every_type),
+        "regex + titles + spaCy sm (every type)": run(regex, TitleRecognizer(), every_type),
     }
 
 
 def score(
     documents: Sequence[dict[str, object]], predictions: list[list[Span]]
-) -> tuple[float, float, int, int]:
+) -> tuple[float, float, int, int, int]:
     texts = [str(d["text"]) for d in documents]
     golds = [gold_by_annotator(d) for d in documents]
     annotators = sorted({a for g in golds for a in g})
@@ -87,7 +92,13 @@ def score(
         recalls.append(masking.recall)
     union = [[s for spans in g.values() for s in spans] for g in golds]
     overall = token_masking(union, predictions, texts)
-    return sum(recalls) / len(recalls), overall.precision, overall.gold_tokens, len(annotators)
+    return (
+        sum(recalls) / len(recalls),
+        overall.precision,
+        overall.gold_tokens,
+        overall.masked_tokens,
+        len(annotators),
+    )
 
 
 def main() -> None:
@@ -104,10 +115,11 @@ def main() -> None:
         started = time.perf_counter()
         predictions = profile(texts)
         seconds = time.perf_counter() - started
-        recall, precision, gold_tokens, annotators = score(documents, predictions)
+        recall, precision, gold, masked, annotators = score(documents, predictions)
+        shown = f"{precision:6.1%}" if masked else "   n/a"
         print(
-            f"{name:<40} recall {recall:6.1%}  precision {precision:6.1%}  "
-            f"({gold_tokens} gold tokens, {annotators} annotators, {seconds:.1f} s)"
+            f"{name:<40} recall {recall:6.1%}  precision {shown}  ({gold} gold tokens, "
+            f"{masked} masked, {annotators} annotators, {seconds:.1f} s)"
         )
 
 

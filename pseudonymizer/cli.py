@@ -195,9 +195,13 @@ class Detector:
     def recognizers(self, language: str) -> list[Recognizer]:
         """Regex, known entities (from the key table) and NER for `language`."""
         if language not in self._by_language:
-            from pseudonymizer.recognizers import KnownEntityRecognizer, RegexRecognizer
+            from pseudonymizer.recognizers import (
+                KnownEntityRecognizer,
+                RegexRecognizer,
+                TitleRecognizer,
+            )
 
-            found: list[Recognizer] = [RegexRecognizer()]
+            found: list[Recognizer] = [RegexRecognizer(), TitleRecognizer()]
             if self.aliases:
                 found.append(KnownEntityRecognizer(self.aliases))
             if not self.no_ner:

@@ -3,6 +3,7 @@
 from pseudonymizer.recognizers.base import Recognition, Recognizer, RecognizerError, recognize_all
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.regex import RegexRecognizer
+from pseudonymizer.recognizers.titles import TitleRecognizer
 
 __all__ = [
     "KnownEntityRecognizer",
@@ -10,5 +11,6 @@ __all__ = [
     "Recognizer",
     "RecognizerError",
     "RegexRecognizer",
+    "TitleRecognizer",
     "recognize_all",
 ]
