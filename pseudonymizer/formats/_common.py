@@ -10,7 +10,7 @@ import bisect
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO, TypeGuard
 
@@ -292,6 +292,27 @@ def finish_document(
         raise FormatError(where, line, "the text contains a lone surrogate (invalid Unicode)")
     ctx.ids.add(external_id, where, line)
     return document
+
+
+def record_document(
+    ctx: Context,
+    record: Mapping[str, object],
+    *,
+    text: str,
+    line: int,
+    spans: Iterable[Span],
+    reserved: Collection[str],
+) -> ImportedDocument:
+    """`finish_document` for a JSON record: its `id` and language, the rest as metadata."""
+    return finish_document(
+        ctx,
+        text=text,
+        line=line,
+        spans=spans,
+        external_id=external_id_from(record.get("id"), ctx, line),
+        language=language_from(record, ctx, line),
+        metadata={key: value for key, value in record.items() if key not in reserved},
+    )
 
 
 # --- UTF-16 ----------------------------------------------------------------------------------

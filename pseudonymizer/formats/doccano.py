@@ -14,11 +14,9 @@ from typing import BinaryIO
 
 from pseudonymizer.formats._common import (
     Context,
-    external_id_from,
-    finish_document,
     iter_json_lines,
-    language_from,
     make_span,
+    record_document,
 )
 from pseudonymizer.formats.base import ImportedDocument
 from pseudonymizer.formats.jsonl import record_text
@@ -74,15 +72,7 @@ def document_from(record: dict[str, object], line: int, ctx: Context) -> Importe
                     entity.get("label"),
                 )
             )
-    return finish_document(
-        ctx,
-        text=text,
-        line=line,
-        spans=spans,
-        external_id=external_id_from(record.get("id"), ctx, line),
-        language=language_from(record, ctx, line),
-        metadata={k: v for k, v in record.items() if k not in used},
-    )
+    return record_document(ctx, record, text=text, line=line, spans=spans, reserved=used)
 
 
 def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:

@@ -11,11 +11,9 @@ from typing import BinaryIO
 
 from pseudonymizer.formats._common import (
     Context,
-    external_id_from,
-    finish_document,
     iter_json_lines,
-    language_from,
     make_span,
+    record_document,
 )
 from pseudonymizer.formats.base import ImportedDocument
 from pseudonymizer.spans import Span
@@ -56,15 +54,7 @@ def document_from(record: dict[str, object], line: int, ctx: Context) -> Importe
                 stated=item.get("text"),
             )
         )
-    return finish_document(
-        ctx,
-        text=text,
-        line=line,
-        spans=spans,
-        external_id=external_id_from(record.get("id"), ctx, line),
-        language=language_from(record, ctx, line),
-        metadata={key: value for key, value in record.items() if key not in _RESERVED},
-    )
+    return record_document(ctx, record, text=text, line=line, spans=spans, reserved=_RESERVED)
 
 
 def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:
