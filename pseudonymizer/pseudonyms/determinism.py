@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import threading
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,22 @@ def seed_for(secret: str, *parts: str) -> int:
     message = "\x1f".join(parts).encode("utf-8")
     digest = hmac.new(secret.encode("utf-8"), message, hashlib.sha256).digest()
     return int.from_bytes(digest, "big")
+
+
+# Building a Faker costs about as much as drawing a whole suggestion, so each thread keeps one
+# per locale and every run reseeds it: a reseeded instance draws exactly what a new one would.
+# Runs never nest (one Draws per `suggest`), and threads never share an instance.
+_FAKERS = threading.local()
+
+
+def _faker_for(locale: str) -> Faker:
+    cache: dict[str, Faker] = _FAKERS.__dict__.setdefault("by_locale", {})
+    instance = cache.get(locale)
+    if instance is None:
+        from faker import Faker  # ~100 ms to import: only when a name is drawn
+
+        instance = cache[locale] = Faker(locale)
+    return instance
 
 
 def _sub_seed(seed: int, name: str) -> int:
@@ -54,9 +71,7 @@ class Draws:
         """This run's Faker for `locale` (a Faker locale name such as `fr_FR`)."""
         instance = self._fakers.get(locale)
         if instance is None:
-            from faker import Faker  # ~100 ms to import: only when a name is drawn
-
-            instance = Faker(locale)
+            instance = _faker_for(locale)
             instance.seed_instance(_sub_seed(self.seed, locale))
             self._fakers[locale] = instance
         return instance
