@@ -141,43 +141,24 @@ def _kind_for(original: str, label: str) -> Kind:
     return kind
 
 
-Factory = Callable[[str, str, Draws, str], Callable[[], str]]
+# Every kind but places takes (original, language, draws); a place also takes its label
+# (LOCATION_CITY, LOCATION_COUNTRY, ... shape what is drawn), so `suggest` passes it there.
+Factory = Callable[[str, str, Draws], Callable[[], str]]
 
 _GENERATORS: dict[Kind, Factory] = {
-    Kind.PERSON: lambda text, language, draws, label: names.person_generator(text, language, draws),
-    Kind.PLACE: names.place_generator,
-    Kind.ADDRESS: lambda text, language, draws, label: names.address_generator(
-        text, language, draws
-    ),
-    Kind.ORGANISATION: lambda text, language, draws, label: names.organisation_generator(
-        text, language, draws
-    ),
-    Kind.USERNAME: lambda text, language, draws, label: identifiers.username_generator(
-        text, language, draws
-    ),
-    Kind.HASHTAG: lambda text, language, draws, label: identifiers.hashtag_generator(
-        text, language, draws
-    ),
-    Kind.EMAIL: lambda text, language, draws, label: identifiers.email_generator(
-        text, language, draws
-    ),
-    Kind.PHONE: lambda text, language, draws, label: identifiers.phone_generator(
-        text, language, draws
-    ),
-    Kind.URL: lambda text, language, draws, label: identifiers.url_generator(text, language, draws),
-    Kind.IBAN: lambda text, language, draws, label: identifiers.iban_generator(
-        text, language, draws
-    ),
-    Kind.IP: lambda text, language, draws, label: identifiers.ip_generator(text, language, draws),
-    Kind.CARD: lambda text, language, draws, label: identifiers.card_generator(
-        text, language, draws
-    ),
-    Kind.DATE: lambda text, language, draws, label: identifiers.date_generator(
-        text, language, draws
-    ),
-    Kind.OTHER: lambda text, language, draws, label: identifiers.generic_generator(
-        text, language, draws
-    ),
+    Kind.PERSON: names.person_generator,
+    Kind.ADDRESS: names.address_generator,
+    Kind.ORGANISATION: names.organisation_generator,
+    Kind.USERNAME: identifiers.username_generator,
+    Kind.HASHTAG: identifiers.hashtag_generator,
+    Kind.EMAIL: identifiers.email_generator,
+    Kind.PHONE: identifiers.phone_generator,
+    Kind.URL: identifiers.url_generator,
+    Kind.IBAN: identifiers.iban_generator,
+    Kind.IP: identifiers.ip_generator,
+    Kind.CARD: identifiers.card_generator,
+    Kind.DATE: identifiers.date_generator,
+    Kind.OTHER: identifiers.generic_generator,
 }
 
 
@@ -286,7 +267,10 @@ def suggest(
         raise ValueError("cannot suggest a pseudonym for an empty surface")
     kind = _kind_for(original, label)
     draws = Draws(seed_for(secret, "suggest", label.strip(), normalise(original)))
-    generate = _GENERATORS[kind](original, language, draws, label)
+    if kind is Kind.PLACE:
+        generate = names.place_generator(original, language, draws, label)
+    else:
+        generate = _GENERATORS[kind](original, language, draws)
     taken_set, forbidden_set = _as_set(taken), _as_set(forbidden)
     original_key = normalise(original)
     chosen: list[str] = []
