@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -68,24 +69,37 @@ def utf16_to_codepoint(text: str, unit: int) -> int:
     raise ValueError(f"UTF-16 offset {unit} outside text of {position} units")
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 class Utf16Index:
-    """Converts many UTF-16 offsets of one text in O(1) each after an O(n) build."""
+    """Converts many offsets of one text between UTF-16 units and code points.
+
+    O(log n) a conversion, keeping only where the astral characters (two UTF-16 units) are,
+    so it serves a reader's whole file as well as one document.
+    """
 
     def __init__(self, text: str) -> None:
-        self._to_utf16 = utf16_offsets(text)
-        self._to_codepoint = {unit: index for index, unit in enumerate(self._to_utf16)}
-        self.length = self._to_utf16[-1]
+        # Code point index, and UTF-16 offset, at which each astral character starts.
+        self._astral_index = [match.start() for match in _ASTRAL.finditer(text)]
+        self._astral_unit = [index + n for n, index in enumerate(self._astral_index)]
+        self.codepoints = len(text)
+        self.length = len(text) + len(self._astral_index)
 
     def to_codepoint(self, unit: int) -> int:
-        try:
-            return self._to_codepoint[unit]
-        except KeyError:
-            if 0 <= unit <= self.length:
-                raise ValueError(f"UTF-16 offset {unit} falls inside a surrogate pair") from None
-            raise ValueError(f"UTF-16 offset {unit} outside text of {self.length} units") from None
+        """The code point index at UTF-16 offset `unit`; refuses one inside a surrogate pair."""
+        if not 0 <= unit <= self.length:
+            raise ValueError(f"UTF-16 offset {unit} outside text of {self.length} units")
+        before = bisect.bisect_left(self._astral_unit, unit)
+        if before and self._astral_unit[before - 1] == unit - 1:
+            raise ValueError(f"UTF-16 offset {unit} falls inside a surrogate pair")
+        return unit - before
 
     def to_utf16(self, index: int) -> int:
-        return self._to_utf16[index]
+        """The UTF-16 offset of code point `index`."""
+        if not 0 <= index <= self.codepoints:
+            raise ValueError(f"offset {index} outside text of length {self.codepoints}")
+        return index + bisect.bisect_left(self._astral_index, index)
 
 
 # Between overlapping spans the more specific source wins once length and confidence tie:

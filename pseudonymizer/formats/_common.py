@@ -6,7 +6,6 @@ and an invalid byte is reported with the line it is on.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import json
 import re
@@ -321,25 +320,3 @@ def record_document(
 def utf16_length(text: str) -> int:
     """How many UTF-16 units `text` takes (astral characters take two)."""
     return len(text) + sum(1 for _ in _ASTRAL.finditer(text))
-
-
-class Utf16Offsets:
-    """UTF-16 offsets to code points for one text, in O(log n) with memory only per astral char.
-
-    Same answers as `spans.Utf16Index.to_codepoint`, which keeps a table per character: too
-    much for the size of file a reader may meet.
-    """
-
-    def __init__(self, text: str) -> None:
-        self._astral: list[int] = []  # UTF-16 offset where each astral character starts
-        for count, match in enumerate(_ASTRAL.finditer(text)):
-            self._astral.append(match.start() + count)
-        self.length = len(text) + len(self._astral)
-
-    def to_codepoint(self, unit: int) -> int:
-        if not 0 <= unit <= self.length:
-            raise ValueError(f"UTF-16 offset {unit} outside text of {self.length} units")
-        before = bisect.bisect_left(self._astral, unit)
-        if before and self._astral[before - 1] == unit - 1:
-            raise ValueError(f"UTF-16 offset {unit} falls inside a surrogate pair")
-        return unit - before

@@ -15,7 +15,6 @@ from typing import BinaryIO
 
 from pseudonymizer.formats._common import (
     Context,
-    Utf16Offsets,
     external_id_from,
     finish_document,
     is_number,
@@ -24,7 +23,7 @@ from pseudonymizer.formats._common import (
     make_span,
 )
 from pseudonymizer.formats.base import ImportedDocument
-from pseudonymizer.spans import Span
+from pseudonymizer.spans import Span, Utf16Index
 
 _WHITESPACE = " \t\r\n"
 # Drop what has been parsed from the buffer once it is this long.
@@ -166,7 +165,7 @@ def _chosen_result(task: dict[str, object], ctx: Context, line: int) -> tuple[li
 
 
 def _offsets(
-    text: str, value: dict[str, object], utf16: list[Utf16Offsets], ctx: Context, line: int
+    text: str, value: dict[str, object], utf16: list[Utf16Index], ctx: Context, line: int
 ) -> tuple[object, object]:
     """Code-point offsets of a region, converted from UTF-16 units when its text says so."""
     start, end, stated = value.get("start"), value.get("end"), value.get("text")
@@ -175,7 +174,7 @@ def _offsets(
     if 0 <= start < end <= len(text) and text[start:end] == stated:
         return start, end
     if not utf16:
-        utf16.append(Utf16Offsets(text))
+        utf16.append(Utf16Index(text))
     try:
         converted = utf16[0].to_codepoint(start), utf16[0].to_codepoint(end)
     except ValueError:
@@ -195,7 +194,7 @@ def document_from(task: object, line: int, ctx: Context) -> ImportedDocument:
     text_key, text = _task_text(data, ctx, line)
     result, default_score = _chosen_result(task, ctx, line)
     spans: list[Span] = []
-    utf16: list[Utf16Offsets] = []  # built on first need
+    utf16: list[Utf16Index] = []  # built on first need
     for item in result:
         if not isinstance(item, dict) or item.get("type") != "labels":
             continue

@@ -18,7 +18,6 @@ from typing import BinaryIO
 
 from pseudonymizer.formats._common import (
     Context,
-    Utf16Offsets,
     finish_document,
     iter_lines,
     make_span,
@@ -26,7 +25,7 @@ from pseudonymizer.formats._common import (
     utf16_length,
 )
 from pseudonymizer.formats.base import ImportedDocument
-from pseudonymizer.spans import Span
+from pseudonymizer.spans import Span, Utf16Index
 
 FORMAT_PREFIX = "#FORMAT=WebAnno TSV 3"
 NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -171,7 +170,7 @@ def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:
         units.append(_Unit(number, begin, end, fields[2], cell))
 
     text = "".join(pieces)
-    offsets16 = Utf16Offsets(text)
+    offsets16 = Utf16Index(text)
     spans: list[Span] = []
     groups: dict[str, tuple[str, int, int, int]] = {}  # id: label, start, end, first line
     for unit in units:

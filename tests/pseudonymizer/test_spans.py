@@ -80,6 +80,11 @@ def test_an_offset_inside_a_surrogate_pair_is_refused(text: str) -> None:
                 utf16_to_codepoint(text, inside)
             with pytest.raises(ValueError, match="surrogate"):
                 index.to_codepoint(inside)
+    for outside in (-1, index.length + 1):
+        with pytest.raises(ValueError, match="outside"):
+            index.to_codepoint(outside)
+    with pytest.raises(ValueError, match="outside"):
+        index.to_utf16(len(text) + 1)
 
 
 @given(text_and_spans())
