@@ -8,10 +8,11 @@ when what is at stake is an identifier slipping through.
 
 Decisions:
 - identity first: a schema that has the label gets it unchanged;
-- identifiers (IBAN, IP, CARD) fall back to ID, then MISC/OTHER;
+- identifiers (IBAN, IP, CARD) fall back to ID, then MISC/OTHER; ID itself (case, file and
+  record numbers) to MISC/OTHER;
 - HASHTAG has no counterpart in `multigrascco` and `basic`: it falls back to MISC, then OTHER
   (the indirect-identifier catch-all of `multigrascco`);
-- in the `cloaked` preset (no ID, MISC or OTHER) IBAN, IP and CARD map to None: the caller
+- in the `cloaked` preset (no ID, MISC or OTHER) IBAN, IP, CARD and ID map to None: the caller
   drops those spans. The leak check still finds them in a release, so an admin who needs them
   adds the label to the schema.
 - a label that is not canonical (say NAME_PATIENT, from an import) maps to itself when the
@@ -37,6 +38,7 @@ CANONICAL_LABELS: tuple[str, ...] = (
     "IBAN",
     "IP",
     "CARD",
+    "ID",
     "MISC",
 )
 
@@ -60,10 +62,13 @@ _FALLBACKS: dict[str, tuple[str, ...]] = {
     "IBAN": _IDENTIFIER,
     "IP": _IDENTIFIER,
     "CARD": _IDENTIFIER,
+    "ID": _CATCH_ALL,
     "MISC": ("OTHER",),
 }
 
-# Names other tools give the canonical labels (spaCy, CoNLL, OntoNotes, Presidio).
+# Names other tools give the canonical labels (spaCy, CoNLL, OntoNotes, Presidio). LAW (a
+# statute or article: "Article 6 § 1 of the Convention") is left out on purpose: it names public
+# text, not a person, and NER recognizers drop it by default.
 _SYNONYMS: dict[str, str] = {
     "PERSON": "PER",
     "PER": "PER",
@@ -76,7 +81,6 @@ _SYNONYMS: dict[str, str] = {
     "EVENT": "MISC",
     "PRODUCT": "MISC",
     "WORK_OF_ART": "MISC",
-    "LAW": "MISC",
     "LANGUAGE": "MISC",
     "TIME": "DATE",
     "LOCATION": "LOC",
@@ -105,6 +109,9 @@ _SYNONYMS: dict[str, str] = {
     "IP_ADDRESS": "IP",
     "CARD": "CARD",
     "CREDIT_CARD": "CARD",
+    # Case, file and record numbers (TAB says CODE).
+    "ID": "ID",
+    "CODE": "ID",
 }
 
 

