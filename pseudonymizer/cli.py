@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 from pseudonymizer.evaluation import leak_check, span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
+from pseudonymizer.recognizers.profiles import PROFILES
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy, default_entity, render
 
@@ -181,6 +182,7 @@ class Detector:
     no_ner: bool
     aliases: list[tuple[str, str]] = field(default_factory=list)
     fail_on_error: bool = False
+    profile: str = "default"
     _by_language: dict[str, list[Recognizer]] = field(default_factory=dict)
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
@@ -193,22 +195,21 @@ class Detector:
         return os.environ.get(variable, DEFAULT_NER_MODELS.get(language.lower(), ""))
 
     def recognizers(self, language: str) -> list[Recognizer]:
-        """Regex, known entities (from the key table) and NER for `language`."""
+        """The profile's pattern recognizers, known entities (from the key table) and NER."""
         if language not in self._by_language:
-            from pseudonymizer.recognizers import (
-                KnownEntityRecognizer,
-                RegexRecognizer,
-                TitleRecognizer,
-            )
+            from pseudonymizer.recognizers import KnownEntityRecognizer
+            from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
 
-            found: list[Recognizer] = [RegexRecognizer(), TitleRecognizer()]
+            found = pattern_recognizers(self.profile)
             if self.aliases:
                 found.append(KnownEntityRecognizer(self.aliases))
             if not self.no_ner:
                 from pseudonymizer.recognizers.models import ner_recognizer
 
                 try:
-                    ner = ner_recognizer(self.spec(language))
+                    ner = ner_recognizer(
+                        self.spec(language), drop_labels=ner_drop_labels(self.profile)
+                    )
                 except ValueError as error:
                     raise CliError(f"NER model for {language!r}: {error}", 2) from error
                 if ner is not None:
@@ -307,7 +308,9 @@ def _output_of(document: ImportedDocument, text: str, spans: list[Span]) -> Outp
 
 def run_detect(args: argparse.Namespace) -> int:
     """Write the input documents with the spans the recognizers find (score, source)."""
-    detector = Detector(args.ner_model, args.no_ner, _known_aliases(args.keys))
+    detector = Detector(
+        args.ner_model, args.no_ner, _known_aliases(args.keys), profile=args.profile
+    )
 
     def documents() -> Iterator[OutputDocument]:
         inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
@@ -375,7 +378,9 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
     strategy = Strategy(args.strategy)
     keys = Keys.open(args.keys)
     known = [(alias.surface, alias.label) for alias in keys.table.aliases]
-    detector = Detector(args.ner_model, args.no_ner, known, fail_on_error=True)
+    detector = Detector(
+        args.ner_model, args.no_ner, known, fail_on_error=True, profile=args.profile
+    )
     numbering: dict[object, int] = {}
     leak_recognizers = [RegexRecognizer().recognize_one] if args.leak_check != "off" else []
     leaks_found = 0
@@ -542,6 +547,13 @@ def build_parser() -> argparse.ArgumentParser:
             "(default: CLOAK_NER_MODEL_<LANG>, else spaCy for en and fr)",
         )
         command.add_argument("--no-ner", action="store_true", help="regex and known entities only")
+        command.add_argument(
+            "--profile",
+            choices=PROFILES,
+            default="default",
+            help="detection profile: default, or recall (amounts and every NER entity type "
+            "too, for court decisions)",
+        )
         command.add_argument(
             "--batch-size",
             type=_positive,

@@ -22,6 +22,21 @@ class Recognizer(Protocol):
     def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]: ...
 
 
+class PatternRecognizer:
+    """Base of the recognizers that read one text at a time (patterns, no model to batch):
+    a subclass sets `name` and implements `recognize_one`."""
+
+    name: str = "patterns"
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        """One list of spans per text, in the order given."""
+        return [self.recognize_one(text) for text in texts]
+
+    def recognize_one(self, text: str) -> list[Span]:
+        """The spans of one text."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Recognition:
     """The merged spans of every recognizer, one list per text, and the recognizers that failed.

@@ -27,11 +27,11 @@ matches overlap, the longest wins.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from pseudonymizer.recognizers.base import RecognizerError
+from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.spans import Span, select_non_overlapping
 
 _DROPPED_RANGES = (
@@ -121,7 +121,7 @@ def _is_arabic_letter(char: str) -> bool:
     return "\u0620" <= char <= "\u064a" or "\u066e" <= char <= "\u06d3"
 
 
-class KnownEntityRecognizer:
+class KnownEntityRecognizer(PatternRecognizer):
     """Finds every occurrence of the project's decided aliases, given as (surface, label).
 
     The automaton is built once, here; each text is then normalised and scanned once,
@@ -159,12 +159,8 @@ class KnownEntityRecognizer:
         if entries:
             self._automaton.make_automaton()
 
-    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
-        """One sorted, non-overlapping list of spans per text (score 1.0, source "known")."""
-        return [self.recognize_one(text) for text in texts]
-
     def recognize_one(self, text: str) -> list[Span]:
-        """The spans of one text."""
+        """The spans of one text, sorted, without overlaps (score 1.0, source "known")."""
         if not self.size or not text:
             return []
         normalized, origin = normalize(text)

@@ -41,6 +41,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from pseudonymizer.recognizers.base import PatternRecognizer
 from pseudonymizer.spans import Span, select_non_overlapping
 
 LABELS: tuple[str, ...] = ("EMAIL", "URL", "IBAN", "CARD", "IP", "PHONE", "USERNAME", "HASHTAG")
@@ -422,7 +423,7 @@ def _preference(span: Span) -> tuple[int, int, int]:
     return (span.start - span.end, _PRIORITY[span.label], span.start)
 
 
-class RegexRecognizer:
+class RegexRecognizer(PatternRecognizer):
     """Finds URLs, e-mail addresses, @usernames, #hashtags, phone numbers, IBANs, IP addresses
     and payment card numbers. Language-independent: every pattern runs on every text.
 
@@ -439,12 +440,8 @@ class RegexRecognizer:
         self._containers = [(label, find) for label, find in _CONTAINERS if label in wanted]
         self._finders = [(label, find) for label, find in _FINDERS if label in wanted]
 
-    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
-        """One list of spans per text, sorted, without overlaps (score 1.0, source "regex")."""
-        return [self.recognize_one(text) for text in texts]
-
     def recognize_one(self, text: str) -> list[Span]:
-        """The spans of one text."""
+        """The spans of one text, sorted, without overlaps (score 1.0, source "regex")."""
         found = [
             Span(start, end, label, score=1.0, source="regex")
             for label, find in self._containers

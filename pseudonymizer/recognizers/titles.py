@@ -10,8 +10,8 @@ keep titles, so a title inside the span survives the replacement.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
+from pseudonymizer.recognizers.base import PatternRecognizer
 from pseudonymizer.spans import Span
 
 TITLES = (
@@ -33,8 +33,12 @@ _WORD = re.compile(r"\s+([^\s,;:!?()\[\]{}\"“”«»]+)")
 _MAX_WORDS = 4
 
 
+# "K", "K.", "C.A.", "J.-P.", "İ.Ş.": capitals, each but a lone one followed by a dot.
+_INITIALS = re.compile(r"[^\W\d_](?:\.(?:-?[^\W\d_]\.)*)?")
+
+
 def _is_initial(word: str) -> bool:
-    return len(word) <= 2 and word[0].isupper() and (len(word) == 1 or word[1] == ".")
+    return word[0].isupper() and _INITIALS.fullmatch(word) is not None
 
 
 def _name_end(text: str, position: int) -> int:
@@ -62,14 +66,10 @@ def _name_end(text: str, position: int) -> int:
     return end
 
 
-class TitleRecognizer:
+class TitleRecognizer(PatternRecognizer):
     """Proposes PER for an honorific followed by a name (source "regex", score 0.9)."""
 
     name = "titles"
-
-    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
-        """One list of PER spans per text."""
-        return [self.recognize_one(text) for text in texts]
 
     def recognize_one(self, text: str) -> list[Span]:
         spans: list[Span] = []

@@ -16,6 +16,8 @@ def found(text: str) -> list[str]:
          ["Mr Galip Yalman", "Mr Bahattin Sarısoy", "Mr Yusuf Çamca"]),
         ("represented by Mr S. Esmer, a lawyer", ["Mr S. Esmer"]),
         ("The applicant, Mr K., was born in 1960.", ["Mr K."]),
+        ("their Agent, Mr C.A. Whomersley of the", ["Mr C.A. Whomersley"]),
+        ("M. J.-P. Costa a dit", ["M. J.-P. Costa"]),
         ("seen by Dr Price. She said", ["Dr Price"]),
         ("Lord Justice Hale", ["Lord Justice Hale"]),
         ("chez Mme Jeanne de La Fontaine hier", ["Mme Jeanne de La Fontaine"]),

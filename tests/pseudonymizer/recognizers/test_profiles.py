@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import pytest
+
+from pseudonymizer.recognizers import recognize_all
+from pseudonymizer.recognizers.ner import NUMERIC_LABELS
+from pseudonymizer.recognizers.profiles import PROFILES, ner_drop_labels, pattern_recognizers
+
+TEXT = "Mr K. (application no. 43185/98) was held in Edirne F-type Prison and paid EUR 3,000."
+
+
+def labels(profile: str) -> list[tuple[str, str]]:
+    [spans] = recognize_all([TEXT], "en", pattern_recognizers(profile)).spans
+    return [(span.surface(TEXT), span.label) for span in spans]
+
+
+def test_the_default_profile_finds_people_references_and_facilities() -> None:
+    assert labels("default") == [
+        ("Mr K.", "PER"),
+        ("43185/98", "ID"),
+        ("Edirne F-type Prison", "ORG"),
+    ]
+
+
+def test_the_recall_profile_adds_amounts_and_keeps_numeric_entities() -> None:
+    assert ("EUR 3,000", "MONEY") in labels("recall")
+    assert ner_drop_labels("default") >= NUMERIC_LABELS
+    assert not NUMERIC_LABELS & ner_drop_labels("recall")
+    assert "LAW" in ner_drop_labels("default") & ner_drop_labels("recall")
+
+
+@pytest.mark.parametrize("call", [pattern_recognizers, ner_drop_labels])
+def test_an_unknown_profile_is_refused_naming_the_profiles(call: object) -> None:
+    with pytest.raises(ValueError, match="default, recall"):
+        call("precise")  # type: ignore[operator]
+    assert PROFILES == ("default", "recall")
