@@ -9,12 +9,12 @@ when what is at stake is an identifier slipping through.
 Decisions:
 - identity first: a schema that has the label gets it unchanged;
 - identifiers (IBAN, IP, CARD) fall back to ID, then MISC/OTHER; ID itself (case, file and
-  record numbers) to MISC/OTHER;
+  record numbers) to MISC/OTHER; PROFESSION (occupations) to OCCUPATION, then MISC/OTHER;
 - HASHTAG has no counterpart in `multigrascco` and `basic`: it falls back to MISC, then OTHER
   (the indirect-identifier catch-all of `multigrascco`);
-- in the `cloaked` preset (no ID, MISC or OTHER) IBAN, IP, CARD and ID map to None: the caller
-  drops those spans. The leak check still finds them in a release, so an admin who needs them
-  adds the label to the schema.
+- in the `cloaked` preset (no ID, MISC or OTHER) IBAN, IP, CARD, ID and PROFESSION map to
+  None: the caller drops those spans. The leak check still finds them in a release, so an
+  admin who needs them adds the label to the schema.
 - a label that is not canonical (say NAME_PATIENT, from an import) maps to itself when the
   schema has it, else to MISC or OTHER, else None.
 """
@@ -39,6 +39,7 @@ CANONICAL_LABELS: tuple[str, ...] = (
     "IP",
     "CARD",
     "ID",
+    "PROFESSION",
     "MISC",
 )
 
@@ -63,6 +64,7 @@ _FALLBACKS: dict[str, tuple[str, ...]] = {
     "IP": _IDENTIFIER,
     "CARD": _IDENTIFIER,
     "ID": _CATCH_ALL,
+    "PROFESSION": ("OCCUPATION", *_CATCH_ALL),
     "MISC": ("OTHER",),
 }
 
@@ -112,6 +114,8 @@ _SYNONYMS: dict[str, str] = {
     # Case, file and record numbers (TAB says CODE).
     "ID": "ID",
     "CODE": "ID",
+    "PROFESSION": "PROFESSION",
+    "OCCUPATION": "PROFESSION",
 }
 
 

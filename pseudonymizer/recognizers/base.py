@@ -22,6 +22,9 @@ class Recognizer(Protocol):
     def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]: ...
 
 
+_SENTENCE_ENDS = frozenset('.!?:;“"(«')
+
+
 class PatternRecognizer:
     """Base of the recognizers that read one text at a time (patterns, no model to batch):
     a subclass sets `name` and implements `recognize_one`."""
@@ -35,6 +38,17 @@ class PatternRecognizer:
     def recognize_one(self, text: str) -> list[Span]:
         """The spans of one text."""
         raise NotImplementedError
+
+    @staticmethod
+    def starts_sentence(text: str, position: int) -> bool:
+        """Whether `position` begins a sentence, a line or the text: a capital there says
+        nothing about a name."""
+        index = position - 1
+        while index >= 0 and text[index].isspace():
+            if text[index] in "\r\n":
+                return True
+            index -= 1
+        return index < 0 or text[index] in _SENTENCE_ENDS
 
 
 @dataclass(frozen=True)

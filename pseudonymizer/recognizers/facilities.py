@@ -32,7 +32,7 @@ HEADS = frozenset(
         "gendarmerie", "station", "directorate", "ministry", "department", "office", "council",
         "commission", "bank", "company", "barracks", "regiment", "battalion", "brigade", "camp",
         "centre", "center", "institute", "foundation", "association", "party", "union",
-        "church", "mosque", "synagogue", "factory", "plant", "mine",
+        "church", "mosque", "synagogue", "factory", "plant", "mine", "hmp", "hmyoi",
         # French
         "maison", "hôpital", "clinique", "école", "lycée", "collège", "université",
         "commissariat", "caserne", "mairie", "préfecture", "banque", "société", "usine",
@@ -155,7 +155,7 @@ class FacilityRecognizer(PatternRecognizer):
             and self._adjacent(text, words, first - 1)
             and _capitalised(words[first - 1][2])
             and words[first - 1][2].lower() not in _FUNCTION_WORDS
-            and not self._sentence_start(text, words[first - 1][0])
+            and not self.starts_sentence(text, words[first - 1][0])
         ):
             first -= 1
         # "In Edirne Prison" starts a sentence with "In", which is not part of the name.
@@ -194,8 +194,3 @@ class FacilityRecognizer(PatternRecognizer):
         ):
             last += 1
         return last
-
-    @staticmethod
-    def _sentence_start(text: str, position: int) -> bool:
-        before = text[:position].rstrip()
-        return not before or before[-1] in '.!?\n:;“"('

@@ -1,12 +1,13 @@
 """Detection profiles: which recognizers run, and which NER labels they keep.
 
 - `default`: stable patterns (links, addresses, handles, phones, IBANs, cards, reference
-  numbers), people named after a title, named facilities, and NER without amounts, counts
-  and statutes. Right for social media, letters and essays.
-- `recall`: everything `default` finds, plus amounts of money and every NER entity type but
-  statutes (cardinals, quantities, ordinals, percentages): for court decisions and other
-  documents where a sum, a sentence length or a head count singles a person out. It masks
-  more that is harmless, for annotators to reject.
+  numbers, calendar dates), people named after a title, named facilities, and NER without
+  amounts, counts and statutes. Right for social media, letters and essays.
+- `recall`: everything `default` finds, plus amounts of money, occupations, people named by
+  an initial alone and every NER entity type but statutes (cardinals, quantities, ordinals,
+  percentages): for court decisions, clinical letters and other documents where a job, a
+  sum, a sentence length or a head count singles a person out. It masks more that is
+  harmless, for annotators to reject.
 
 The numbers behind the choice (TAB court cases) are in `bench/detection_bench.py`.
 """
@@ -15,8 +16,11 @@ from __future__ import annotations
 
 from pseudonymizer.recognizers.amounts import AmountRecognizer
 from pseudonymizer.recognizers.base import Recognizer
+from pseudonymizer.recognizers.dates import DateRecognizer
 from pseudonymizer.recognizers.facilities import FacilityRecognizer
+from pseudonymizer.recognizers.initials import InitialRecognizer
 from pseudonymizer.recognizers.ner import DROPPED_BY_DEFAULT, NOT_IDENTIFYING
+from pseudonymizer.recognizers.occupations import OccupationRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
 from pseudonymizer.recognizers.regex import RegexRecognizer
 from pseudonymizer.recognizers.titles import TitleRecognizer
@@ -37,11 +41,12 @@ def pattern_recognizers(profile: str = "default") -> list[Recognizer]:
     found: list[Recognizer] = [
         RegexRecognizer(),
         ReferenceRecognizer(),
+        DateRecognizer(),
         TitleRecognizer(),
         FacilityRecognizer(),
     ]
     if profile == "recall":
-        found.append(AmountRecognizer())
+        found += [AmountRecognizer(), OccupationRecognizer(), InitialRecognizer()]
     return found
 
 

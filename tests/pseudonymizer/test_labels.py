@@ -26,6 +26,7 @@ EXPECTED: dict[str, tuple[str | None, str | None, str | None]] = {
     "IP": (None, "ID", "MISC"),
     "CARD": (None, "ID", "MISC"),
     "ID": (None, "ID", "MISC"),
+    "PROFESSION": (None, "PROFESSION", "MISC"),
     "MISC": (None, "OTHER", "MISC"),
 }
 
