@@ -19,6 +19,7 @@ import bisect
 import re
 
 from pseudonymizer.recognizers.base import PatternRecognizer
+from pseudonymizer.recognizers.titles import TITLES
 from pseudonymizer.spans import Span, select_non_overlapping
 
 LABEL = "ORG"
@@ -142,6 +143,11 @@ class FacilityRecognizer(PatternRecognizer):
         return before, max(after, head_end)
 
     @staticmethod
+    def _name_word(word: str) -> bool:
+        """A capitalised word that is not a person's title ("the Commission Mrs Liddy")."""
+        return _capitalised(word) and word.rstrip(".") not in TITLES
+
+    @staticmethod
     def _adjacent(text: str, words: list[tuple[int, int, str]], index: int) -> bool:
         """Whether only spaces (or a hyphen) lie between word `index` and the next."""
         between = text[words[index][1] : words[index + 1][0]]
@@ -172,13 +178,13 @@ class FacilityRecognizer(PatternRecognizer):
             ):
                 skip = len(link.split())
                 start = head_end + skip
-                if start + 1 < len(words) and _capitalised(words[start + 1][2]):
+                if start + 1 < len(words) and self._name_word(words[start + 1][2]):
                     return self._capitalised_run(text, words, start + 1)
                 return head_end
         if (
             head_end + 1 < len(words)
             and self._adjacent(text, words, head_end)
-            and _capitalised(words[head_end + 1][2])
+            and self._name_word(words[head_end + 1][2])
             and _capitalised(words[head_end][2])
         ):
             return self._capitalised_run(text, words, head_end + 1)
@@ -191,6 +197,7 @@ class FacilityRecognizer(PatternRecognizer):
             and last - start + 1 < _MAX_NAME_WORDS
             and self._adjacent(text, words, last)
             and _capitalised(words[last + 1][2])
+            and words[last + 1][2].rstrip(".") not in TITLES
         ):
             last += 1
         return last

@@ -4,7 +4,8 @@
   numbers, calendar dates), people named after a title, named facilities, and NER without
   amounts, counts and statutes. Right for social media, letters and essays.
 - `recall`: everything `default` finds, plus amounts of money, occupations, people named by
-  an initial alone and every NER entity type but statutes (cardinals, quantities, ordinals,
+  an initial alone, capitalised words NER left untagged, and every NER entity type but
+  statutes (cardinals, quantities, ordinals,
   percentages): for court decisions, clinical letters and other documents where a job, a
   sum, a sentence length or a head count singles a person out. It masks more that is
   harmless, for annotators to reject.
@@ -21,6 +22,7 @@ from pseudonymizer.recognizers.facilities import FacilityRecognizer
 from pseudonymizer.recognizers.initials import InitialRecognizer
 from pseudonymizer.recognizers.ner import DROPPED_BY_DEFAULT, NOT_IDENTIFYING
 from pseudonymizer.recognizers.occupations import OccupationRecognizer
+from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
 from pseudonymizer.recognizers.regex import RegexRecognizer
 from pseudonymizer.recognizers.titles import TitleRecognizer
@@ -46,7 +48,12 @@ def pattern_recognizers(profile: str = "default") -> list[Recognizer]:
         FacilityRecognizer(),
     ]
     if profile == "recall":
-        found += [AmountRecognizer(), OccupationRecognizer(), InitialRecognizer()]
+        found += [
+            AmountRecognizer(),
+            OccupationRecognizer(),
+            InitialRecognizer(),
+            ProperNounRecognizer(),
+        ]
     return found
 
 

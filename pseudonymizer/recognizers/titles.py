@@ -29,6 +29,8 @@ PARTICLES = frozenset({"de", "du", "des", "la", "le", "van", "von", "der", "den"
 _TITLE = re.compile(
     r"(?<![\w.])(?:" + "|".join(sorted(TITLES, key=len, reverse=True)) + r")\.?(?=\s)"
 )
+_TITLE_WORDS = frozenset(TITLES) - {"M"}  # "M" is also an initial
+_POSSESSIVE = re.compile(r"['’]s?$")
 _WORD = re.compile(r"\s+([^\s,;:!?()\[\]{}\"“”«»]+)")
 _MAX_WORDS = 4
 
@@ -56,6 +58,13 @@ def _name_end(text: str, position: int) -> int:
             pending = match.end()
             continue
         if not core or not core[0].isupper() or not core[0].isalpha():
+            break
+        if core in _TITLE_WORDS and words:  # "Mr B. Emmerson Professor A. Bradley": two people
+            break
+        possessive = _POSSESSIVE.search(word)
+        if possessive:  # "Mr Smith's car": the name ends before the 's
+            if possessive.start() > 0:
+                end = match.start(1) + possessive.start()
             break
         # "Esmer." ends a sentence; "K." is an initial and keeps its dot.
         end = match.end() if _is_initial(word) else match.start(1) + len(word.rstrip("."))

@@ -40,6 +40,7 @@ def test_a_facility_head_with_a_proper_name_is_an_org(text: str, expected: list[
         "Hospital staff said",  # a sentence starts with the head word
         "State Hospital",
         "a police station",
+        "for the Commission Mrs J. Liddy, Delegate",  # a person after the head word
     ],
 )
 def test_a_head_word_without_a_proper_name_is_left_alone(text: str) -> None:

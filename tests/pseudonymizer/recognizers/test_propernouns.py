@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+
+from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
+from pseudonymizer.spans import Span
+
+
+def found(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in ProperNounRecognizer().recognize_one(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("represented by a firm, Lichfield Reynolds, in Stoke-on-Trent. The Government",
+         ["Lichfield Reynolds", "Stoke-on-Trent"]),
+        ("member of UNISON and the BNP’s leader", ["UNISON", "BNP"]),
+        ("Yesterday Paris was calm", ["Paris"]),  # the first word starts the sentence
+        ("ils vont à Marseille 🚆 demain", ["Marseille"]),
+        ("he said\r\nKarim Benali came", ["Benali"]),  # a line start is a sentence start
+        ("the Court of Appeal of Northern Ireland", ["Northern Ireland"]),
+    ],
+)  # fmt: skip
+def test_capitalised_words_inside_a_sentence_are_proposed(text: str, expected: list[str]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "under the Theft Act 1968 and the Court of Appeal",  # a statute, then procedure
+        "the Convention for the Protection of Human Rights and Fundamental Freedoms",
+        "the European Court of Human Rights’ judgment",
+        "on Monday the Government and the Chamber",
+        "وصل كريم إلى الرباط",  # no capitals in Arabic script
+    ],
+)
+def test_words_that_capitalise_without_naming_anyone_are_left_alone(text: str) -> None:
+    assert found(text) == []
+
+
+def test_spans_are_misc_from_the_regex_source_with_a_low_score() -> None:
+    assert ProperNounRecognizer().recognize(["in Stoke-on-Trent", ""], "en") == [
+        [Span(3, 17, "MISC", 0.3, "regex")],
+        [],
+    ]
