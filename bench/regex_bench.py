@@ -6,10 +6,12 @@ several national forms and digit systems, IBANs, IP addresses, card numbers, plu
 prices and years that must not match) and times `RegexRecognizer` over it in batches.
 MB are millions of UTF-8 bytes.
 
-    python bench/regex_bench.py [--mb 4] [--per-label]
+    python bench/regex_bench.py [--mb 4] [--per-label] [--profiles]
 
 prints one line for sparse text (1 identifier in 100 words, closer to real posts) and one
-for dense text (1 in 10).
+for dense text (1 in 10); `--profiles` adds every pattern recognizer of each detection
+profile (references, dates, titles, facilities; amounts, occupations, initials and proper
+nouns in `recall`), merged as the engine merges them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from pseudonymizer.recognizers import Recognizer, recognize_all  # noqa: E402
+from pseudonymizer.recognizers.profiles import PROFILES, pattern_recognizers  # noqa: E402
 from pseudonymizer.recognizers.regex import LABELS, RegexRecognizer  # noqa: E402
 
 WORDS = {
@@ -87,6 +91,7 @@ class RegexThroughput:
     megabytes: float
     seconds: float
     spans: int
+    name: str = "regex"
 
     @property
     def mb_per_s(self) -> float:
@@ -94,8 +99,8 @@ class RegexThroughput:
 
     def __str__(self) -> str:
         return (
-            f"regex: {self.megabytes:.1f} MB in {self.seconds:.2f} s = {self.mb_per_s:.1f} MB/s"
-            f" ({self.spans} spans)"
+            f"{self.name}: {self.megabytes:.1f} MB in {self.seconds:.2f} s = "
+            f"{self.mb_per_s:.1f} MB/s ({self.spans} spans)"
         )
 
 
@@ -126,33 +131,45 @@ def regex_throughput(
     seed: int = 0,
     batch_size: int = 64,
     labels: tuple[str, ...] | None = None,
+    profile: str | None = None,
     repeat: int = 3,
 ) -> RegexThroughput:
     """Time `RegexRecognizer.recognize` over about `megabytes` MB of generated text (best of
-    `repeat` runs, so that a busy machine disturbs the number less).
+    `repeat` runs, so that a busy machine disturbs the number less). With `profile`, time
+    every pattern recognizer of that detection profile instead (merged as the engine does).
     """
     texts = generate_texts(megabytes, density=density, seed=seed)
     size = sum(len(text.encode("utf-8")) for text in texts) / 1_000_000
-    recognizer = RegexRecognizer(labels)
+    recognizers: list[Recognizer] = (
+        [RegexRecognizer(labels)] if profile is None else pattern_recognizers(profile)
+    )
     best = float("inf")
     spans = 0
     for _ in range(max(1, repeat)):
         began = time.perf_counter()
         spans = 0
         for index in range(0, len(texts), batch_size):
-            for found in recognizer.recognize(texts[index : index + batch_size], "en"):
+            batch = texts[index : index + batch_size]
+            for found in recognize_all(batch, "en", recognizers).spans:
                 spans += len(found)
         best = min(best, time.perf_counter() - began)
-    return RegexThroughput(size, best, spans)
+    name = "regex" if profile is None else f"{profile} patterns"
+    return RegexThroughput(size, best, spans, name)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=4.0, help="how much text (default 4)")
     parser.add_argument("--per-label", action="store_true", help="also time each label alone")
+    parser.add_argument(
+        "--profiles", action="store_true", help="also time each detection profile's patterns"
+    )
     arguments = parser.parse_args()
     print(f"{regex_throughput(arguments.mb, density=0.01)}  [1 identifier in 100 words]")
     print(f"{regex_throughput(arguments.mb, density=0.1)}  [1 identifier in 10 words]")
+    if arguments.profiles:
+        for profile in PROFILES:
+            print(f"{regex_throughput(arguments.mb, density=0.01, profile=profile)}  [sparse]")
     if arguments.per_label:
         for label in LABELS:
             print(f"  {label}: {regex_throughput(arguments.mb, labels=(label,))}")
