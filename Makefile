@@ -44,7 +44,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy annotator pseudonymizer
+	$(BIN)/mypy annotator pseudonymizer bench
 
 bench: install
 	DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/import_bench.py

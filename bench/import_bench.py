@@ -78,6 +78,11 @@ def write_corpus(path: Path, count: int, seed: int) -> int:
     return spans
 
 
+def _setting(value: object) -> str | None:
+    """A connection setting from Django's DATABASES form, None when empty."""
+    return str(value) if value else None
+
+
 def reset_database(url: str) -> None:
     import psycopg
 
@@ -88,10 +93,10 @@ def reset_database(url: str) -> None:
         return
     name = config["NAME"]
     with psycopg.connect(
-        host=config["HOST"] or None,
-        port=config["PORT"] or None,
-        user=config["USER"] or None,
-        password=config["PASSWORD"] or None,
+        host=_setting(config["HOST"]),
+        port=_setting(config["PORT"]),
+        user=_setting(config["USER"]),
+        password=_setting(config["PASSWORD"]),
         dbname="postgres",
         autocommit=True,
     ) as conn:
