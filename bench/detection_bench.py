@@ -8,9 +8,10 @@ prints token-level masking recall and precision, the way TAB measures it:
 - recall = share of gold tokens masked by some predicted span, per annotator, then averaged;
 - precision = share of masked tokens that lie inside any annotator's gold mention.
 
-    python bench/detection_bench.py echr_dev.json [more.json ...] [--limit 50] [--model PACKAGE]
+    python bench/detection_bench.py [echr_test.json ...] [--limit 50] [--model PACKAGE]
 
-The data is not shipped with Cloak (get echr_test.json from the TAB repository).
+Without a path it reads the TAB excerpt shipped in `tests/data/tab/` (25 test documents; see
+its NOTICE.md); the full `echr_test.json` or `echr_dev.json` of the TAB repository work too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +37,7 @@ from pseudonymizer.recognizers.profiles import (  # noqa: E402
 from pseudonymizer.spans import Span  # noqa: E402
 
 GOLD_TYPES = {"DIRECT", "QUASI"}
+SAMPLE = ROOT / "tests" / "data" / "tab" / "echr_test_sample.json"
 
 Profile = Callable[[list[str]], list[list[Span]]]
 
@@ -78,9 +81,19 @@ def profiles(batch_size: int, models: Sequence[str]) -> dict[str, Profile]:
     return found
 
 
-def score(
-    documents: Sequence[dict[str, object]], predictions: list[list[Span]]
-) -> tuple[float, float, int, int, int]:
+@dataclass(frozen=True)
+class TabScore:
+    """Token masking the TAB way: recall averaged over annotators, precision against the
+    union of every annotator's mentions to mask."""
+
+    recall: float
+    precision: float
+    gold_tokens: int
+    masked_tokens: int
+    annotators: int
+
+
+def score(documents: Sequence[dict[str, object]], predictions: list[list[Span]]) -> TabScore:
     texts = [str(d["text"]) for d in documents]
     golds = [gold_by_annotator(d) for d in documents]
     annotators = sorted({a for g in golds for a in g})
@@ -95,18 +108,18 @@ def score(
         recalls.append(masking.recall)
     union = [[s for spans in g.values() for s in spans] for g in golds]
     overall = token_masking(union, predictions, texts)
-    return (
-        sum(recalls) / len(recalls),
-        overall.precision,
-        overall.gold_tokens,
-        overall.masked_tokens,
-        len(annotators),
+    return TabScore(
+        recall=sum(recalls) / len(recalls),
+        precision=overall.precision,
+        gold_tokens=overall.gold_tokens,
+        masked_tokens=overall.masked_tokens,
+        annotators=len(annotators),
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", type=Path, nargs="+", metavar="path")
+    parser.add_argument("paths", type=Path, nargs="*", metavar="path", default=[SAMPLE])
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument(
@@ -126,11 +139,12 @@ def main() -> None:
         started = time.perf_counter()
         predictions = profile(texts)
         seconds = time.perf_counter() - started
-        recall, precision, gold, masked, annotators = score(documents, predictions)
-        shown = f"{precision:6.1%}" if masked else "   n/a"
+        result = score(documents, predictions)
+        shown = f"{result.precision:6.1%}" if result.masked_tokens else "   n/a"
         print(
-            f"{name:<48} recall {recall:6.1%}  precision {shown}  ({gold} gold tokens, "
-            f"{masked} masked, {annotators} annotators, {seconds:.1f} s)"
+            f"{name:<48} recall {result.recall:6.1%}  precision {shown}  "
+            f"({result.gold_tokens} gold tokens, {result.masked_tokens} masked, "
+            f"{result.annotators} annotators, {seconds:.1f} s)"
         )
 
 
