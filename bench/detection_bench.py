@@ -59,7 +59,7 @@ def gold_by_annotator(document: dict[str, object]) -> dict[str, list[Span]]:
 
 
 def profiles(batch_size: int, models: Sequence[str]) -> dict[str, Profile]:
-    """Detector profiles by name: the engine's `default` and `recall` profiles (see
+    """Detector profiles by name: the engine's detection profiles (see
     `pseudonymizer.recognizers.profiles`) without NER, then with each spaCy model."""
     from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
 
@@ -68,8 +68,7 @@ def profiles(batch_size: int, models: Sequence[str]) -> dict[str, Profile]:
 
     found = {
         "regex only": run(RegexRecognizer()),
-        "default patterns, no NER": run(*pattern_recognizers("default")),
-        "recall patterns, no NER": run(*pattern_recognizers("recall")),
+        **{f"{p} patterns, no NER": run(*pattern_recognizers(p)) for p in PROFILES},
     }
     for model in models:
         package = model.removeprefix("spacy:")

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 from pseudonymizer.evaluation import leak_check, span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.recognizers.profiles import PROFILES
+from pseudonymizer.recognizers.profiles import DEFAULT_PROFILE, PROFILES
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy, default_entity, render
 
@@ -182,7 +182,7 @@ class Detector:
     no_ner: bool
     aliases: list[tuple[str, str]] = field(default_factory=list)
     fail_on_error: bool = False
-    profile: str = "default"
+    profile: str = DEFAULT_PROFILE
     _by_language: dict[str, list[Recognizer]] = field(default_factory=dict)
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
@@ -550,9 +550,10 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--profile",
             choices=PROFILES,
-            default="default",
-            help="detection profile: default, or recall (amounts and every NER entity type "
-            "too, for court decisions)",
+            default=DEFAULT_PROFILE,
+            help=f"detection profile (default {DEFAULT_PROFILE}): recall proposes amounts, "
+            "occupations, lone initials, untagged capitalised words and every NER entity "
+            "type; precise leaves them out",
         )
         command.add_argument(
             "--batch-size",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
-from pseudonymizer.spans import Span, resolve_overlaps
+from pseudonymizer.spans import Span, resolve_overlaps, select_non_overlapping
 
 
 class RecognizerError(RuntimeError):
@@ -67,24 +68,80 @@ def recognize_all(
 ) -> Recognition:
     """Run every recognizer over `texts` and merge their spans with `resolve_overlaps`.
 
+    A recognizer whose `fallback` attribute is true (a guess such as "a capitalised word")
+    runs after the others have been merged, and only the parts of its spans that nothing
+    found covers are added: it fills gaps, it never overrides a model's or a pattern's label.
+
     A recognizer that raises `RecognizerError` is recorded in `errors` and the others still
     run, so regular expressions and known entities are proposed when the NER model is
     missing. Any other exception is a bug and propagates.
     """
     texts = list(texts)
+    ordered = list(recognizers)
     found: list[list[Span]] = [[] for _ in texts]
     errors: dict[str, str] = {}
-    for recognizer in recognizers:
-        try:
-            result = recognizer.recognize(texts, language)
-        except RecognizerError as error:
-            errors[recognizer.name] = str(error) or type(error).__name__
-            continue
-        if len(result) != len(texts):
-            raise ValueError(
-                f"recognizer {recognizer.name!r} returned {len(result)} results "
-                f"for {len(texts)} texts"
-            )
-        for bucket, spans in zip(found, result, strict=True):
+    for recognizer in (r for r in ordered if not getattr(r, "fallback", False)):
+        for bucket, spans in zip(found, _run(recognizer, texts, language, errors), strict=True):
             bucket.extend(spans)
-    return Recognition(spans=[resolve_overlaps(spans) for spans in found], errors=errors)
+    merged = [resolve_overlaps(spans) for spans in found]
+    for recognizer in (r for r in ordered if getattr(r, "fallback", False)):
+        guesses = _run(recognizer, texts, language, errors)
+        merged = [
+            select_non_overlapping(
+                [piece for span in spans for piece in _gaps(text, span, kept, starts)],
+                _longer_first,
+                keep=kept,
+            )
+            for text, kept, spans in zip(texts, merged, guesses, strict=True)
+            for starts in [[k.start for k in kept]]
+        ]
+    return Recognition(spans=merged, errors=errors)
+
+
+def _gaps(text: str, span: Span, kept: list[Span], starts: list[int]) -> list[Span]:
+    """The parts of `span` that no `kept` span covers, trimmed to word characters:
+    "Stoke-on-Trent Crown Court" around a kept "Crown Court" leaves "Stoke-on-Trent"."""
+    pieces = [(span.start, span.end)]
+    # `kept` is sorted by start (`starts`): those that may overlap start before `span` ends,
+    # and, since they do not overlap one another, end after it starts from some index on.
+    last = bisect.bisect_left(starts, span.end)
+    first = max(0, bisect.bisect_left(starts, span.start) - 1)
+    for other in kept[first:last]:
+        if other.end <= span.start:
+            continue
+        pieces = [
+            part
+            for start, end in pieces
+            for part in ((start, min(end, other.start)), (max(start, other.end), end))
+            if part[0] < part[1]
+        ]
+    result = []
+    for start, end in pieces:
+        while start < end and not text[start].isalnum():
+            start += 1
+        while end > start and not text[end - 1].isalnum():
+            end -= 1
+        if start < end:
+            result.append(replace(span, start=start, end=end))
+    return result
+
+
+def _longer_first(span: Span) -> tuple[int, int]:
+    """Among a fallback's own overlapping guesses, the longer wins, then the earlier."""
+    return (span.start - span.end, span.start)
+
+
+def _run(
+    recognizer: Recognizer, texts: list[str], language: str, errors: dict[str, str]
+) -> list[list[Span]]:
+    """The recognizer's spans per text; no spans (and an entry in `errors`) when it fails."""
+    try:
+        result = recognizer.recognize(texts, language)
+    except RecognizerError as error:
+        errors[recognizer.name] = str(error) or type(error).__name__
+        return [[] for _ in texts]
+    if len(result) != len(texts):
+        raise ValueError(
+            f"recognizer {recognizer.name!r} returned {len(result)} results for {len(texts)} texts"
+        )
+    return result

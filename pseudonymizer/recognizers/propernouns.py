@@ -4,7 +4,8 @@ Small NER models miss rare place names, firms and acronyms, and what they miss i
 what identifies. In Latin-script text a capitalised word in the middle of a sentence is a
 name more often than not, so the `recall` profile proposes every run of capitalised words
 that is not at the start of a sentence, as MISC with a low score, for the annotator to
-accept or reject. Left out:
+accept or reject. It is a fallback (see `recognize_all`): what NER or a pattern found in
+the same place keeps its own label. Left out:
 
 - runs made only of words that capitalise without naming anyone: function words, titles,
   days and months, and the vocabulary of institutions and procedure ("the Court of
@@ -86,6 +87,7 @@ class ProperNounRecognizer(PatternRecognizer):
     """Proposes MISC for capitalised words inside a sentence (source "regex", score 0.3)."""
 
     name = "proper-nouns"
+    fallback = True  # a guess: only where no other recognizer found anything
 
     def recognize_one(self, text: str) -> list[Span]:
         words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]

@@ -83,15 +83,15 @@ def test_detect_writes_the_spans_found_with_score_and_source(tmp_path: Path) -> 
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
 
 
-def test_the_recall_profile_also_proposes_amounts() -> None:
+def test_the_recall_profile_is_the_default_and_precise_proposes_less() -> None:
     text = "Mr K. (no. 43185/98) was awarded EUR 3,000."
     default = cloak("detect", "-", "--lang", "en", "--no-ner", stdin=text)
-    recall = cloak("detect", "-", "--lang", "en", "--no-ner", "--profile", "recall", stdin=text)
+    precise = cloak("detect", "-", "--lang", "en", "--no-ner", "--profile", "precise", stdin=text)
     unknown = cloak("detect", "-", "--no-ner", "--profile", "everything", stdin=text)
 
-    assert default.returncode == recall.returncode == 0, default.stderr + recall.stderr
-    assert span_texts(records(default.stdout)[0]) == [("PER", "Mr K."), ("ID", "43185/98")]
-    assert span_texts(records(recall.stdout)[0]) == [
+    assert default.returncode == precise.returncode == 0, default.stderr + precise.stderr
+    assert span_texts(records(precise.stdout)[0]) == [("PER", "Mr K."), ("ID", "43185/98")]
+    assert span_texts(records(default.stdout)[0]) == [
         ("PER", "Mr K."),
         ("ID", "43185/98"),
         ("MONEY", "EUR 3,000"),

@@ -50,11 +50,11 @@ def test_the_recall_profile_masks_95_percent_of_identifiers_at_60_percent_precis
     assert result.precision >= 0.60
 
 
-def test_the_default_profile_trades_recall_for_precision(
+def test_the_precise_profile_trades_recall_for_precision(
     documents: list[dict[str, object]],
 ) -> None:
-    default, recall = masking(documents, "default"), masking(documents, "recall")
+    precise, recall = masking(documents, "precise"), masking(documents, "recall")
 
-    assert default.recall < recall.recall
-    assert default.precision > recall.precision
-    assert default.recall >= 0.85
+    assert precise.recall < recall.recall
+    assert precise.precision > recall.precision
+    assert precise.recall >= 0.85

@@ -87,3 +87,54 @@ def test_other_exceptions_propagate() -> None:
 
 def test_no_texts_no_spans() -> None:
     assert recognize_all([], "en", [RegexRecognizer()]) == Recognition(spans=[], errors={})
+
+
+class _Guess:
+    name = "guess"
+    fallback = True
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [
+            [Span(0, 5, "MISC", 0.3, "regex"), Span(6, 11, "MISC", 0.3, "regex")] for _ in texts
+        ]
+
+
+class _Model:
+    name = "model"
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [[Span(0, 5, "LOC", None, "ner")] for _ in texts]
+
+
+def test_a_fallback_only_fills_the_gaps_the_others_left() -> None:
+    # The model's unscored LOC would lose a tie to the guess's scored MISC in resolve_overlaps;
+    # a fallback runs after the merge and never replaces what was found.
+    result = recognize_all(["Paris Lyons"], "fr", [_Guess(), _Model()])
+
+    assert result.spans == [[Span(0, 5, "LOC", None, "ner"), Span(6, 11, "MISC", 0.3, "regex")]]
+
+
+class _LongGuess:
+    name = "long-guess"
+    fallback = True
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [[Span(3, 29, "MISC", 0.3, "regex")] for _ in texts]
+
+
+class _Court:
+    name = "court"
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [[Span(18, 29, "ORG", None, "ner")] for _ in texts]
+
+
+def test_a_fallback_adds_the_part_of_a_guess_nothing_covers() -> None:
+    text = "at Stoke-on-Trent Crown Court."
+
+    [spans] = recognize_all([text], "en", [_LongGuess(), _Court()]).spans
+
+    assert [(span.surface(text), span.label) for span in spans] == [
+        ("Stoke-on-Trent", "MISC"),
+        ("Crown Court", "ORG"),
+    ]

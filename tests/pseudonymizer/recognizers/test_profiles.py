@@ -4,7 +4,12 @@ import pytest
 
 from pseudonymizer.recognizers import recognize_all
 from pseudonymizer.recognizers.ner import NUMERIC_LABELS
-from pseudonymizer.recognizers.profiles import PROFILES, ner_drop_labels, pattern_recognizers
+from pseudonymizer.recognizers.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    ner_drop_labels,
+    pattern_recognizers,
+)
 
 TEXT = (
     "Mr K. (application no. 43185/98) was held in Edirne F-type Prison from 1 May 2001 and "
@@ -17,7 +22,7 @@ def labels(profile: str) -> list[tuple[str, str]]:
     return [(span.surface(TEXT), span.label) for span in spans]
 
 
-DEFAULT = [
+PRECISE = [
     ("Mr K.", "PER"),
     ("43185/98", "ID"),
     ("Edirne F-type Prison", "ORG"),
@@ -25,23 +30,28 @@ DEFAULT = [
 ]
 
 
-def test_the_default_profile_finds_people_references_facilities_and_dates() -> None:
-    assert labels("default") == DEFAULT
+def test_the_precise_profile_finds_people_references_facilities_and_dates() -> None:
+    assert labels("precise") == PRECISE
 
 
 def test_the_recall_profile_adds_amounts_occupations_initials_and_numeric_entities() -> None:
-    assert sorted(set(labels("recall")) - set(DEFAULT)) == [
+    assert sorted(set(labels("recall")) - set(PRECISE)) == [
         ("EUR 3,000", "MONEY"),
         ("W", "PER"),
         ("nurse", "PROFESSION"),
     ]
-    assert ner_drop_labels("default") >= NUMERIC_LABELS
+    assert ner_drop_labels("precise") >= NUMERIC_LABELS
     assert not NUMERIC_LABELS & ner_drop_labels("recall")
-    assert "LAW" in ner_drop_labels("default") & ner_drop_labels("recall")
+    assert "LAW" in ner_drop_labels("precise") & ner_drop_labels("recall")
+
+
+def test_recall_comes_first_by_default() -> None:
+    assert DEFAULT_PROFILE == "recall"
+    assert labels(DEFAULT_PROFILE) == labels("recall")
 
 
 @pytest.mark.parametrize("call", [pattern_recognizers, ner_drop_labels])
 def test_an_unknown_profile_is_refused_naming_the_profiles(call: object) -> None:
-    with pytest.raises(ValueError, match="default, recall"):
-        call("precise")  # type: ignore[operator]
-    assert PROFILES == ("default", "recall")
+    with pytest.raises(ValueError, match="recall, precise"):
+        call("everything")  # type: ignore[operator]
+    assert PROFILES == ("recall", "precise")
