@@ -37,7 +37,12 @@ from typing import TYPE_CHECKING, Literal, TextIO
 from pseudonymizer.evaluation import leak_check, span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.recognizers.profiles import DEFAULT_PROFILE, PROFILES
+from pseudonymizer.recognizers.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    ner_drop_labels,
+    pattern_recognizers,
+)
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy, default_entity, render
 
@@ -198,7 +203,6 @@ class Detector:
         """The profile's pattern recognizers, known entities (from the key table) and NER."""
         if language not in self._by_language:
             from pseudonymizer.recognizers import KnownEntityRecognizer
-            from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
 
             found = pattern_recognizers(self.profile)
             if self.aliases:

@@ -2,9 +2,8 @@
 
 What someone was awarded, fined or paid singles them out in a court decision, and NER
 models trained on news miss amounts written the way judgments write them (an ISO code
-before the number). Not part of the defaults: most corpora do not need amounts masked, so a
-project or a detection profile that does asks for `AmountRecognizer` (label MONEY, which a
-schema maps to MISC or OTHER, or to a MONEY label of its own).
+before the number). Part of the `recall` profile (the default), not of `precise`. Label
+MONEY, which a schema maps to MISC or OTHER, or to a MONEY label of its own.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
@@ -24,6 +25,13 @@ class Recognizer(Protocol):
 
 
 _SENTENCE_ENDS = frozenset('.!?:;“"(«')
+# A word as the pattern recognizers read it: a letter, then letters, digits, apostrophes and
+# hyphens ("Stoke-on-Trent", "O’Brien", "BNP’s").
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+# The possessive ending of a word ("Price’s", "Jones'"): not part of a name.
+POSSESSIVE = re.compile(r"['’]s?$")
+
+Word = tuple[int, int, str]
 
 
 class PatternRecognizer:
@@ -39,6 +47,11 @@ class PatternRecognizer:
     def recognize_one(self, text: str) -> list[Span]:
         """The spans of one text."""
         raise NotImplementedError
+
+    @staticmethod
+    def words(text: str) -> list[Word]:
+        """The (start, end, word) of every word of `text`, in order."""
+        return [(match.start(), match.end(), match.group()) for match in _WORD.finditer(text)]
 
     @staticmethod
     def starts_sentence(text: str, position: int) -> bool:

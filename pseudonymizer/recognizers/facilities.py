@@ -70,7 +70,6 @@ _FRENCH_COMPOUND = re.compile(
 )
 _LINKS = ("of the", "of", "de la", "de l'", "de l’", "des", "du", "de", "d'", "d’")
 
-_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 # A French elided article glued to the word: "l’Hôpital" is the word "Hôpital".
 _ELIDED = re.compile(r"[cdjlmnst]['’](?=[^\W\d_])", re.IGNORECASE)
 _MAX_NAME_WORDS = 4
@@ -91,12 +90,11 @@ class FacilityRecognizer(PatternRecognizer):
 
     def recognize_one(self, text: str) -> list[Span]:
         words = []
-        for match in _WORD.finditer(text):
-            start, word = match.start(), match.group()
+        for start, end, word in self.words(text):
             elided = _ELIDED.match(word)
             if elided:
                 start, word = start + elided.end(), word[elided.end() :]
-            words.append((start, match.end(), word))
+            words.append((start, end, word))
         spans: list[Span] = []
         index = 0
         while index < len(words):

@@ -12,8 +12,8 @@ proposed as PER unless it is plainly something else:
   "B12", "B 12");
 - a letter followed by a capitalised word (`TitleRecognizer` and NER take "K. Smith" whole).
 
-Part of the `recall` profile: in social-media text a lone letter is more often a grade, a
-brand ("X") or a reaction.
+Part of the `recall` profile (the default), not of `precise`: in social-media text a lone
+letter is as often a grade, a brand ("X") or a reaction, for the annotator to reject.
 """
 
 from __future__ import annotations

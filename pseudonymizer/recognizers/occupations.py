@@ -8,7 +8,7 @@ up to two lower-case words right before it in English ("medical secretary"). Onl
 
 Legal roles that every court decision names (lawyer, judge, prosecutor, agent, applicant) are
 not in the lexicon: they describe the proceedings, not the person. Part of the `recall`
-profile only.
+profile (the default), not of `precise`.
 """
 
 from __future__ import annotations

@@ -17,9 +17,7 @@ Scripts without capitals (Arabic) get nothing from this recognizer.
 
 from __future__ import annotations
 
-import re
-
-from pseudonymizer.recognizers.base import PatternRecognizer
+from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer
 from pseudonymizer.recognizers.titles import TITLES
 from pseudonymizer.spans import Span
 
@@ -75,12 +73,10 @@ STATUTES = frozenset(
      "bill", "statute"}
 )  # fmt: skip
 _TITLE_WORDS = frozenset(title.lower() for title in TITLES)
-_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
-_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def _key(word: str) -> str:
-    return _POSSESSIVE.sub("", word).lower()
+    return POSSESSIVE.sub("", word).lower()
 
 
 class ProperNounRecognizer(PatternRecognizer):
@@ -90,7 +86,7 @@ class ProperNounRecognizer(PatternRecognizer):
     fallback = True  # a guess: only where no other recognizer found anything
 
     def recognize_one(self, text: str) -> list[Span]:
-        words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+        words = self.words(text)
         spans: list[Span] = []
         index = 0
         while index < len(words):
@@ -116,7 +112,7 @@ class ProperNounRecognizer(PatternRecognizer):
                 while _key(run[0][2]) in COMMON or _key(run[0][2]) in _TITLE_WORDS:
                     run = run[1:]
                 end = run[-1][1]
-                possessive = _POSSESSIVE.search(run[-1][2])
+                possessive = POSSESSIVE.search(run[-1][2])
                 if possessive and possessive.start() > 0:
                     end = run[-1][0] + possessive.start()
                 spans.append(Span(run[0][0], end, LABEL, score=0.3, source=SOURCE))

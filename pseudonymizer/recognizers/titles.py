@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from pseudonymizer.recognizers.base import PatternRecognizer
+from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer
 from pseudonymizer.spans import Span
 
 TITLES = (
@@ -30,7 +30,6 @@ _TITLE = re.compile(
     r"(?<![\w.])(?:" + "|".join(sorted(TITLES, key=len, reverse=True)) + r")\.?(?=\s)"
 )
 _TITLE_WORDS = frozenset(TITLES) - {"M"}  # "M" is also an initial
-_POSSESSIVE = re.compile(r"['’]s?$")
 _WORD = re.compile(r"\s+([^\s,;:!?()\[\]{}\"“”«»]+)")
 _MAX_WORDS = 4
 
@@ -61,7 +60,7 @@ def _name_end(text: str, position: int) -> int:
             break
         if core in _TITLE_WORDS and words:  # "Mr B. Emmerson Professor A. Bradley": two people
             break
-        possessive = _POSSESSIVE.search(word)
+        possessive = POSSESSIVE.search(word)
         if possessive:  # "Mr Smith's car": the name ends before the 's
             if possessive.start() > 0:
                 end = match.start(1) + possessive.start()
