@@ -25,6 +25,7 @@ from annotator.models import (
     Project,
     Release,
     ReviewItem,
+    RunBatch,
     Span,
 )
 from annotator.services.audit import audit_record
@@ -172,8 +173,18 @@ class PreannotationRunAdmin(admin.ModelAdmin):
     )  # fmt: skip
     list_filter = ("status", "project", "language")
     raw_id_fields = ("created_by",)
-    readonly_fields = ("models_used", "error", "created_at", "started_at", "finished_at")
+    readonly_fields = (
+        "models_used", "error", "warnings", "created_at", "started_at", "finished_at",
+    )  # fmt: skip
     list_select_related = ("project", "created_by")
+
+
+@admin.register(RunBatch)
+class RunBatchAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Written by workers only; the admin shows where a run stands, batch by batch.
+    list_display = ("id", "run", "number", "language", "status", "attempts", "spans_created")
+    list_filter = ("status", "language")
+    raw_id_fields = ("run",)
 
 
 # --- Review ------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from pseudonymizer.strategies import Strategy
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision, Source
+
 
 def new_project_secret() -> str:
     return secrets.token_urlsafe(32)
@@ -24,25 +27,17 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
 
 
-class SpanSource(models.TextChoices):
-    REGEX = "regex", "Regular expression"
-    NER = "ner", "NER model"
-    KNOWN = "known", "Known entity"
-    IMPORT = "import", "Imported"
-    HUMAN = "human", "Human"
+# The engine owns the vocabulary; the models take their choices from it.
+SpanSource = Source
+SOURCE_CHOICES = [(source.value, source.label) for source in Source]
+DECISION_CHOICES = [(decision.value, decision.label) for decision in Decision]
+STRATEGY_CHOICES = [(strategy.value, strategy.label) for strategy in Strategy]
 
 
 class SpanStatus(models.TextChoices):
     PROPOSED = "proposed", "Proposed"
     ACCEPTED = "accepted", "Accepted"
     REJECTED = "rejected", "Rejected"
-
-
-class Decision(models.TextChoices):
-    PSEUDONYMIZE = "pseudonymize", "Pseudonymize"
-    KEEP = "keep", "Keep"
-    INVALIDATE = "invalidate", "Invalidate"
-    DELETE = "delete", "Delete"
 
 
 class ProjectQuerySet(models.QuerySet["Project"]):
@@ -108,7 +103,7 @@ class DocumentStatus(models.TextChoices):
     NEW = "new", "New"
     PREANNOTATED = "preannotated", "Pre-annotated"
     IN_PROGRESS = "in_progress", "In progress"
-    ANNOTATED = "annotated", "Annotated"
+    DONE = "done", "Done"
     REVIEWED = "reviewed", "Reviewed"
 
 
@@ -183,13 +178,13 @@ class Span(models.Model):
     start = models.PositiveIntegerField(help_text="Code point offset, inclusive")
     end = models.PositiveIntegerField(help_text="Code point offset, exclusive")
     label = models.CharField(max_length=64)
-    source = models.CharField(max_length=16, choices=SpanSource.choices)
+    source = models.CharField(max_length=16, choices=SOURCE_CHOICES)
     score = models.FloatField(null=True, blank=True)
     status = models.CharField(
         max_length=16, choices=SpanStatus.choices, default=SpanStatus.PROPOSED
     )
     decision = models.CharField(
-        max_length=16, choices=Decision.choices, default=Decision.PSEUDONYMIZE
+        max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
     )
     keep_reason = models.CharField(max_length=255, blank=True)
     # The entity of the correspondence table (annotator.keys.Entity) by id: that table may
@@ -208,6 +203,12 @@ class Span(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     decided_at = models.DateTimeField(null=True, blank=True)
+    # The last person to change the span, and when: a span a person has touched is never
+    # replaced by a pre-annotation run.
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
 
     objects = SpanQuerySet.as_manager()
 
@@ -286,15 +287,22 @@ class RunStatus(models.TextChoices):
 
 
 class PreannotationRun(models.Model):
+    """Recognizers run over a project's documents (one language or all), in batches."""
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
     language = models.CharField(max_length=16, blank=True, help_text="Blank: every language")
+    profile = models.CharField(max_length=16, default=DEFAULT_PROFILE)
     recognizers = models.JSONField(default=list, help_text='e.g. ["regex", "ner", "known"]')
+    # Language → NER model spec the run used ("" when the language has none).
     models_used = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     documents_total = models.PositiveIntegerField(default=0)
     documents_done = models.PositiveIntegerField(default=0)
     spans_created = models.PositiveIntegerField(default=0)
+    # Why the run failed, or what it went without ("the NER model for fr could not load").
     error = models.TextField(blank=True)
+    # Problems that did not stop the run: [{"language", "recognizer", "reason"}], deduplicated.
+    warnings = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -314,6 +322,44 @@ class PreannotationRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.project.slug}"
+
+
+class BatchStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class RunBatch(models.Model):
+    """Documents of one language that a run sends to a worker together, by id.
+
+    A batch is done once its spans are written, in the same transaction; a run resumes by
+    sending again the batches that are not done.
+    """
+
+    run = models.ForeignKey(PreannotationRun, on_delete=models.CASCADE, related_name="batches")
+    number = models.PositiveIntegerField()
+    language = models.CharField(max_length=16)
+    document_ids = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    spans_created = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "number"], name="runbatch_unique_number"),
+        ]
+        indexes = [models.Index(fields=["run", "status"], name="runbatch_run_status_idx")]
+
+    def __str__(self) -> str:
+        return f"batch {self.number} of run {self.run_id}"
 
 
 class ReviewKind(models.TextChoices):
@@ -340,6 +386,8 @@ class ReviewItem(models.Model):
         Span, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
     )
     entity_id = models.BigIntegerField(null=True, blank=True)
+    # What the item is about, without originals: the decisions or replacements in conflict.
+    detail = models.JSONField(default=dict, blank=True)
     raised_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -380,14 +428,6 @@ class Comment(models.Model):
         return f"comment #{self.pk} on review #{self.review_item_id}"
 
 
-class Strategy(models.TextChoices):
-    S0 = "S0", "S0 deletion"
-    S1 = "S1", "S1 uniform placeholder"
-    S2 = "S2", "S2 category placeholder"
-    S3 = "S3", "S3 unique placeholder per entity"
-    REALISTIC = "realistic", "Realistic pseudonyms"
-
-
 class ReleaseFormat(models.TextChoices):
     JSONL = "jsonl", "JSONL"
     CSV = "csv", "CSV"
@@ -407,7 +447,7 @@ class Release(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases")
     version = models.PositiveIntegerField()
-    strategy = models.CharField(max_length=16, choices=Strategy.choices)
+    strategy = models.CharField(max_length=16, choices=STRATEGY_CHOICES)
     format = models.CharField(max_length=8, choices=ReleaseFormat.choices)
     status = models.CharField(
         max_length=16, choices=ReleaseStatus.choices, default=ReleaseStatus.QUEUED

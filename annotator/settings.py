@@ -117,13 +117,15 @@ else:
     CELERY_BROKER_URL = "filesystem://"
     _queue_dir = VAR_DIR / "queue"
     # Kombu's folder transport does not create its folders; a worker would crash without them.
-    for _folder in ("out", "processed"):
+    for _folder in ("out", "processed", "control"):
         (_queue_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue_dir / "out"),
         "data_folder_out": str(_queue_dir / "out"),
         "processed_folder": str(_queue_dir / "processed"),
         "store_processed": False,
+        # Broadcast and pidbox exchanges: without this Kombu writes them to ./control.
+        "control_folder": str(_queue_dir / "control"),
     }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True

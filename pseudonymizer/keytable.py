@@ -22,6 +22,7 @@ from typing import Any
 
 from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, normalise, suggest
 from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
+from pseudonymizer.vocabulary import DECISIONS, REPLACED_DECISIONS, Decision
 
 __all__ = [
     "DECISIONS",
@@ -30,15 +31,14 @@ __all__ = [
     "KeyConflict",
     "KeyTable",
     "normalise",
+    "token_aliases",
 ]
 
-PSEUDONYMIZE = "pseudonymize"
-KEEP = "keep"
-INVALIDATE = "invalidate"
-DELETE = "delete"
-DECISIONS = (PSEUDONYMIZE, KEEP, INVALIDATE, DELETE)
-# Decisions whose replacement appears in a release, and so must be unique and never an original.
-_REPLACED = (PSEUDONYMIZE, INVALIDATE)
+PSEUDONYMIZE = Decision.PSEUDONYMIZE
+KEEP = Decision.KEEP
+INVALIDATE = Decision.INVALIDATE
+DELETE = Decision.DELETE
+_REPLACED = REPLACED_DECISIONS
 FORMAT_VERSION = 1
 
 
@@ -54,7 +54,7 @@ class Alias:
     language: str
     replacement: str
     entity: int
-    decision: str = PSEUDONYMIZE
+    decision: str = Decision.PSEUDONYMIZE.value
     label: str = "PER"
     parent: str | None = field(default=None, repr=False)
 
@@ -99,6 +99,30 @@ def _with_case_of(surface: str, replacement: str) -> str:
         for old, new in zip(surface_tokens, tokens, strict=True)
     ]
     return join_whitespace(cased, separators)
+
+
+def token_aliases(surface: str, replacement: str, label: str) -> list[tuple[str, str]]:
+    """The token-level aliases a pseudonymized person's name brings: ("Moshe", "Raj") and
+    ("Chaya", "Avrom") for "Moshe Chaya" → "Raj Avrom".
+
+    Only for people (a word of a place or an organisation, "Rue" or "Bank", is not a name on
+    its own), only when surface and replacement have as many words, and never for a word kept
+    as it is (a title) or with fewer than two letters (an initial, "K.", would match
+    everywhere). Each word comes once, in the surface's and the replacement's own spelling.
+    """
+    if kind_of(label) is not Kind.PERSON:
+        return []
+    words, _ = split_whitespace(surface.strip())
+    pieces, _ = split_whitespace(replacement.strip())
+    if len(words) < 2 or len(words) != len(pieces):
+        return []
+    found: dict[str, tuple[str, str]] = {}
+    for word, piece in zip(words, pieces, strict=True):
+        key = normalise(word)
+        if sum(char.isalnum() for char in key) < 2 or key == normalise(piece) or key in found:
+            continue
+        found[key] = (word, piece)
+    return list(found.values())
 
 
 @dataclass

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from pseudonymizer.spans import Span
+from pseudonymizer.vocabulary import DECISIONS, Decision
 
-KEEP = "keep"
-INVALIDATE = "invalidate"
-DELETE = "delete"
-PSEUDONYMIZE = "pseudonymize"
-DECISIONS = frozenset({KEEP, INVALIDATE, DELETE, PSEUDONYMIZE})
+KEEP = Decision.KEEP
+INVALIDATE = Decision.INVALIDATE
+DELETE = Decision.DELETE
+PSEUDONYMIZE = Decision.PSEUDONYMIZE
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -35,6 +35,19 @@ class Strategy(StrEnum):
     S2 = "S2"  # the label
     S3 = "S3"  # the label and a number per entity
     REALISTIC = "realistic"  # the entity's pseudonym
+
+    @property
+    def label(self) -> str:
+        return _STRATEGY_LABELS[self]
+
+
+_STRATEGY_LABELS = {
+    Strategy.S0: "S0 deletion",
+    Strategy.S1: "S1 uniform placeholder",
+    Strategy.S2: "S2 category placeholder",
+    Strategy.S3: "S3 unique placeholder per entity",
+    Strategy.REALISTIC: "Realistic pseudonyms",
+}
 
 
 @dataclass(frozen=True)

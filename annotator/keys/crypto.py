@@ -10,11 +10,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import unicodedata
 from functools import cache
 
 from cryptography.fernet import Fernet
 from django.conf import settings
+
+from pseudonymizer.pseudonyms.determinism import normalise
 
 
 def _derive(purpose: bytes) -> bytes:
@@ -36,9 +37,8 @@ def decrypt(token: bytes | memoryview) -> str:
     return _fernet(settings.CLOAK_KEYS_SECRET).decrypt(bytes(token)).decode("utf-8")
 
 
-def normalise_surface(surface: str) -> str:
-    """The form two surfaces share when they are the same alias: NFC, casefolded, spaces folded."""
-    return " ".join(unicodedata.normalize("NFC", surface).casefold().split())
+# The engine's rule for when two surfaces are one alias: NFC, casefolded, spaces folded.
+normalise_surface = normalise
 
 
 def surface_digest(project_secret: str, surface: str) -> str:

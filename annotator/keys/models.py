@@ -17,6 +17,8 @@ class Entity(models.Model):
     label = models.CharField(max_length=64)
     decision = models.CharField(max_length=16, default="pseudonymize")
     keep_reason = models.CharField(max_length=255, blank=True)
+    # Optimistic concurrency for the lead's edits (API conventions: a stale version gets 409).
+    version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -47,9 +49,19 @@ class Alias(models.Model):
     original_encrypted = models.BinaryField()
     original_digest = models.CharField(max_length=64)
     replacement = models.CharField(max_length=500, blank=True)
+    # The replacement as aliases are compared (the engine's `normalise`): "Raj Avrom" and
+    # "RAJ AVROM" are one pseudonym, and two surfaces may not share it.
+    replacement_key = models.CharField(max_length=500, blank=True)
     # A token-level alias ("Moshe" from "Moshe Chaya") points at the alias it was cut from.
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="token_aliases"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -62,8 +74,8 @@ class Alias(models.Model):
             ),
             # Two surfaces never share a pseudonym: that would merge two people on release.
             models.UniqueConstraint(
-                fields=["project", "replacement"],
-                condition=~Q(replacement=""),
+                fields=["project", "replacement_key"],
+                condition=~Q(replacement_key=""),
                 name="alias_unique_replacement",
             ),
         ]
@@ -80,3 +92,7 @@ class Alias(models.Model):
     def set_original(self, surface: str, project_secret: str) -> None:
         self.original_encrypted = crypto.encrypt(surface)
         self.original_digest = crypto.surface_digest(project_secret, surface)
+
+    def set_replacement(self, replacement: str) -> None:
+        self.replacement = replacement
+        self.replacement_key = crypto.normalise_surface(replacement)

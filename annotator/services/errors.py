@@ -13,5 +13,13 @@ class ConflictError(DomainError):
     """A concurrent edit: the row moved since the caller read it."""
 
 
+class StaleVersion(ConflictError):
+    """A write named a version the row has left; `current` is the row as it is now."""
+
+    def __init__(self, message: str, current: object) -> None:
+        super().__init__(message)
+        self.current = current
+
+
 class ImportRefused(DomainError):
     """A file refused whole; nothing of it was written."""

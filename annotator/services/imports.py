@@ -166,7 +166,7 @@ class _PostgresCopyWriter(_Writer):
     SPAN_COLUMNS = (
         "document_id", "start", "end", "label", "source", "score", "status", "decision",
         "keep_reason", "entity_id", "run_id", "version", "created_by_id", "created_at",
-        "decided_by_id", "decided_at",
+        "decided_by_id", "decided_at", "updated_by_id", "updated_at",
     )  # fmt: skip
 
     def __init__(self, project: Project, job: ImportJob | None) -> None:
@@ -229,6 +229,8 @@ class _PostgresCopyWriter(_Writer):
                                 self.now,
                                 None,
                                 None,
+                                None,
+                                self.now,
                             )  # fmt: skip
                         )
                         count += 1

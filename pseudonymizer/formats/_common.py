@@ -15,9 +15,9 @@ from typing import BinaryIO, TypeGuard
 
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
 from pseudonymizer.spans import Span
+from pseudonymizer.vocabulary import DECISIONS
 
 BOM = b"\xef\xbb\xbf"
-DECISIONS = frozenset({"pseudonymize", "keep", "invalidate", "delete"})
 CHUNK_SIZE = 1 << 16
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def normalise(surface: str) -> str:
     """The form two surfaces share when they are the same alias: NFC, casefolded, spaces folded.
 
-    The same rule as `annotator.keys.crypto.normalise_surface` (a test holds them together).
+    The correspondence table's digests (`annotator.keys.crypto`) are taken of this form.
     """
     return " ".join(unicodedata.normalize("NFC", surface).casefold().split())
 

@@ -26,9 +26,9 @@ from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
 from pseudonymizer.recognizers.regex import RegexRecognizer
 from pseudonymizer.recognizers.titles import TitleRecognizer
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 
-PROFILES: tuple[str, ...] = ("recall", "precise")
-DEFAULT_PROFILE = "recall"
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "ner_drop_labels", "pattern_recognizers"]
 
 
 def _check(profile: str) -> None:

@@ -282,3 +282,23 @@ def test_an_alias_repr_never_shows_the_original() -> None:
 @given(st.text(max_size=30))
 def test_normalise_is_the_same_rule_as_the_key_store_s(surface: str) -> None:
     assert normalise(surface) == normalise_surface(surface)
+
+
+def test_token_aliases_pair_the_words_of_a_persons_name() -> None:
+    from pseudonymizer.keytable import token_aliases
+
+    assert token_aliases("Moshe Chaya", "Raj Avrom", "PER") == [
+        ("Moshe", "Raj"),
+        ("Chaya", "Avrom"),
+    ]
+    assert token_aliases("موشيه حايا", "راج أفروم", "PER") == [("موشيه", "راج"), ("حايا", "أفروم")]
+
+
+def test_token_aliases_leave_out_titles_initials_places_and_uneven_names() -> None:
+    from pseudonymizer.keytable import token_aliases
+
+    assert token_aliases("Mr Moshe", "Mr Raj", "PER") == [("Moshe", "Raj")]
+    assert token_aliases("K. Chaya", "L. Avrom", "PER") == [("Chaya", "Avrom")]
+    assert token_aliases("Moshe", "Raj", "PER") == []
+    assert token_aliases("Moshe Chaya", "Raj", "PER") == []
+    assert token_aliases("Rue Metayer", "Rue Couturier", "ADDRESS") == []

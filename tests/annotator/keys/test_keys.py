@@ -13,8 +13,9 @@ from tests.factories import ProjectFactory
 
 
 def alias(entity: Entity, surface: str, replacement: str, language: str = "en") -> Alias:
-    row = Alias(entity=entity, project=entity.project, language=language, replacement=replacement)
+    row = Alias(entity=entity, project=entity.project, language=language)
     row.set_original(surface, entity.project.secret)
+    row.set_replacement(replacement)
     row.save()
     return row
 
