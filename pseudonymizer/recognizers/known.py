@@ -113,6 +113,58 @@ def normalize_alias(surface: str) -> str:
     return normalize(surface)[0].strip()
 
 
+# Characters whose matching form is one character: the reverse of `_normalize_char`, for the
+# scripts Cloak's users write in (Latin, Greek, Cyrillic, Arabic and its presentation forms).
+_SEARCH_RANGES = ((0x0020, 0x058F), (0x0600, 0x06FF), (0x1E00, 0x1FFF), (0x2010, 0x2019),
+                  (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))  # fmt: skip
+_MARKS_CLASS = "".join(
+    f"\\u{low:04x}-\\u{high:04x}" if low != high else f"\\u{low:04x}"
+    for low, high in _DROPPED_RANGES
+)
+
+
+@lru_cache(maxsize=1)
+def _variants() -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for low, high in _SEARCH_RANGES:
+        for code in range(low, high + 1):
+            char = chr(code)
+            piece = _normalize_char(char)
+            if len(piece) == 1 and not char.isspace():
+                found.setdefault(piece, {piece}).add(char)
+    return {key: frozenset(chars) for key, chars in found.items()}
+
+
+def _class_member(char: str) -> str:
+    return char if char.isalnum() else "\\" + char if char.isascii() else char
+
+
+def search_pattern(surface: str) -> str | None:
+    """A regular expression (for PostgreSQL's `~` and Python's `re` alike) that every text in
+    which `KnownEntityRecognizer` would find `surface` matches: each letter as any character
+    of the same matching form (case, accents, Arabic letter variants), marks and tatweel
+    allowed between letters, any white space between words. A cheap filter before the exact
+    matcher; None for a surface too short to be matched at all.
+
+    Characters that fold to two ("ß" → "ss") are searched as their folded form only.
+    """
+    key = normalize_alias(surface)
+    if len(key) < 2:
+        return None
+    if key.startswith(_ARTICLE) and len(key) > 3 and _is_arabic_letter(key[2]):
+        key = key[1:]  # "للقاهرة" holds "القاهرة" with its alef elided: search from the lam
+    variants = _variants()
+    marks = f"[{_MARKS_CLASS}]*".replace("\\\\", "\\")
+    parts = []
+    for char in key:
+        if char == " ":
+            parts.append("\\s+")
+            continue
+        members = sorted(variants.get(char, frozenset({char})))
+        parts.append("[" + "".join(_class_member(member) for member in members) + "]")
+    return marks.join(parts)
+
+
 def _is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char)[0] == "M"
 

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 
 from pseudonymizer.recognizers import KnownEntityRecognizer
-from pseudonymizer.recognizers.known import normalize
+from pseudonymizer.recognizers.known import normalize, search_pattern
 from pseudonymizer.spans import Span
 
 
@@ -211,3 +212,32 @@ def test_thousands_of_aliases_cost_one_scan_per_text() -> None:
             picked[2 * index],
             picked[2 * index + 1].upper(),
         ]
+
+
+@pytest.mark.parametrize(
+    ("alias", "text"),
+    [
+        ("Jose", "Hello JOSÉ and"),
+        ("Jose", "Jose\u0301 again"),
+        ("José", "jose here"),
+        ("Moshe Chaya", "MOSHE\n  Chaya"),
+        ("O'Brien", "o’brien said"),
+        ("لندن", "وصل ولندن"),
+        ("القاهرة", "سافر للقاهرة"),
+        ("أحمد", "قال احمد"),
+        ("موشيه", "قال مُوشيه"),
+    ],
+)
+def test_the_search_pattern_matches_every_text_the_matcher_finds_the_alias_in(
+    alias: str, text: str
+) -> None:
+    assert KnownEntityRecognizer([(alias, "PER")]).recognize_one(text)
+    pattern = search_pattern(alias)
+    assert pattern is not None and re.search(pattern, text)
+
+
+def test_the_search_pattern_leaves_out_other_words() -> None:
+    pattern = search_pattern("Moshe Chaya")
+    assert pattern is not None
+    assert not re.search(pattern, "Moshe Levi and Dana Chaya")
+    assert search_pattern("K") is None

@@ -1,0 +1,422 @@
+"""The correspondence table's narrow service: what the table holds for a surface, and the one
+way a choice gets into it.
+
+Everything that reads or writes `Entity` and `Alias` for the annotators goes through here.
+An annotator learns only the choice for a surface they are annotating (`surface_choices`);
+listing and searching the table is for leads and admins. Originals are encrypted at rest and
+looked up by keyed digest (`annotator.keys.crypto`), so the database never compares or
+returns a plaintext surface; nothing here logs one.
+
+Rules (the engine's, `pseudonymizer.keytable`): one surface, one decision and one replacement
+in a project; two surfaces never share a replacement; a replacement never equals an original.
+The first two are unique constraints on `Alias`, so concurrent choices for one surface end
+with one entity and one replacement whatever the timing: the loser gets `SurfaceConflict`
+with the winner's choice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from annotator.keys import crypto
+from annotator.keys.models import Alias, Entity
+from annotator.models import Project, Span
+from annotator.routers import keys_alias
+from annotator.services.errors import ConflictError, DomainError
+from pseudonymizer.keytable import token_aliases
+from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
+from pseudonymizer.pseudonyms.shape import script_of, word_keys
+from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+
+logger = logging.getLogger(__name__)
+
+SUGGESTIONS = 5
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the table holds for one surface: never the surface itself."""
+
+    entity_id: int
+    alias_id: int
+    decision: str
+    replacement: str
+    keep_reason: str
+    label: str
+    # True when this call recorded the choice (a new surface): its occurrences elsewhere are
+    # then proposed the same (propagation).
+    created: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "entity_id": self.entity_id,
+            "decision": self.decision,
+            "replacement": self.replacement,
+            "keep_reason": self.keep_reason,
+            "label": self.label,
+        }
+
+
+class SurfaceConflict(ConflictError):
+    """The surface already has another choice; `winner` is it."""
+
+    def __init__(self, message: str, winner: Choice) -> None:
+        super().__init__(message)
+        self.winner = winner
+
+
+class ReplacementRefused(DomainError):
+    """A replacement the table cannot take (used by another surface, or an original)."""
+
+
+def _choice(alias: Alias) -> Choice:
+    entity = alias.entity
+    return Choice(
+        entity_id=entity.pk,
+        alias_id=alias.pk,
+        decision=entity.decision,
+        replacement=alias.replacement,
+        keep_reason=entity.keep_reason,
+        label=entity.label,
+    )
+
+
+def _aliases(project: Project) -> Any:
+    return Alias.objects.using(keys_alias()).filter(project_id=project.pk)
+
+
+def surface_choice(project: Project, surface: str) -> Choice | None:
+    """The choice recorded for `surface` (compared as aliases are: case, NFC and spaces
+    ignored), or None."""
+    return surface_choices(project, [surface]).get(surface)
+
+
+def surface_choices(project: Project, surfaces: Iterable[str]) -> dict[str, Choice]:
+    """The recorded choice of each of `surfaces` that has one, in one query."""
+    by_digest: dict[str, list[str]] = {}
+    for surface in surfaces:
+        by_digest.setdefault(crypto.surface_digest(project.secret, surface), []).append(surface)
+    if not by_digest:
+        return {}
+    found: dict[str, Choice] = {}
+    rows = _aliases(project).filter(original_digest__in=list(by_digest)).select_related("entity")
+    for alias in rows:
+        for surface in by_digest[alias.original_digest]:
+            found[surface] = _choice(alias)
+    return found
+
+
+def known_surfaces(project: Project) -> list[tuple[str, str]]:
+    """Every decided surface of the project, all languages, as (surface, label): what the
+    known-entity recognizer proposes again in later documents. Decrypts the originals: for
+    the workers, never for a page."""
+    rows = _aliases(project).select_related("entity").only("original_encrypted", "entity__label")
+    return [(alias.original, alias.entity.label) for alias in rows.iterator(chunk_size=2000)]
+
+
+def alias_family(project: Project, alias_id: int) -> list[tuple[Alias, str]]:
+    """An alias and the token-level aliases cut from it, each with its original (for the
+    propagation task; never for a page)."""
+    rows = (
+        _aliases(project)
+        .filter(Q(pk=alias_id) | Q(parent_id=alias_id))
+        .select_related("entity")
+        .order_by("pk")
+    )
+    return [(alias, alias.original) for alias in rows]
+
+
+class _DigestSet(SurfaceSet):
+    """The project's originals as `suggest` asks about them, answered by keyed digest: the
+    table's originals never need to be decrypted to keep them out of a suggestion."""
+
+    def __init__(self, project: Project) -> None:
+        super().__init__()
+        self._secret = project.secret
+        self._digests = set(_aliases(project).values_list("original_digest", flat=True))
+
+    def __contains__(self, surface: object) -> bool:
+        return (
+            isinstance(surface, str)
+            and crypto.surface_digest(self._secret, surface) in self._digests
+        )
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())  # digests only: there is nothing to list
+
+    def contains_within(self, text: str) -> bool:
+        words = word_keys(crypto.normalise_surface(text))
+        for size in range(1, len(words) + 1):
+            for start in range(len(words) - size + 1):
+                if " ".join(words[start : start + size]) in self:
+                    return True
+        return False
+
+
+def _replacements_in_use(project: Project) -> SurfaceSet:
+    keys = _aliases(project).exclude(replacement_key="").values_list("replacement", flat=True)
+    return SurfaceSet(keys)
+
+
+def suggestions_for(
+    project: Project, surface: str, label: str, language: str, *, count: int = SUGGESTIONS
+) -> list[str]:
+    """Pseudonyms for `surface`, shape-preserving: the replacement already chosen for it
+    first, when there is one, then fresh ones that no surface uses and that equal no
+    original of the project."""
+    chosen = surface_choice(project, surface)
+    first = (
+        [chosen.replacement]
+        if chosen is not None and chosen.decision == Decision.PSEUDONYMIZE
+        else []
+    )
+    fresh = suggest(
+        surface,
+        label,
+        language,
+        project.secret,
+        count=count,
+        taken=_replacements_in_use(project),
+        forbidden=_DigestSet(project),
+    )
+    return [*first, *(s for s in fresh if s not in first)][:count]
+
+
+def _check_replacement(project: Project, surface: str, replacement: str) -> None:
+    key = crypto.normalise_surface(replacement)
+    if not key:
+        raise ReplacementRefused("a pseudonym cannot be empty")
+    if len(replacement) > Alias._meta.get_field("replacement").max_length:  # type: ignore[operator]
+        raise ReplacementRefused("this pseudonym is too long")
+    if key == crypto.normalise_surface(surface):
+        raise ReplacementRefused("a pseudonym cannot be the original itself")
+    if (
+        _aliases(project)
+        .filter(original_digest=crypto.surface_digest(project.secret, replacement))
+        .exists()
+    ):
+        raise ReplacementRefused("this pseudonym is an original of the project: choose another")
+    if _aliases(project).filter(replacement_key=key).exists():
+        raise ReplacementRefused("this pseudonym is already used for another surface")
+
+
+def _draw(project: Project, surface: str, label: str, language: str) -> str:
+    drawn = suggest(
+        surface,
+        label,
+        language,
+        project.secret,
+        count=1,
+        taken=_replacements_in_use(project),
+        forbidden=_DigestSet(project),
+    )
+    if not drawn:
+        raise DomainError("no pseudonym could be drawn for this surface: type one")
+    return drawn[0]
+
+
+def _same(choice: Choice, decision: str, replacement: str | None) -> bool:
+    if choice.decision != decision:
+        return False
+    if decision in REPLACED_DECISIONS and replacement:
+        return crypto.normalise_surface(choice.replacement) == crypto.normalise_surface(replacement)
+    return True
+
+
+def _conflict(choice: Choice) -> SurfaceConflict:
+    if choice.decision == Decision.PSEUDONYMIZE:
+        message = "this surface already has another pseudonym in the project"
+    else:
+        message = f"this surface is already decided in the project: {choice.decision}"
+    return SurfaceConflict(message, choice)
+
+
+def _owned_by(alias: Alias, actor: Any, project: Project, span_id: int | None) -> bool:
+    """Whether `actor` made this choice and nothing else relies on it yet: then it is theirs
+    to change (its token-level aliases go with it). Any other change of a recorded choice is
+    the lead's (review)."""
+    if actor is None or alias.created_by_id != getattr(actor, "pk", None):
+        return False
+    if alias.parent_id is not None:
+        return False  # a word cut from a longer name follows that name
+    others = Span.objects.filter(document__project=project, entity_id=alias.entity_id)
+    if span_id is not None:
+        others = others.exclude(pk=span_id)
+    return not others.exists()
+
+
+def surface_decide(
+    *,
+    project: Project,
+    surface: str,
+    language: str,
+    label: str,
+    decision: str,
+    replacement: str | None = None,
+    keep_reason: str = "",
+    actor: Any = None,
+    span_id: int | None = None,
+) -> Choice:
+    """Record `decision` for `surface`, or find it recorded; the surface's choice.
+
+    A new surface gets a new entity and alias (and, for a person pseudonymized, the
+    token-level aliases of its words that no other surface has). `replacement` is the
+    pseudonym the person picked; when None, the one already recorded, else the first
+    suggestion. A surface with another choice raises SurfaceConflict with it, unless the
+    choice is the caller's own and nothing else relies on it (`span_id` is the span being
+    decided): then it is changed.
+    """
+    if decision not in Decision.__members__.values():
+        raise DomainError(f"unknown decision {decision!r}")
+    if not crypto.normalise_surface(surface):
+        raise DomainError("an empty surface cannot be decided")
+    database = keys_alias()
+    digest = crypto.surface_digest(project.secret, surface)
+    with transaction.atomic(using=database):
+        existing = (
+            _aliases(project)
+            .select_for_update()
+            .select_related("entity")
+            .filter(original_digest=digest)
+            .first()
+        )
+        if existing is not None:
+            choice = _choice(existing)
+            if _same(choice, decision, replacement):
+                if keep_reason and keep_reason != choice.keep_reason:
+                    Entity.objects.using(database).filter(pk=choice.entity_id).update(
+                        keep_reason=keep_reason
+                    )
+                return _choice(
+                    Alias.objects.using(database).select_related("entity").get(pk=existing.pk)
+                )
+            if not _owned_by(existing, actor, project, span_id):
+                raise _conflict(choice)
+            entity_id = existing.entity_id
+            existing.delete()
+            Entity.objects.using(database).filter(pk=entity_id).delete()
+        return _create(
+            project=project,
+            surface=surface,
+            digest=digest,
+            language=language,
+            label=label,
+            decision=decision,
+            replacement=replacement,
+            keep_reason=keep_reason,
+            actor=actor,
+        )
+
+
+def _create(
+    *,
+    project: Project,
+    surface: str,
+    digest: str,
+    language: str,
+    label: str,
+    decision: str,
+    replacement: str | None,
+    keep_reason: str,
+    actor: Any,
+) -> Choice:
+    database = keys_alias()
+    if decision == Decision.PSEUDONYMIZE:
+        if replacement:
+            _check_replacement(project, surface, replacement)
+        else:
+            replacement = _draw(project, surface, label, language)
+    elif decision == Decision.INVALIDATE:
+        replacement = replacement or invalidate(surface, project.secret)
+        _check_replacement(project, surface, replacement)
+    else:
+        replacement = ""
+    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    try:
+        # A savepoint: when another choice for the surface (or its pseudonym) committed
+        # first, the entity made here goes too, and the winner is read back.
+        with transaction.atomic(using=database):
+            entity = Entity.objects.using(database).create(
+                project_id=project.pk,
+                label=label,
+                decision=decision,
+                keep_reason=keep_reason if decision == Decision.KEEP else "",
+                created_by=user,
+            )
+            alias = Alias(
+                entity=entity,
+                project_id=project.pk,
+                language=language,
+                script=_script(surface),
+                created_by=user,
+            )
+            alias.set_original(surface, project.secret)
+            alias.set_replacement(replacement)
+            alias.save(using=database)
+    except IntegrityError:
+        winner = _aliases(project).select_related("entity").filter(original_digest=digest).first()
+        if winner is None:
+            raise ReplacementRefused(
+                "this pseudonym was just taken for another surface: choose another"
+            ) from None
+        choice = _choice(winner)
+        if _same(choice, decision, replacement if decision != Decision.PSEUDONYMIZE else None):
+            return choice
+        raise _conflict(choice) from None
+    if decision == Decision.PSEUDONYMIZE:
+        _add_token_aliases(project, alias, surface, replacement, label, language, user)
+    logger.info("entity %s decided (%s) in %s", entity.pk, decision, project.slug)
+    return replace(_choice(alias), created=True)
+
+
+def _add_token_aliases(
+    project: Project,
+    parent: Alias,
+    surface: str,
+    replacement: str,
+    label: str,
+    language: str,
+    user: Any,
+) -> None:
+    """ "Moshe" → "Raj" beside "Moshe Chaya" → "Raj Avrom", where the word is free: a word
+    that already has its own choice, or a piece used by another surface, is left alone."""
+    database = keys_alias()
+    for word, piece in token_aliases(surface, replacement, label):
+        alias = Alias(
+            entity_id=parent.entity_id,
+            project_id=project.pk,
+            language=language,
+            script=_script(word),
+            parent=parent,
+            created_by=user,
+        )
+        alias.set_original(word, project.secret)
+        alias.set_replacement(piece)
+        taken = _aliases(project).filter(original_digest=alias.original_digest).exists() or (
+            _aliases(project).filter(replacement_key=alias.replacement_key).exists()
+        )
+        if taken or _is_original(project, piece):
+            continue
+        try:
+            with transaction.atomic(using=database):
+                alias.save(using=database)
+        except IntegrityError:
+            continue  # taken meanwhile: the word keeps the other choice
+
+
+def _is_original(project: Project, surface: str) -> bool:
+    digest = crypto.surface_digest(project.secret, surface)
+    return _aliases(project).filter(original_digest=digest).exists()
+
+
+def _script(surface: str) -> str:
+    return script_of(surface) or ""

@@ -1,0 +1,388 @@
+"""Every change a person makes to a span, and a document's status: one service for the pages,
+the API and the tests.
+
+Each write locks the document row, checks the span's `version` (a stale one raises
+`StaleVersion` with the span as it is now: never a silent overwrite), validates offsets and
+labels against the document and the project, records who and when, and moves the document's
+status along (new or pre-annotated → in progress on the first change; done only when no
+proposal is left). A span accepted with a decision goes through the correspondence table
+(`annotator.keys.services.surface_decide`), so one surface has one choice in the project; a
+choice new to the table is then proposed everywhere else it occurs (propagation, a task).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator import tasks
+from annotator.keys.services import Choice, surface_choices, surface_decide
+from annotator.models import (
+    Comment,
+    Document,
+    DocumentStatus,
+    ReviewItem,
+    ReviewKind,
+    ReviewStatus,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
+from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from pseudonymizer.vocabulary import Decision
+
+MAX_KEEP_REASON = 255
+MAX_COMMENT = 5000
+# Statuses a change to a span moves a document out of.
+_REOPENED = (DocumentStatus.NEW, DocumentStatus.PREANNOTATED, DocumentStatus.DONE)
+
+
+@dataclass(frozen=True)
+class SpanChange:
+    """What a person asks of a span; None leaves a field as it is.
+
+    Setting a decision or a replacement on a proposal accepts it. `flag` raises a review
+    item for the lead with that comment.
+    """
+
+    status: str | None = None
+    label: str | None = None
+    start: int | None = None
+    end: int | None = None
+    decision: str | None = None
+    keep_reason: str | None = None
+    replacement: str | None = None
+    flag: str | None = None
+
+
+def _user(actor: Any) -> Any:
+    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+
+
+def _locked_document(document: Document) -> Document:
+    """The document row, locked until the transaction ends: writes to one document queue."""
+    return Document.objects.select_for_update().select_related("project").get(pk=document.pk)
+
+
+def _locked_span(document: Document, span_id: int) -> Span:
+    span = Span.objects.select_for_update().filter(document=document, pk=span_id).first()
+    if span is None:
+        raise NotFoundError("No such span in this document.")
+    return span
+
+
+def _check_version(span: Span, version: int | None) -> None:
+    if version is None:
+        raise DomainError("give the span's version (the one you read) to change it")
+    if version != span.version:
+        raise StaleVersion(
+            f"the span changed since you read it (version {version}, now {span.version})",
+            span,
+        )
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+def _check_offsets(text: str, start: int, end: int) -> None:
+    if start < 0 or end > len(text) or start >= end:
+        raise DomainError(
+            f"offsets [{start}, {end}) are not a span of this document "
+            f"(0 ≤ start < end ≤ {len(text)}, in code points)"
+        )
+    if _is_mark(text[start]) or (end < len(text) and _is_mark(text[end])):
+        raise DomainError(
+            f"offsets [{start}, {end}) cut a character from its combining mark: "
+            "extend the span to the whole character"
+        )
+    if not text[start:end].strip():
+        raise DomainError(f"offsets [{start}, {end}) cover only white space")
+    if text[start].isspace() or text[end - 1].isspace():
+        raise DomainError(f"offsets [{start}, {end}) begin or end with white space")
+
+
+def _check_label(document: Document, label: str) -> None:
+    labels = document.project.labels
+    if label not in labels:
+        raise DomainError(f"unknown label {label!r}; the project's labels are {', '.join(labels)}")
+
+
+def _is_persons(span: Span) -> bool:
+    """A span a person has decided or added: nothing overrides it but that person's edit."""
+    return span.source == SpanSource.HUMAN or span.status == SpanStatus.ACCEPTED
+
+
+def _make_room(document: Document, start: int, end: int, actor: Any, keep: int | None) -> None:
+    """Refuse a span across another person's span; reject the proposals it overlaps (a
+    machine span that overlaps a person's is dropped)."""
+    overlapping = (
+        Span.objects.select_for_update()
+        .filter(document=document, start__lt=end, end__gt=start)
+        .exclude(status=SpanStatus.REJECTED)
+    )
+    if keep is not None:
+        overlapping = overlapping.exclude(pk=keep)
+    proposals = []
+    for other in overlapping:
+        if _is_persons(other):
+            raise DomainError(
+                f"[{start}, {end}) overlaps span {other.pk} [{other.start}, {other.end}), "
+                "which a person decided: change that span instead"
+            )
+        proposals.append(other.pk)
+    if proposals:
+        now = timezone.now()
+        Span.objects.filter(pk__in=proposals).update(
+            status=SpanStatus.REJECTED,
+            decided_by=actor,
+            decided_at=now,
+            updated_by=actor,
+            updated_at=now,
+            entity_id=None,
+        )
+
+
+def _touch_document(document: Document) -> None:
+    if document.status in _REOPENED:
+        Document.objects.filter(pk=document.pk).update(
+            status=DocumentStatus.IN_PROGRESS, updated_at=timezone.now()
+        )
+        document.status = DocumentStatus.IN_PROGRESS
+
+
+def _decide(span: Span, document: Document, actor: Any, replacement: str | None) -> Choice:
+    """Record the span's decision for its surface in the correspondence table."""
+    choice = surface_decide(
+        project=document.project,
+        surface=document.text[span.start : span.end],
+        language=document.language,
+        label=span.label,
+        decision=span.decision,
+        replacement=replacement,
+        keep_reason=span.keep_reason,
+        actor=actor,
+        span_id=span.pk,
+    )
+    span.entity_id = choice.entity_id
+    if choice.created:
+        project_id, alias_id = document.project_id, choice.alias_id
+        transaction.on_commit(lambda: tasks.propagate.delay(project_id, alias_id, span.pk))
+    return choice
+
+
+def _check_decision(decision: str, keep_reason: str) -> None:
+    if decision not in set(Decision):
+        raise DomainError(
+            f"unknown decision {decision!r}; decisions are {', '.join(d.value for d in Decision)}"
+        )
+    if len(keep_reason) > MAX_KEEP_REASON:
+        raise DomainError(f"a reason to keep is at most {MAX_KEEP_REASON} characters")
+    if decision == Decision.KEEP and not keep_reason.strip():
+        raise DomainError("say why the span is kept (keep_reason): a public figure, a media…")
+
+
+def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
+    comment = comment.strip()
+    if not comment:
+        raise DomainError("a flag needs a comment for the lead")
+    if len(comment) > MAX_COMMENT:
+        raise DomainError(f"a comment is at most {MAX_COMMENT} characters")
+    item = ReviewItem.objects.filter(
+        span=span, kind=ReviewKind.FLAG, status=ReviewStatus.OPEN
+    ).first()
+    if item is None:
+        item = ReviewItem.objects.create(
+            project=document.project,
+            kind=ReviewKind.FLAG,
+            document=document,
+            span=span,
+            entity_id=span.entity_id,
+            raised_by=actor,
+        )
+    Comment.objects.create(review_item=item, author=actor, body=comment)
+
+
+@transaction.atomic
+def span_create(
+    *,
+    document: Document,
+    actor: Any,
+    start: int,
+    end: int,
+    label: str,
+    decision: str = Decision.PSEUDONYMIZE,
+    keep_reason: str = "",
+    replacement: str | None = None,
+) -> Span:
+    """Add a span a person found (accepted, source `human`) and record its decision."""
+    document = _locked_document(document)
+    user = _user(actor)
+    _check_offsets(document.text, start, end)
+    _check_label(document, label)
+    _check_decision(decision, keep_reason)
+    _make_room(document, start, end, user, keep=None)
+    now = timezone.now()
+    span = Span(
+        document=document,
+        start=start,
+        end=end,
+        label=label,
+        source=SpanSource.HUMAN,
+        status=SpanStatus.ACCEPTED,
+        decision=decision,
+        keep_reason=keep_reason if decision == Decision.KEEP else "",
+        created_by=user,
+        decided_by=user,
+        decided_at=now,
+        updated_by=user,
+    )
+    span.save()
+    _decide(span, document, user, replacement)
+    span.save(update_fields=["entity_id"])
+    _touch_document(document)
+    return span
+
+
+@transaction.atomic
+def span_update(
+    *, document: Document, span_id: int, actor: Any, version: int | None, change: SpanChange
+) -> Span:
+    """Apply `change` to the span, or raise (DomainError, StaleVersion, NotFoundError)
+    having changed nothing."""
+    document = _locked_document(document)
+    span = _locked_span(document, span_id)
+    _check_version(span, version)
+    user = _user(actor)
+    now = timezone.now()
+    fields = {"version", "updated_by", "updated_at"}
+
+    status = change.status
+    if status is not None and status not in SpanStatus.values:
+        raise DomainError(f"unknown status {status!r}; statuses are {', '.join(SpanStatus)}")
+    deciding = change.decision is not None or change.replacement is not None
+    if status is None and deciding and span.status == SpanStatus.PROPOSED:
+        status = SpanStatus.ACCEPTED  # choosing what happens to a proposal accepts it
+    if status == SpanStatus.PROPOSED and span.status != SpanStatus.PROPOSED:
+        raise DomainError("a decided span cannot become a proposal again")
+    if status == SpanStatus.REJECTED and deciding:
+        raise DomainError("a rejected span takes no decision or replacement")
+
+    moved = change.start is not None or change.end is not None
+    if moved:
+        start = span.start if change.start is None else change.start
+        end = span.end if change.end is None else change.end
+        _check_offsets(document.text, start, end)
+        span.start, span.end = start, end
+        fields |= {"start", "end"}
+    if change.label is not None and change.label != span.label:
+        _check_label(document, change.label)
+        span.label = change.label
+        fields.add("label")
+    if change.decision is not None or change.keep_reason is not None:
+        decision = span.decision if change.decision is None else change.decision
+        keep_reason = span.keep_reason if change.keep_reason is None else change.keep_reason
+        _check_decision(decision, keep_reason)
+        span.decision = decision
+        span.keep_reason = keep_reason if decision == Decision.KEEP else ""
+        fields |= {"decision", "keep_reason"}
+    if status is not None and status != span.status:
+        span.status = status
+        span.decided_by, span.decided_at = user, now
+        fields |= {"status", "decided_by", "decided_at"}
+
+    final = span.status
+    if moved and final != SpanStatus.REJECTED:
+        _make_room(document, span.start, span.end, user, keep=span.pk)
+    if final == SpanStatus.REJECTED:
+        span.entity_id = None
+        fields.add("entity_id")
+    elif final == SpanStatus.ACCEPTED and (
+        deciding or moved or "status" in fields or "label" in fields or span.entity_id is None
+    ):
+        _decide(span, document, user, change.replacement)
+        fields.add("entity_id")
+    if change.flag is not None:
+        _flag(span, document, user, change.flag)
+
+    span.version += 1
+    span.updated_by = user
+    span.updated_at = now
+    span.save(update_fields=sorted(fields))
+    _touch_document(document)
+    return span
+
+
+@transaction.atomic
+def span_delete(*, document: Document, span_id: int, actor: Any, version: int | None) -> None:
+    """Remove a span a person added; a machine or imported span is rejected instead, so that
+    the next pre-annotation run does not propose it again."""
+    document = _locked_document(document)
+    span = _locked_span(document, span_id)
+    _check_version(span, version)
+    user = _user(actor)
+    if span.source == SpanSource.HUMAN:
+        span.delete()
+    else:
+        now = timezone.now()
+        Span.objects.filter(pk=span.pk).update(
+            status=SpanStatus.REJECTED,
+            entity_id=None,
+            decided_by=user,
+            decided_at=now,
+            updated_by=user,
+            updated_at=now,
+            version=span.version + 1,
+        )
+    _touch_document(document)
+
+
+@transaction.atomic
+def document_status_set(
+    *, document: Document, actor: Any, status: str, version: int | None = None
+) -> Document:
+    """Mark a document done (only when no proposal is left undecided) or in progress again."""
+    document = _locked_document(document)
+    if version is not None and version != document.version:
+        raise StaleVersion(
+            f"the document changed since you read it (version {version}, now {document.version})",
+            document,
+        )
+    allowed = (DocumentStatus.DONE, DocumentStatus.IN_PROGRESS)
+    if status not in allowed:
+        raise DomainError(
+            f"a document can be marked {' or '.join(allowed)}; {status!r} is set by Cloak"
+        )
+    if status == DocumentStatus.DONE:
+        left = list(
+            Span.objects.for_document(document).proposed().values_list("id", flat=True)[:21]
+        )
+        if left:
+            listed = ", ".join(str(pk) for pk in left[:20])
+            more = " and more" if len(left) > 20 else ""
+            raise DomainError(
+                f"{len(left) if len(left) <= 20 else 'over 20'} proposal(s) are still "
+                f"undecided: span {listed}{more}"
+            )
+    if document.status != status:
+        document.status = status
+        document.version += 1
+        document.save(update_fields=["status", "version", "updated_at"])
+    return document
+
+
+def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
+    """The correspondence-table choice behind each decided span of `document`, by span id:
+    the one replacement for a surface the caller is annotating, and nothing else."""
+    decided = [span for span in spans if span.entity_id is not None]
+    surfaces = {span.pk: document.text[span.start : span.end] for span in decided}
+    choices = surface_choices(document.project, surfaces.values())
+    return {
+        span_id: choices[surface]
+        for span_id, surface in surfaces.items()
+        if surface in choices and choices[surface].entity_id is not None
+    }

@@ -1,0 +1,289 @@
+"""The span service: every change a person makes, through the correspondence table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotator.keys.models import Alias, Entity
+from annotator.keys.services import SurfaceConflict, surface_choice
+from annotator.models import (
+    Document,
+    DocumentStatus,
+    ReviewItem,
+    ReviewKind,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
+from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.spans import (
+    SpanChange,
+    document_status_set,
+    span_create,
+    span_delete,
+    span_update,
+)
+from tests.conftest import Team
+from tests.factories import DocumentFactory, SpanFactory
+
+TEXT = "Shoutout to Moshe Chaya! At Rue Alphonse Metayer."
+
+
+def proposal(document: Document, start: int = 12, end: int = 23, label: str = "PER") -> Span:
+    return SpanFactory(document=document, start=start, end=end, label=label, source=SpanSource.NER)
+
+
+@pytest.fixture
+def document(team: Team) -> Document:
+    return DocumentFactory(project=team.project, text=TEXT, status=DocumentStatus.PREANNOTATED)
+
+
+def test_accepting_a_proposal_records_a_pseudonym_and_the_annotator(
+    team: Team, document: Document
+) -> None:
+    span = proposal(document)
+    updated = span_update(
+        document=document,
+        span_id=span.pk,
+        actor=team.annotator_en,
+        version=span.version,
+        change=SpanChange(status="accepted"),
+    )
+    assert updated.status == SpanStatus.ACCEPTED
+    assert updated.version == span.version + 1
+    assert updated.decided_by == team.annotator_en
+    assert updated.updated_by == team.annotator_en
+    choice = surface_choice(team.project, "Moshe Chaya")
+    assert choice is not None and choice.entity_id == updated.entity_id
+    assert choice.replacement and choice.replacement != "Moshe Chaya"
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.IN_PROGRESS
+
+
+def test_the_same_surface_gets_the_same_replacement_whatever_its_case(
+    team: Team, document: Document
+) -> None:
+    first = proposal(document)
+    span_update(
+        document=document,
+        span_id=first.pk,
+        actor=team.annotator_en,
+        version=1,
+        change=SpanChange(replacement="Raj Avrom"),
+    )
+    other = DocumentFactory(project=team.project, text="MOSHE CHAYA wrote again.")
+    second = span_create(document=other, actor=team.annotator_en, start=0, end=11, label="PER")
+    assert second.entity_id == Span.objects.get(pk=first.pk).entity_id
+    assert Alias.objects.filter(project=team.project, parent__isnull=True).count() == 1
+
+
+def test_a_person_name_brings_its_token_level_aliases(team: Team, document: Document) -> None:
+    span = proposal(document)
+    span_update(
+        document=document,
+        span_id=span.pk,
+        actor=team.annotator_en,
+        version=1,
+        change=SpanChange(replacement="Raj Avrom"),
+    )
+    moshe = surface_choice(team.project, "Moshe")
+    chaya = surface_choice(team.project, "chaya")
+    assert moshe is not None and moshe.replacement == "Raj"
+    assert chaya is not None and chaya.replacement == "Avrom"
+    assert moshe.entity_id == chaya.entity_id == Span.objects.get(pk=span.pk).entity_id
+
+
+def test_a_typed_pseudonym_used_by_another_surface_is_refused(
+    team: Team, document: Document
+) -> None:
+    span_create(
+        document=document, actor=team.annotator_en, start=12, end=23, label="PER",
+        replacement="Raj Avrom",
+    )  # fmt: skip
+    other = DocumentFactory(project=team.project, text="Dana Levi was there.")
+    with pytest.raises(DomainError, match="already used"):
+        span_create(
+            document=other, actor=team.annotator_en, start=0, end=9, label="PER",
+            replacement="raj avrom",
+        )  # fmt: skip
+    assert not Span.objects.filter(document=other).exists()
+
+
+def test_a_pseudonym_that_is_an_original_is_refused(team: Team, document: Document) -> None:
+    span_create(document=document, actor=team.annotator_en, start=12, end=23, label="PER")
+    other = DocumentFactory(project=team.project, text="Dana Levi was there.")
+    with pytest.raises(DomainError, match="original"):
+        span_create(
+            document=other, actor=team.annotator_en, start=0, end=9, label="PER",
+            replacement="Moshe Chaya",
+        )  # fmt: skip
+
+
+def test_another_decision_for_a_decided_surface_is_a_conflict_with_the_winner(
+    team: Team, document: Document
+) -> None:
+    span_create(
+        document=document, actor=team.annotator_en, start=12, end=23, label="PER",
+        replacement="Raj Avrom",
+    )  # fmt: skip
+    other = DocumentFactory(project=team.project, language="fr", text="Moshe Chaya, encore.")
+    with pytest.raises(SurfaceConflict) as raised:
+        span_create(
+            document=other, actor=team.annotator_fr, start=0, end=11, label="PER",
+            decision="keep", keep_reason="public figure",
+        )  # fmt: skip
+    assert raised.value.winner.replacement == "Raj Avrom"
+    assert raised.value.winner.decision == "pseudonymize"
+    assert not Span.objects.filter(document=other).exists()
+
+
+def test_an_annotator_may_change_a_choice_nobody_else_relies_on(
+    team: Team, document: Document
+) -> None:
+    span = span_create(
+        document=document, actor=team.annotator_en, start=12, end=23, label="PER",
+        replacement="Raj Avrom",
+    )  # fmt: skip
+    changed = span_update(
+        document=document,
+        span_id=span.pk,
+        actor=team.annotator_en,
+        version=span.version,
+        change=SpanChange(decision="keep", keep_reason="a public figure"),
+    )
+    choice = surface_choice(team.project, "Moshe Chaya")
+    assert choice is not None and choice.decision == "keep" and choice.replacement == ""
+    assert changed.entity_id == choice.entity_id
+    assert Entity.objects.filter(project=team.project).count() == 1
+
+
+def test_a_stale_version_changes_nothing_and_says_what_the_span_is(
+    team: Team, document: Document
+) -> None:
+    span = proposal(document)
+    span_update(
+        document=document, span_id=span.pk, actor=team.annotator_en, version=1,
+        change=SpanChange(label="ORG"),
+    )  # fmt: skip
+    with pytest.raises(StaleVersion) as raised:
+        span_update(
+            document=document, span_id=span.pk, actor=team.lead, version=1,
+            change=SpanChange(status="rejected"),
+        )  # fmt: skip
+    current: Any = raised.value.current
+    assert current.version == 2 and current.label == "ORG"
+    assert Span.objects.get(pk=span.pk).status == SpanStatus.PROPOSED
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "message"),
+    [
+        (-1, 4, "not a span"),
+        (5, 5, "not a span"),
+        (40, 999, "not a span"),
+        (11, 12, "white space"),
+        (11, 17, "white space"),
+    ],
+)
+def test_bad_offsets_are_refused(
+    team: Team, document: Document, start: int, end: int, message: str
+) -> None:
+    with pytest.raises(DomainError, match=message):
+        span_create(document=document, actor=team.annotator_en, start=start, end=end, label="PER")
+    assert not Span.objects.filter(document=document).exists()
+
+
+def test_a_span_may_not_cut_a_letter_from_its_combining_accent(team: Team) -> None:
+    text = "Rene\u0301 Dubois est la\u0300."
+    document = DocumentFactory(project=team.project, language="fr", text=text)
+    with pytest.raises(DomainError, match="combining mark"):
+        span_create(document=document, actor=team.annotator_fr, start=0, end=4, label="PER")
+    span = span_create(document=document, actor=team.annotator_fr, start=0, end=12, label="PER")
+    assert text[span.start : span.end] == "Rene\u0301 Dubois"
+
+
+def test_an_unknown_label_is_refused(team: Team, document: Document) -> None:
+    with pytest.raises(DomainError, match="unknown label"):
+        span_create(document=document, actor=team.annotator_en, start=12, end=23, label="NOPE")
+
+
+def test_a_span_across_a_persons_span_is_refused_and_proposals_give_way(
+    team: Team, document: Document
+) -> None:
+    kept = span_create(document=document, actor=team.annotator_en, start=12, end=23, label="PER")
+    with pytest.raises(DomainError, match="overlaps span"):
+        span_create(document=document, actor=team.annotator_en, start=18, end=26, label="PER")
+    machine = proposal(document, 28, 49, "ADDRESS")
+    added = span_create(
+        document=document, actor=team.annotator_en, start=28, end=35, label="ADDRESS"
+    )
+    assert Span.objects.get(pk=machine.pk).status == SpanStatus.REJECTED
+    assert Span.objects.get(pk=kept.pk).status == SpanStatus.ACCEPTED
+    assert added.source == SpanSource.HUMAN
+
+
+def test_emoji_and_arabic_offsets_are_code_points(team: Team) -> None:
+    text = "👋🏽 مرحبا موشيه حايا في لندن"
+    document = DocumentFactory(project=team.project, language="ar", text=text)
+    start = text.index("موشيه")
+    span = span_create(document=document, actor=team.lead, start=start, end=start + 10, label="PER")
+    assert text[span.start : span.end] == "موشيه حايا"
+
+
+def test_deleting_a_machine_span_rejects_it_and_a_persons_span_goes(
+    team: Team, document: Document
+) -> None:
+    machine = proposal(document)
+    span_delete(document=document, span_id=machine.pk, actor=team.annotator_en, version=1)
+    assert Span.objects.get(pk=machine.pk).status == SpanStatus.REJECTED
+    mine = span_create(
+        document=document, actor=team.annotator_en, start=28, end=49, label="ADDRESS"
+    )
+    span_delete(document=document, span_id=mine.pk, actor=team.annotator_en, version=1)
+    assert not Span.objects.filter(pk=mine.pk).exists()
+    with pytest.raises(NotFoundError):
+        span_delete(document=document, span_id=mine.pk, actor=team.annotator_en, version=1)
+
+
+def test_flagging_opens_one_review_item_with_each_comment(team: Team, document: Document) -> None:
+    span = proposal(document)
+    for version, comment in ((1, "Public figure?"), (2, "Seen in the news too")):
+        span_update(
+            document=document, span_id=span.pk, actor=team.annotator_en, version=version,
+            change=SpanChange(flag=comment),
+        )  # fmt: skip
+    item = ReviewItem.objects.get(span=span)
+    assert item.kind == ReviewKind.FLAG and item.raised_by == team.annotator_en
+    assert [c.body for c in item.comments.all()] == ["Public figure?", "Seen in the news too"]
+    with pytest.raises(DomainError, match="comment"):
+        span_update(
+            document=document, span_id=span.pk, actor=team.annotator_en, version=3,
+            change=SpanChange(flag="  "),
+        )  # fmt: skip
+
+
+def test_a_document_is_done_only_when_no_proposal_is_left(team: Team, document: Document) -> None:
+    span = proposal(document)
+    with pytest.raises(DomainError, match=rf"undecided: span {span.pk}"):
+        document_status_set(document=document, actor=team.annotator_en, status="done")
+    span_update(
+        document=document, span_id=span.pk, actor=team.annotator_en, version=1,
+        change=SpanChange(status="rejected"),
+    )  # fmt: skip
+    done = document_status_set(document=document, actor=team.annotator_en, status="done")
+    assert done.status == DocumentStatus.DONE
+    with pytest.raises(DomainError, match="set by Cloak"):
+        document_status_set(document=document, actor=team.annotator_en, status="reviewed")
+    span_create(document=document, actor=team.annotator_en, start=28, end=49, label="ADDRESS")
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.IN_PROGRESS
+
+
+def test_a_keep_needs_a_reason(team: Team, document: Document) -> None:
+    with pytest.raises(DomainError, match="why"):
+        span_create(
+            document=document, actor=team.annotator_en, start=12, end=23, label="PER",
+            decision="keep",
+        )  # fmt: skip
