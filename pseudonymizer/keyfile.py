@@ -1,4 +1,8 @@
-"""The command line's key table on disk, encrypted under a passphrase.
+"""A key table on disk, encrypted under a passphrase, and the key store that holds one.
+
+`KeyStore` is what a run works with: the table, the secret that makes its pseudonyms
+deterministic, and where to save the table back (an encrypted file, or nowhere for a table
+held in memory). `load` and `save` read and write the file itself.
 
 The file is one JSON object: a header in the clear (format, version, the scrypt parameters
 and the random salt) and the table's JSON as a Fernet token (AES-128-CBC + HMAC-SHA256) under
@@ -13,9 +17,12 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import hashlib
 import json
 import os
+import secrets
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +40,9 @@ SALT_BYTES = 16
 # A file may name its own scrypt cost; refuse one that would take more than 256 MiB.
 _MAX_SCRYPT_MEMORY = 256 * 1024 * 1024
 WRONG = "wrong passphrase or damaged key file"
+# Domain separation of the pseudonym secret derived from a passphrase. Changing it changes
+# every pseudonym a key file gives to a surface it does not hold yet: never change it.
+_SECRET_CONTEXT = b"cloak-cli-pseudonyms\0"
 
 
 class KeyFileError(Exception):
@@ -153,3 +163,48 @@ def load(path: str | os.PathLike[str], passphrase: str) -> KeyTable:
         return KeyTable.from_dict(data)
     except (InvalidToken, UnicodeDecodeError, ValueError) as error:
         raise KeyFileError(WRONG) from error
+
+
+def pseudonym_secret(passphrase: str) -> str:
+    """The pseudonym secret derived from a key file's passphrase (64 hex digits): the same
+    passphrase gives the same pseudonyms to new surfaces, run after run."""
+    return hashlib.sha256(_SECRET_CONTEXT + passphrase.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class KeyStore:
+    """A run's key table and pseudonym secret, loaded from (and saved back to) an encrypted
+    key file, or held in memory (`path` None: `save` does nothing)."""
+
+    table: KeyTable
+    secret: str
+    path: Path | None = None
+    passphrase: str | None = None
+
+    @classmethod
+    def in_memory(cls, secret: str | None = None) -> KeyStore:
+        """An empty table, never saved; `secret` None draws a random one (pseudonyms then
+        differ from run to run)."""
+        return cls(KeyTable(), secret or secrets.token_hex(32))
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], passphrase: str, *, secret: str | None = None
+    ) -> KeyStore:
+        """The table of the key file at `path`, or an empty one when there is no file yet
+        (`save` creates it). `secret` None derives it from the passphrase
+        (`pseudonym_secret`). Raises `KeyFileError` for an empty passphrase, a wrong one, and
+        a file that cannot be read or is not a key file."""
+        _check_passphrase(passphrase)
+        key_path = Path(path)
+        secret = secret or pseudonym_secret(passphrase)
+        if not key_path.exists():
+            return cls(KeyTable(), secret, key_path, passphrase)
+        return cls(load(key_path, passphrase), secret, key_path, passphrase)
+
+    def save(self) -> None:
+        """Write the table back to its key file (atomically); nothing for an in-memory one.
+        Raises `KeyFileError` when the file cannot be written."""
+        if self.path is None or self.passphrase is None:
+            return
+        save(self.table, self.path, self.passphrase)

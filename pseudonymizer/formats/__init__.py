@@ -97,6 +97,7 @@ def read_documents(
     limits: ReadLimits = DEFAULT_LIMITS,
     text_column: str = "text",
     filename: str | None = None,
+    on_position: Callable[[int], None] | None = None,
 ) -> Iterator[ImportedDocument]:
     """Yield the documents of the file at `path`, one at a time, as the file is read.
 
@@ -106,6 +107,8 @@ def read_documents(
     `validate_document` that need no schema, and carries its file and first line. Raises
     FormatError on the first fault, so a caller that stops there has written nothing bad.
     Nothing is opened until the first document is asked for; the size check comes first.
+    `on_position`, for a progress bar, hears before each document how many bytes of the file
+    have been read (of a zip: how far into the archive its members' reading is).
     """
     name = filename or path.name
     size = path.stat().st_size
@@ -122,10 +125,15 @@ def read_documents(
         text_column=text_column,
         limits=limits,
     )
-    if fmt == "zip" or (fmt == "brat" and path.suffix.lower() == ".zip"):
-        yield from zip.read(path, ctx)
-    elif fmt == "brat":
+    if fmt == "brat" and path.suffix.lower() != ".zip":
         yield from _brat_pair(path, ctx)
-    else:
-        with path.open("rb") as stream:
-            yield from _STREAM_READERS[fmt](stream, ctx)
+        return
+    with path.open("rb") as stream:
+        if fmt in ("zip", "brat"):
+            documents = zip.read(stream, ctx)
+        else:
+            documents = _STREAM_READERS[fmt](stream, ctx)
+        for document in documents:
+            if on_position is not None:
+                on_position(stream.tell())
+            yield document

@@ -118,8 +118,8 @@ def _check_sizes(members: list[zipfile.ZipInfo], ctx: Context) -> None:
         )
 
 
-def read(path: Path, ctx: Context) -> Iterator[ImportedDocument]:
-    """Read the documents of a zip archive, member by member."""
+def read(path: Path | IO[bytes], ctx: Context) -> Iterator[ImportedDocument]:
+    """Read the documents of a zip archive (a path or an open file), member by member."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as error:

@@ -11,6 +11,10 @@ from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
 SPACY_PREFIX = "spacy:"
 
 
+class NerSpecError(ValueError):
+    """A NER model spec that names no model properly ("spacy:" without a package)."""
+
+
 def ner_recognizer(
     spec: str,
     *,
@@ -28,7 +32,8 @@ def ner_recognizer(
     recognizers still run. `device` and `batch_size` (windows per forward pass) apply to
     transformers models; a spaCy pipeline runs on the CPU in its own batches. Entities whose
     label is in `drop_labels` are left out (see `profiles.ner_drop_labels`); the model itself
-    is loaded once per process whatever the labels kept.
+    is loaded once per process whatever the labels kept. A spec that names no model ("spacy:"
+    alone) raises `NerSpecError`.
     """
     return _cached(spec.strip(), device, batch_size, drop_labels)
 
@@ -42,7 +47,7 @@ def _cached(
     if spec.startswith(SPACY_PREFIX):
         package = spec[len(SPACY_PREFIX) :].strip()
         if not package:
-            raise ValueError(f"no spaCy package named in NER model spec {spec!r}")
+            raise NerSpecError(f"no spaCy package named in NER model spec {spec!r}")
         return SpacyNerRecognizer(package, drop_labels=drop_labels)
     return TransformersNerRecognizer(
         spec, device=device, batch_size=batch_size, drop_labels=drop_labels

@@ -1,16 +1,19 @@
 """Named-entity recognition with a spaCy pipeline: the offline default for English and French.
 
 The package is a spaCy pipeline installed as a Python package (`fr_core_news_md`,
-`en_core_web_sm`, ...), loaded once per process with only its NER component (and what that
-listens to) enabled. spaCy is imported inside the functions that need it.
+`en_core_web_sm`, ...), loaded once per process with only its NER component and what that
+listens to: the tagger, parser, lemmatizer and the like are not even loaded. spaCy is imported
+inside the functions that need it, and without torch for a pipeline that has no use for it.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pseudonymizer.recognizers.base import RecognizerError
@@ -25,6 +28,12 @@ PACKAGE_ALIASES: dict[str, tuple[str, ...]] = {
 # Articles spaCy's English and French pipelines often take into an entity ("the Istanbul
 # Assize Court", "la Commission"): not part of the name, so not masked nor replaced.
 _LEADING_ARTICLES = frozenset({"the", "a", "an", "le", "la", "les", "l'", "l’"})
+
+# Characters of text per batch through the model: some 10,000 words, past which the
+# working memory grows (by some 150 MB per 100,000 characters) and the speed does not.
+BATCH_CHARS = 50_000
+# Factories whose output other components listen to.
+_EMBEDDERS = frozenset({"tok2vec", "transformer", "curated_transformer"})
 
 _PIPELINES: dict[str, Any] = {}
 _PIPELINES_LOCK = threading.Lock()
@@ -52,26 +61,125 @@ def _installed(package: str) -> str | None:
     return None
 
 
-def _build(package: str) -> Any:
+def _config_path(package: str, name: str | None) -> Path | None:
+    """The pipeline's `config.cfg`, found without importing spaCy: in an installed package's
+    data folder (`en_core_web_sm/en_core_web_sm-3.8.0/config.cfg`) or in a pipeline folder
+    named by path. None when there is none, or more than one."""
+    folders: list[Path] = [Path(package)]
+    if name is not None:
+        spec = importlib.util.find_spec(name)
+        folders = (
+            [Path(folder) for folder in (spec.submodule_search_locations or [])] if spec else []
+        )
+    found = [
+        path
+        for folder in folders
+        for path in (folder / "config.cfg", *folder.glob("*/config.cfg"))
+        if path.is_file()
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _needs_torch(config: Path | None) -> bool:
+    """Whether the pipeline may run a PyTorch model (spacy-transformers, curated transformers,
+    a torch BiLSTM encoder): true unless its config shows none."""
+    if config is None:
+        return True
+    try:
+        text = config.read_text(encoding="utf-8").lower()
+    except (OSError, UnicodeDecodeError):
+        return True
+    return "torch" in text or "transformer" in text
+
+
+def _import_spacy(*, without_torch: bool) -> Any:
+    """spaCy, imported without torch the first time when `without_torch` is true.
+
+    thinc, spaCy's machine learning library, imports torch on import whenever it is installed,
+    for the pipelines that wrap a PyTorch model. A CNN pipeline such as `en_core_web_sm` never
+    uses it, and torch costs a process some 3 s and 180 MB of memory: hidden while thinc is
+    imported, it stays out. Others still import torch themselves (transformers does); only
+    thinc then runs no PyTorch model in this process, which `_build` says when asked to.
+    """
+    hide = without_torch and "torch" not in sys.modules and "thinc" not in sys.modules
+    if hide:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` now fails
     try:
         import spacy
+    finally:
+        if hide and "torch" in sys.modules and sys.modules["torch"] is None:
+            del sys.modules["torch"]
+    return spacy
+
+
+def _excluded(spacy: Any, config: Path | None) -> list[str]:
+    """The components NER does not need (tagger, parser, lemmatizer, ...), from the config,
+    so that they are not even loaded: NER needs itself and the embedding components (tok2vec,
+    transformer) it listens to.
+
+    Its output does not depend on the others: none of what they set (tags, lemmas,
+    dependencies) is a feature of the NER model, which reads the words' norm, prefix, suffix
+    and shape. Without the parser's sentence ends an entity may run over one on the rarest
+    occasions (one entity of 2,601 differs on the TAB excerpt).
+    """
+    if config is None:
+        return []
+    try:
+        settings = spacy.util.load_config(config, interpolate=False)
+        pipeline = [str(name) for name in settings["nlp"]["pipeline"]]
+        components = settings["components"]
+        model = components["ner"]["model"]  # none when sourced from another pipeline
+    except Exception:  # an unusual config: load it all, `_build` selects what runs
+        return []
+    upstream = set(_listened(model))
+    needed = {"ner"}
+    for name in pipeline:
+        factory = str(components.get(name, {}).get("factory", ""))
+        if name in upstream or ("*" in upstream and factory in _EMBEDDERS):
+            needed.add(name)
+    return [name for name in pipeline if name not in needed]
+
+
+def _listened(block: Any) -> list[str]:
+    """The components the listeners of a model's config listen to ("*": any embedder)."""
+    if not isinstance(block, dict):
+        return []
+    found = []
+    if "listener" in str(block.get("@architectures", "")).lower():
+        found.append(str(block.get("upstream", "*")))
+    for value in block.values():
+        found.extend(_listened(value))
+    return found
+
+
+def _build(package: str) -> Any:
+    name = _installed(package)
+    config = _config_path(package, name)
+    needs_torch = _needs_torch(config)
+    try:
+        spacy = _import_spacy(without_torch=not needs_torch)
     except ImportError as error:
         raise RecognizerError(
             f"spaCy model {package!r} cannot be loaded: spacy is not installed "
             "(install the `ml` extra)"
         ) from error
-    name = _installed(package)
     try:
+        exclude = _excluded(spacy, config)
         if name is None:
             # Not an importable package: a path to a pipeline folder, or a missing one.
-            nlp = spacy.load(package)
+            target: Any = package
         else:
             module = importlib.import_module(name)
             model_path = getattr(module, "model_path", None)
-            nlp = spacy.load(model_path() if callable(model_path) else name)
+            target = model_path() if callable(model_path) else name
+        nlp = spacy.load(target, exclude=exclude)
     except Exception as error:  # any failure to load is the same thing to the caller
+        hint = ""
+        thinc_lacks_torch = not getattr(sys.modules.get("thinc.compat"), "has_torch", True)
+        if needs_torch and thinc_lacks_torch and importlib.util.find_spec("torch") is not None:
+            hint = " (spaCy was imported without torch in this process: load this pipeline first)"
         raise RecognizerError(
-            f"spaCy model {package!r} cannot be loaded: {type(error).__name__}: {error}"
+            f"spaCy model {package!r} cannot be loaded{hint}: {type(error).__name__}: {error}"
         ) from error
     if "ner" not in nlp.pipe_names:
         raise RecognizerError(f"spaCy model {package!r} has no 'ner' component")
@@ -91,8 +199,12 @@ class SpacyNerRecognizer:
     Labels are mapped with `canonical_label` (PERSON → PER, GPE/FAC → LOC, NORP → MISC,
     TIME → DATE, ...); labels in `drop_labels` (amounts and counts by default) are dropped.
     A leading article ("the", "la", "l'") is left out of the span. spaCy gives no confidence,
-    so spans carry no score. The pipeline loads on first use, once
-    per process; `load()` loads it now. A missing package raises `RecognizerError`.
+    so spans carry no score. The pipeline loads on first use, once per process; `load()`
+    loads it now. A missing package raises `RecognizerError`.
+
+    Texts go through the model in batches of at most `batch_size` texts and `batch_chars`
+    characters (a longer text alone): the model's working memory grows with the words of a
+    batch, and its speed does not, past a few thousand words.
     """
 
     name = "ner"
@@ -102,12 +214,14 @@ class SpacyNerRecognizer:
         package: str,
         *,
         batch_size: int = 64,
+        batch_chars: int = BATCH_CHARS,
         drop_labels: frozenset[str] = DROPPED_BY_DEFAULT,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
+        if batch_size < 1 or batch_chars < 1:
+            raise ValueError("batch_size and batch_chars must be at least 1")
         self.package = package
         self.batch_size = batch_size
+        self.batch_chars = batch_chars
         self.drop_labels = drop_labels
         self._nlp: Any = None
         self._labels: dict[str, str | None] = {}
@@ -131,7 +245,9 @@ class SpacyNerRecognizer:
             # The limit guards the parser's memory; NER alone runs in linear memory.
             nlp.max_length = longest + 1
         result: list[list[Span]] = []
-        for doc in nlp.pipe(texts, batch_size=self.batch_size):
+        for doc in (
+            doc for batch in self._batches(texts) for doc in nlp.pipe(batch, batch_size=len(batch))
+        ):
             spans: list[Span] = []
             text = doc.text
             for entity in doc.ents:
@@ -150,6 +266,20 @@ class SpacyNerRecognizer:
                     spans.append(Span(start, end, label, None, SOURCE))
             result.append(spans)
         return result
+
+    def _batches(self, texts: Sequence[str]) -> list[list[str]]:
+        batches: list[list[str]] = []
+        batch: list[str] = []
+        size = 0
+        for text in texts:
+            if batch and (len(batch) == self.batch_size or size + len(text) > self.batch_chars):
+                batches.append(batch)
+                batch, size = [], 0
+            batch.append(text)
+            size += len(text)
+        if batch:
+            batches.append(batch)
+        return batches
 
     def _label(self, model_label: str) -> str | None:
         try:

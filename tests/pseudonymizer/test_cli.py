@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from pseudonymizer.formats import read_documents
+from tests.data import SAMPLE_CORPUS
 
 ROOT = Path(__file__).parents[2]
-SAMPLES = ROOT.parent / "shared" / "samples" / "corpus.jsonl"
+SAMPLES = SAMPLE_CORPUS
 EN_001: dict[str, Any] = {
     "id": "en-001",
     "lang": "en",
@@ -401,3 +402,30 @@ def test_a_missing_model_warns_in_detect_and_stops_pseudonymize(tmp_path: Path) 
     assert "no_such_pipeline" in stopped.stderr
     assert "--no-ner" in stopped.stderr
     assert stopped.stdout == ""
+
+
+def test_each_language_takes_its_model_from_the_environment(tmp_path: Path) -> None:
+    source = write_jsonl(
+        tmp_path / "mixed.jsonl",
+        {"id": "en", "lang": "en", "text": CALL},
+        {"id": "fr", "lang": "fr", "text": CALL},
+    )
+    env = {"CLOAK_NER_MODEL_EN": "", "CLOAK_NER_MODEL_FR": "spacy:no_such_french_pipeline"}
+
+    result = cloak("detect", source, env=env)
+
+    # English runs without a model and says nothing; only French misses its own.
+    assert result.returncode == 0, result.stderr
+    assert "no_such_french_pipeline" in result.stderr and "'fr'" in result.stderr
+    assert "'en'" not in result.stderr
+    assert [len(record["spans"]) for record in records(result.stdout)] == [2, 2]
+
+
+def test_a_model_spec_that_names_nothing_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "call.txt"
+    path.write_text(CALL, encoding="utf-8")
+
+    result = cloak("detect", path, "--lang", "en", "--ner-model", "spacy:")
+
+    assert result.returncode == 2
+    assert "NER model for 'en'" in result.stderr

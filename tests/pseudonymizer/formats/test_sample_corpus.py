@@ -1,17 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from pseudonymizer.formats import read_documents
+from tests.data import SAMPLE_CORPUS
 
-SAMPLE = Path(__file__).parents[3] / "../shared/samples/corpus.jsonl"
 
-
-@pytest.mark.skipif(not SAMPLE.is_file(), reason="the shared sample corpus is not here")
 def test_the_sample_corpus_reads_with_every_span_matching_its_text() -> None:
-    documents = list(read_documents(SAMPLE))
+    documents = list(read_documents(SAMPLE_CORPUS))
 
     assert len(documents) == 24
     assert len({d.external_id for d in documents}) == 24

@@ -6,13 +6,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.data import SAMPLE_CORPUS
+
 ROOT = Path(__file__).parents[3]
-# The shared sample corpus (beside the repository, as in CI) when it is there, and our demo.
-CORPORA = tuple(
-    path
-    for path in (ROOT.parent / "shared/samples/corpus.jsonl", ROOT / "annotator/demo/corpus.jsonl")
-    if path.is_file()
-)
+# The sample corpus the tests carry, and the demo's.
+CORPORA = (SAMPLE_CORPUS, ROOT / "annotator/demo/corpus.jsonl")
 SECRET = "project-secret"
 
 

@@ -5,9 +5,11 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pseudonymizer.recognizers import KnownEntityRecognizer
-from pseudonymizer.recognizers.known import normalize, search_pattern
+from pseudonymizer.recognizers.known import _normalize_char, fold, normalize, search_pattern
 from pseudonymizer.spans import Span
 
 
@@ -241,3 +243,47 @@ def test_the_search_pattern_leaves_out_other_words() -> None:
     assert pattern is not None
     assert not re.search(pattern, "Moshe Levi and Dana Chaya")
     assert search_pattern("K") is None
+
+
+def _normalize_one_by_one(text: str) -> tuple[str, list[int]]:
+    """The plain definition `normalize` must agree with: each character on its own."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    previous_space = False
+    for index, char in enumerate(text):
+        piece = _normalize_char(char)
+        if not piece:
+            continue
+        if piece == " ":
+            if previous_space:
+                continue
+            previous_space = True
+        else:
+            previous_space = False
+        pieces.append(piece)
+        origin.extend([index] * len(piece))
+    return "".join(pieces), origin
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aZé É\u0301\r\n\t  ßﬁ'’-—İıΩ") + list("الأإآةىیکـًُ٤") + list("👋🏽🇫🇷\u200d")
+        ),
+        max_size=60,
+    )
+)
+def test_normalize_agrees_with_the_character_by_character_definition(text: str) -> None:
+    assert normalize(text) == _normalize_one_by_one(text)
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aZé É\u0301\r\n\t  ßﬁ'’-—İıΩ") + list("الأإآةىیکـًُ٤") + list("👋🏽🇫🇷\u200d")
+        ),
+        max_size=60,
+    )
+)
+def test_fold_is_the_matching_form(text: str) -> None:
+    assert fold(text) == normalize(text)[0]

@@ -1,15 +1,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from pseudonymizer.recognizers import RegexRecognizer
 from pseudonymizer.recognizers.regex import LABELS
 from pseudonymizer.spans import Span
+from tests.data import SAMPLE_CORPUS
 
-SAMPLE = Path(__file__).parents[3] / "../shared/samples/corpus.jsonl"
 RECOGNIZER = RegexRecognizer()
 
 # (text, the surface expected with this label). The surface must be found once, with
@@ -313,11 +312,10 @@ def test_results_never_overlap() -> None:
 REGEX_LABELS = {"URL", "EMAIL", "USERNAME", "HASHTAG", "PHONE"}
 
 
-@pytest.mark.skipif(not SAMPLE.is_file(), reason="the shared sample corpus is not here")
 def test_every_pattern_span_of_the_sample_corpus_is_found_exactly() -> None:
     gold: set[tuple[str, int, int, str]] = set()
     found: set[tuple[str, int, int, str]] = set()
-    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
+    for line in SAMPLE_CORPUS.read_text(encoding="utf-8").splitlines():
         document = json.loads(line)
         for span in document["spans"]:
             if span["label"] in REGEX_LABELS:

