@@ -25,13 +25,14 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; }
 
 # The embedded default: SQLite and a folder as the task queue, unless DATABASE_URL and
-# CELERY_BROKER_URL say otherwise. The worker runs beside the web server and stops with it.
+# CELERY_BROKER_URL say otherwise. The worker runs beside the web server and stops with it;
+# it runs beat too (-B), which reaps jobs whose worker died (one worker, so one beat).
 run: install
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(BIN)/python manage.py load_demo
 	@echo "Cloak is at http://127.0.0.1:8000 (Ctrl-C stops the server and the worker)"
 	export DJANGO_DEBUG=$${DJANGO_DEBUG:-1}; \
-	$(BIN)/celery -A annotator worker -Q default,ner --concurrency 1 --loglevel INFO & worker=$$!; \
+	$(BIN)/celery -A annotator worker -B -Q default,ner --concurrency 1 --loglevel INFO & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 

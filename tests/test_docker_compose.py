@@ -114,3 +114,18 @@ def test_every_cloak_service_gets_the_shared_settings_and_waits_for_healthy_stor
         assert depends["postgres"]["condition"] == "service_healthy", name
         assert depends["redis"]["condition"] == "service_healthy", name
     assert "healthz" in " ".join(services["web"]["healthcheck"]["test"])
+
+
+def test_exactly_one_beat_runs_the_schedule_with_the_shared_settings() -> None:
+    services = _config()["services"]
+
+    beats = {
+        name
+        for name, s in services.items()
+        if "beat" in s.get("command", []) or "-B" in s.get("command", [])
+    }
+    assert beats == {"beat"}
+    beat = services["beat"]
+    assert beat["command"][:4] == ["celery", "-A", "annotator", "beat"]
+    assert beat["environment"]["CELERY_BROKER_URL"].startswith("redis://")
+    assert beat["environment"]["CLOAK_VAR_DIR"] == "/var/lib/cloak"  # its schedule file

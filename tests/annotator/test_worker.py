@@ -39,3 +39,14 @@ def test_an_uploaded_file_is_imported_by_a_worker(settings: Any) -> None:
     assert job.status == ImportStatus.DONE, job.error
     assert job.documents_created == 5
     assert Document.objects.filter(project=project).count() == 5
+
+
+def test_a_worker_that_starts_sends_the_reaper(monkeypatch: Any) -> None:
+    from celery.signals import worker_ready
+
+    sent: list[str] = []
+    monkeypatch.setattr(celery_app, "send_task", lambda name, *a, **k: sent.append(name))
+
+    worker_ready.send(sender=None)
+
+    assert sent == ["annotator.tasks.jobs_reap"]

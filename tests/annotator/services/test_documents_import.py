@@ -3,18 +3,28 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
-from annotator.models import AuditEvent, Document, Span, SpanSource, SpanStatus
+from annotator.models import (
+    AuditEvent,
+    Document,
+    ImportJob,
+    ImportStatus,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
 from annotator.services.errors import DomainError, ImportRefused
-from annotator.services.imports import documents_import
+from annotator.services.imports import ImportObserver, ImportTakenOver, documents_import
+from annotator.services.jobs import job_claim
+from tests.data import SAMPLE_CORPUS
 from tests.factories import DocumentFactory, ProjectFactory
-
-SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples" / "corpus.jsonl"
 
 pytestmark = pytest.mark.django_db
 
@@ -42,13 +52,11 @@ def refused(project: Any, path: Path, **kwargs: Any) -> str:
 
 
 def test_it_imports_the_sample_corpus_with_every_span_on_its_text(project: Any) -> None:
-    if not SAMPLES.is_file():
-        pytest.skip("shared samples are not beside the repository")
-    summary = documents_import(project=project, path=SAMPLES)
+    summary = documents_import(project=project, path=SAMPLE_CORPUS)
     assert summary.documents == 24
     assert summary.languages == {"en": 8, "fr": 8, "ar": 8}
     gold = {}
-    for line in SAMPLES.read_text(encoding="utf-8").splitlines():
+    for line in SAMPLE_CORPUS.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         gold[record["id"]] = record
     for document in Document.objects.filter(project=project).prefetch_related("spans"):
@@ -282,3 +290,82 @@ def test_inline_and_zip_sources_go_through_the_same_checks(project: Any, tmp_pat
     summary = documents_import(project=project, path=path, language="en")
     assert summary.documents == 2
     assert set(Document.objects.values_list("external_id", flat=True)) == {"one", "two"}
+
+
+class Heard(ImportObserver):
+    def __init__(self) -> None:
+        self.positions: list[int] = []
+        self.checked_counts: list[int] = []
+
+    def read(self, position: int) -> None:
+        self.positions.append(position)
+
+    def checked(self, documents: int, spans: int) -> None:
+        self.checked_counts.append(documents)
+
+
+def test_the_observer_hears_the_bytes_read_grow_to_the_files_size(
+    project: Any, tmp_path: Path, settings: Any
+) -> None:
+    settings.CLOAK_IMPORT_BATCH_SIZE = 100
+    path = jsonl(
+        tmp_path / "p.jsonl",
+        *({"id": str(n), "lang": "en", "text": "t" * 500} for n in range(300)),
+    )
+    heard = Heard()
+    documents_import(project=project, path=path, observer=heard)
+    size = path.stat().st_size
+    assert len(heard.positions) == 300
+    assert heard.positions == sorted(heard.positions)
+    assert 0 < heard.positions[0] < size // 2 and heard.positions[-1] == size
+    assert heard.checked_counts == [100, 200, 300]
+
+
+def test_the_observer_hears_how_far_into_a_zip_the_reading_is(project: Any, tmp_path: Path) -> None:
+    path = tmp_path / "letters.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        for n in range(5):
+            archive.writestr(f"letter-{n}.txt", f"Letter {n}. " * 2000)
+    heard = Heard()
+    documents_import(project=project, path=path, language="en", observer=heard)
+    assert len(heard.positions) == 5
+    assert heard.positions == sorted(heard.positions)
+    assert heard.positions[-1] <= path.stat().st_size
+
+
+def test_a_job_taken_over_meanwhile_rolls_its_import_back(project: Any, tmp_path: Path) -> None:
+    """The job is finished in the transaction that writes its documents, or nothing is."""
+    path = jsonl(tmp_path / "a.jsonl", {"id": "a", "lang": "en", "text": "Moshe Chaya"})
+    job = ImportJob.objects.create(
+        project=project, filename="a.jsonl", status=ImportStatus.RUNNING,
+        started_at=timezone.now() - timedelta(hours=1),
+    )  # fmt: skip
+    # Another worker re-claimed it: its started_at is no longer the one this worker holds.
+    ImportJob.objects.filter(pk=job.pk).update(started_at=timezone.now())
+    before = counts()
+
+    with pytest.raises(ImportTakenOver):
+        documents_import(project=project, path=path, job=job)
+
+    assert counts() == before
+    job.refresh_from_db()
+    assert (job.status, job.documents_created) == (ImportStatus.RUNNING, 0)
+
+
+def test_a_claimed_job_is_done_with_its_counts_when_its_documents_are_written(
+    project: Any, tmp_path: Path
+) -> None:
+    path = jsonl(
+        tmp_path / "a.jsonl",
+        {"id": "a", "lang": "en", "text": "Moshe Chaya",
+         "spans": [{"start": 0, "end": 11, "label": "PER"}]},
+    )  # fmt: skip
+    job = ImportJob.objects.create(project=project, filename="a.jsonl")
+    assert job_claim(ImportJob, job.pk)
+    job.refresh_from_db()
+
+    documents_import(project=project, path=path, job=job)
+
+    job.refresh_from_db()
+    assert (job.status, job.documents_created, job.spans_created) == (ImportStatus.DONE, 1, 1)
+    assert Document.objects.get().import_job == job

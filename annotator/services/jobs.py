@@ -1,0 +1,417 @@
+"""One lifecycle for long work (imports, pre-annotation runs, releases), and its reaper.
+
+A job row moves queued → running → done or failed. A worker claims it with one conditional
+update, so of two workers handed the same job only one gets it; it reports progress and a
+heartbeat to the cache, not to the database, so that a reader sees them while the job's own
+transaction is still open (and, on SQLite, without taking the database's one write lock); it
+finishes or fails it with a conditional update again. `started_at` is the claim's fence: a
+job re-claimed from a worker taken for dead gets a new `started_at`, and the old worker's
+finish or fail, which names the `started_at` it claimed with, then changes nothing.
+
+A worker that dies leaves its job running and its heartbeat still. The reaper (`jobs_reap`,
+run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) fails such jobs, puts
+the batches of a dead run back in the queue so that the run can be resumed, and deletes the
+uploads that an import no longer needs: they hold originals.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import DatabaseError, models, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotator.models import (
+    BatchStatus,
+    ImportJob,
+    ImportStatus,
+    PreannotationRun,
+    Release,
+    RunBatch,
+    RunStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+# The status values every job model shares (ImportJob, PreannotationRun, Release, RunBatch).
+QUEUED = ImportStatus.QUEUED.value
+RUNNING = ImportStatus.RUNNING.value
+DONE = ImportStatus.DONE.value
+FAILED = ImportStatus.FAILED.value
+
+Job = models.Model | tuple[type[models.Model], int]
+"""A job row, or its model and id when the caller has no row at hand."""
+
+# Progress outlives no job by much: the key goes once the job is done or failed, and a worker
+# that died leaves it for the reaper to read.
+PROGRESS_TIMEOUT_S = 7 * 24 * 3600
+
+IMPORT_REAPED = (
+    "The worker stopped while importing this file; nothing was written. Upload it again."
+)
+
+
+def run_reaped_reason(run_id: int) -> str:
+    return (
+        "The worker stopped during this run; the batches it had not finished are queued "
+        f"again. `python manage.py preannotate --resume {run_id}` resumes it."
+    )
+
+
+RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int | None
+    updated_at: datetime | None  # last heartbeat
+    # What `done` and `total` count ("bytes", "documents"); "" when the job did not say.
+    unit: str = ""
+    # Counters beside done/total that the job's page shows (an import's documents and spans).
+    detail: Mapping[str, int] = field(default_factory=dict)
+    # The process that last reported, so that a reaper on the same host can tell it is gone.
+    host: str = ""
+    pid: int = 0
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.total:
+            return None
+        return min(1.0, self.done / self.total)
+
+
+def _ref(job: Job) -> tuple[type[models.Model], int]:
+    if isinstance(job, tuple):
+        return job
+    assert job.pk is not None, "a job row that is not saved has no lifecycle"
+    return type(job), int(job.pk)
+
+
+def _progress_key(model: type[models.Model], job_id: int) -> str:
+    return f"cloak:job:{model._meta.label_lower}:{job_id}:progress"
+
+
+def _has_field(model: type[models.Model], name: str) -> bool:
+    return any(f.name == name for f in model._meta.concrete_fields)
+
+
+def _now() -> datetime:
+    return timezone.now()
+
+
+def job_progress_set(
+    job: Job,
+    done: int,
+    total: int | None = None,
+    *,
+    unit: str = "",
+    detail: Mapping[str, int] | None = None,
+) -> None:
+    """Record progress and a heartbeat where readers see them at once (the cache).
+
+    The cache is Redis, or a folder in the embedded mode: neither waits for the job's database
+    transaction, and neither takes SQLite's write lock.
+    """
+    model, job_id = _ref(job)
+    cache.set(
+        _progress_key(model, job_id),
+        {
+            "done": done,
+            "total": total,
+            "unit": unit,
+            "detail": dict(detail or {}),
+            "updated_at": _now().timestamp(),
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+        },
+        timeout=PROGRESS_TIMEOUT_S,
+    )
+
+
+def _cached_progress(model: type[models.Model], job_id: int) -> Progress | None:
+    raw = cache.get(_progress_key(model, job_id))
+    if not isinstance(raw, dict):
+        return None
+    return Progress(
+        done=int(raw.get("done") or 0),
+        total=raw.get("total"),
+        updated_at=datetime.fromtimestamp(raw["updated_at"], tz=UTC)
+        if raw.get("updated_at")
+        else None,
+        unit=str(raw.get("unit") or ""),
+        detail=dict(raw.get("detail") or {}),
+        host=str(raw.get("host") or ""),
+        pid=int(raw.get("pid") or 0),
+    )
+
+
+def job_progress(job: Job) -> Progress:
+    """The last progress a worker reported; for a run without one, what its row says."""
+    model, job_id = _ref(job)
+    cached = _cached_progress(model, job_id)
+    if cached is not None:
+        return cached
+    if isinstance(job, PreannotationRun):
+        return Progress(
+            done=job.documents_done,
+            total=job.documents_total or None,
+            updated_at=job.finished_at or job.started_at,
+            unit="documents",
+        )
+    return Progress(done=0, total=None, updated_at=None)
+
+
+def _progress_forget(model: type[models.Model], job_id: int) -> None:
+    # After the commit: until then readers still see the job running, and need its progress.
+    key = _progress_key(model, job_id)
+    transaction.on_commit(lambda: cache.delete(key))
+
+
+def _fence(model: type[models.Model], claimed_at: datetime | None) -> dict[str, Any]:
+    if claimed_at is None or not _has_field(model, "started_at"):
+        return {}
+    return {"started_at": claimed_at}
+
+
+def job_claim(
+    model: type[models.Model], job_id: int, *, stale_after: timedelta | None = None
+) -> bool:
+    """QUEUED -> RUNNING (started_at = now) by one conditional update; True when this caller got it.
+
+    With `stale_after`, also re-claims a RUNNING job whose last heartbeat (or start) is older
+    than that: its worker died, and a redelivered task takes the job over. The old claim's
+    `started_at` is the condition of the update, so of two callers re-claiming at once only one
+    gets it.
+    """
+    now = _now()
+    manager = model._default_manager
+    changes: dict[str, Any] = {"status": RUNNING}
+    if _has_field(model, "started_at"):
+        changes["started_at"] = now
+    if manager.filter(pk=job_id, status=QUEUED).update(**changes) == 1:
+        job_progress_set((model, job_id), 0)
+        return True
+    if stale_after is None:
+        return False
+    row = manager.filter(pk=job_id, status=RUNNING).first()
+    if row is None or job_last_seen(row) > now - stale_after:
+        return False
+    claimed_at = getattr(row, "started_at", None)
+    fence = {"started_at": claimed_at} if "started_at" in changes else {}
+    if manager.filter(pk=job_id, status=RUNNING, **fence).update(**changes) != 1:
+        return False
+    logger.warning("%s %s re-claimed: its worker stopped reporting", model.__name__, job_id)
+    job_progress_set((model, job_id), 0)
+    return True
+
+
+def job_finish(
+    model: type[models.Model], job_id: int, *, claimed_at: datetime | None = None, **fields: Any
+) -> bool:
+    """RUNNING -> DONE with finished_at and `fields`; False when the job was not running.
+
+    With `claimed_at` (the `started_at` the caller claimed with), False too when another
+    worker has re-claimed the job since: the caller's work is then not the job's. Called inside
+    the transaction that writes the job's results, a False answer lets the caller roll it back.
+    """
+    updated = model._default_manager.filter(
+        pk=job_id, status=RUNNING, **_fence(model, claimed_at)
+    ).update(status=DONE, finished_at=_now(), **fields)
+    _progress_forget(model, job_id)
+    return updated == 1
+
+
+def _reason_fields(model: type[models.Model], reason: str) -> dict[str, Any]:
+    if _has_field(model, "error"):
+        return {"error": reason}
+    if model is Release:
+        # A release has no error column; its manifest, empty until it is written, says why.
+        return {"manifest": {"error": reason}}
+    return {}
+
+
+def job_fail(
+    model: type[models.Model], job_id: int, reason: str, *, claimed_at: datetime | None = None
+) -> bool:
+    """QUEUED or RUNNING -> FAILED with the reason and finished_at; False when it was neither.
+
+    The reason is shown to the project's admins: never put an original surface in it.
+    """
+    updated = model._default_manager.filter(
+        pk=job_id, status__in=[QUEUED, RUNNING], **_fence(model, claimed_at)
+    ).update(status=FAILED, finished_at=_now(), **_reason_fields(model, reason))
+    _progress_forget(model, job_id)
+    return updated == 1
+
+
+# --- Liveness ---------------------------------------------------------------------------------
+
+
+def job_last_seen(job: models.Model) -> datetime:
+    """The last sign of life of a running job: its heartbeat, its claim, or its batches' work."""
+    model, job_id = _ref(job)
+    signs: list[datetime] = []
+    cached = _cached_progress(model, job_id)
+    if cached is not None and cached.updated_at is not None:
+        signs.append(cached.updated_at)
+    claimed = getattr(job, "started_at", None) or getattr(job, "created_at", None)
+    if claimed is not None:
+        signs.append(claimed)
+    if isinstance(job, PreannotationRun):
+        batches = RunBatch.objects.filter(run=job).aggregate(
+            started=Max("started_at"), finished=Max("finished_at")
+        )
+        signs.extend(value for value in batches.values() if value is not None)
+    # A row with no time at all (a batch never claimed) has shown no life since the epoch.
+    return max(signs, default=datetime.min.replace(tzinfo=UTC))
+
+
+def _process_gone(job: models.Model) -> bool:
+    """True when the job's last heartbeat came from a process of this host that is gone.
+
+    A restarted `make run` (or a worker restarted on the same host) then reaps at once what its
+    previous process left running, instead of waiting for the heartbeat to go stale.
+    """
+    model, job_id = _ref(job)
+    cached = _cached_progress(model, job_id)
+    if cached is None or not cached.pid or cached.host != socket.gethostname():
+        return False
+    try:
+        os.kill(cached.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _stale(job: models.Model, cutoff: datetime) -> bool:
+    return job_last_seen(job) < cutoff or _process_gone(job)
+
+
+# --- Uploads, which hold originals ---------------------------------------------------------
+
+
+def uploads_dir() -> Path:
+    return Path(settings.MEDIA_ROOT) / "imports"
+
+
+def upload_delete(stored_path: str) -> bool:
+    """Delete the folder of one upload; True when there was one. Never leaves uploads_dir()."""
+    if not stored_path:
+        return False
+    folder = Path(stored_path).parent
+    if folder.parent.resolve() != uploads_dir().resolve() or not folder.exists():
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    return True
+
+
+def _uploads_sweep(cutoff: datetime) -> int:
+    """Delete upload folders that no queued or running import needs any more."""
+    root = uploads_dir()
+    if not root.is_dir():
+        return 0
+    deleted = 0
+    for folder in root.iterdir():
+        if not folder.is_dir():
+            continue
+        prefix = f"{folder}{os.sep}"
+        jobs = ImportJob.objects.filter(stored_path__startswith=prefix)
+        if jobs.filter(status__in=[QUEUED, RUNNING]).exists():
+            continue
+        modified = datetime.fromtimestamp(folder.stat().st_mtime, tz=UTC)
+        # A folder with no job yet may belong to an upload whose job is being created.
+        if jobs.exists() or modified < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            deleted += 1
+    return deleted
+
+
+# --- The reaper -------------------------------------------------------------------------------
+
+
+def _reap_import(job: ImportJob) -> bool:
+    if not job_fail(ImportJob, job.pk, IMPORT_REAPED, claimed_at=job.started_at):
+        return False
+    logger.warning("import job %s reaped: its worker stopped", job.pk)
+    return True
+
+
+def _reap_run(run: PreannotationRun) -> int | None:
+    """Fail a dead run, resumable; the number of batches queued again, None if it moved."""
+    with transaction.atomic():
+        if not job_fail(
+            PreannotationRun, run.pk, run_reaped_reason(run.pk), claimed_at=run.started_at
+        ):
+            return None
+        requeued = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING).update(
+            status=BatchStatus.QUEUED
+        )
+    logger.warning("run %s reaped: its worker stopped; %s batches queued again", run.pk, requeued)
+    return requeued
+
+
+def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
+    """Fail the running jobs whose worker stopped, and delete uploads no job needs.
+
+    A job is taken for dead when it has shown no sign of life for `older_than` (default
+    settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came from a
+    process of this host that no longer exists. Imports become FAILED and their upload folder
+    is deleted; runs become FAILED with their running batches queued again, so that
+    `preannotate --resume RUN_ID` resumes them; releases become FAILED. A run whose batches
+    all wait in the queue is waiting for a worker, not dead, and is left alone. Returns counts.
+    """
+    if older_than is None:
+        older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    cutoff = _now() - older_than
+    counts = {
+        "imports_failed": 0,
+        "runs_failed": 0,
+        "batches_requeued": 0,
+        "releases_failed": 0,
+        "uploads_deleted": 0,
+    }
+    # One job at a time, each on its own: on SQLite a long import holds the write lock, and
+    # the reaper's write for its row must not keep it from reaping the others.
+    for job in ImportJob.objects.filter(status=RUNNING):
+        try:
+            if _stale(job, cutoff) and _reap_import(job):
+                counts["imports_failed"] += 1
+                counts["uploads_deleted"] += upload_delete(job.stored_path)
+        except DatabaseError:
+            logger.exception("could not reap import job %s", job.pk)
+    for run in PreannotationRun.objects.filter(status=RunStatus.RUNNING):
+        batches = RunBatch.objects.filter(run=run)
+        waiting = (
+            batches.filter(status=BatchStatus.QUEUED).exists()
+            and not batches.filter(status=BatchStatus.RUNNING).exists()
+        )
+        try:
+            if not waiting and _stale(run, cutoff):
+                requeued = _reap_run(run)
+                if requeued is not None:
+                    counts["runs_failed"] += 1
+                    counts["batches_requeued"] += requeued
+        except DatabaseError:
+            logger.exception("could not reap run %s", run.pk)
+    for release in Release.objects.filter(status=RUNNING):
+        try:
+            if _stale(release, cutoff) and job_fail(Release, release.pk, RELEASE_REAPED):
+                counts["releases_failed"] += 1
+        except DatabaseError:
+            logger.exception("could not reap release %s", release.pk)
+    counts["uploads_deleted"] += _uploads_sweep(cutoff)
+    return counts

@@ -1,0 +1,325 @@
+"""The job lifecycle every long task shares (claim, progress, finish, fail) and its reaper."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotator.models import (
+    BatchStatus,
+    Document,
+    ImportJob,
+    ImportStatus,
+    PreannotationRun,
+    Release,
+    RunBatch,
+    RunStatus,
+)
+from annotator.services import jobs
+from annotator.services.jobs import (
+    job_claim,
+    job_fail,
+    job_finish,
+    job_progress,
+    job_progress_set,
+    jobs_reap,
+)
+from tests.factories import (
+    DocumentFactory,
+    PreannotationRunFactory,
+    ProjectFactory,
+    RunBatchFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    # Progress lives in the cache, keyed by job id; ids come back in another test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def an_upload(settings: Any, name: str = "corpus.jsonl") -> Path:
+    folder = Path(settings.MEDIA_ROOT) / "imports" / f"folder-{name}"
+    folder.mkdir(parents=True)
+    path = folder / name
+    path.write_text('{"id": "a", "lang": "en", "text": "Moshe Chaya"}\n')
+    return path
+
+
+def an_import(**fields: Any) -> ImportJob:
+    return ImportJob.objects.create(project=ProjectFactory(), filename="corpus.jsonl", **fields)
+
+
+def heartbeat_at(monkeypatch: Any, job: Any, when: datetime, done: int = 1) -> None:
+    """A heartbeat sent at `when`, as by a worker that has been silent since."""
+    with monkeypatch.context() as patch:
+        patch.setattr(jobs, "_now", lambda: when)
+        job_progress_set(job, done, 10)
+
+
+def test_of_two_claims_only_the_first_gets_the_job() -> None:
+    job = an_import()
+
+    assert job_claim(ImportJob, job.pk) is True
+    assert job_claim(ImportJob, job.pk) is False
+    job.refresh_from_db()
+    assert job.status == ImportStatus.RUNNING
+    assert job.started_at is not None
+
+
+def test_a_claim_of_a_running_job_with_a_live_heartbeat_gets_nothing() -> None:
+    job = an_import()
+    job_claim(ImportJob, job.pk)
+    job_progress_set(job, 5, 10)
+
+    assert job_claim(ImportJob, job.pk, stale_after=HOUR) is False
+
+
+def test_a_running_job_whose_worker_fell_silent_is_claimed_again_once(monkeypatch: Any) -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    heartbeat_at(monkeypatch, job, long_ago + timedelta(minutes=5))
+
+    assert job_claim(ImportJob, job.pk, stale_after=HOUR) is True
+    assert job_claim(ImportJob, job.pk, stale_after=HOUR) is False  # the new heartbeat is live
+    job.refresh_from_db()
+    assert job.status == ImportStatus.RUNNING
+    assert job.started_at is not None and job.started_at > long_ago
+    assert job_progress(job).done == 0
+
+
+def test_the_old_worker_can_neither_finish_nor_fail_a_job_claimed_again() -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    assert job_claim(ImportJob, job.pk, stale_after=HOUR)
+
+    assert job_finish(ImportJob, job.pk, claimed_at=long_ago, documents_created=3) is False
+    assert job_fail(ImportJob, job.pk, "late", claimed_at=long_ago) is False
+    job.refresh_from_db()
+    assert (job.status, job.documents_created, job.error) == (ImportStatus.RUNNING, 0, "")
+
+
+def test_finish_marks_a_running_job_done_with_its_fields() -> None:
+    job = an_import()
+    job_claim(ImportJob, job.pk)
+    job.refresh_from_db()
+
+    assert job_finish(ImportJob, job.pk, claimed_at=job.started_at, documents_created=7)
+    job.refresh_from_db()
+    assert (job.status, job.documents_created) == (ImportStatus.DONE, 7)
+    assert job.finished_at is not None
+    assert job_finish(ImportJob, job.pk) is False  # done stays done
+
+
+def test_a_queued_job_cannot_be_finished() -> None:
+    job = an_import()
+
+    assert job_finish(ImportJob, job.pk) is False
+    job.refresh_from_db()
+    assert job.status == ImportStatus.QUEUED
+
+
+def test_fail_records_the_reason_and_never_undoes_a_finished_job() -> None:
+    failing, done = an_import(), an_import(status=ImportStatus.DONE)
+    job_claim(ImportJob, failing.pk)
+
+    assert job_fail(ImportJob, failing.pk, "line 3: invalid JSON") is True
+    assert job_fail(ImportJob, done.pk, "too late") is False
+    failing.refresh_from_db()
+    done.refresh_from_db()
+    assert (failing.status, failing.error) == (ImportStatus.FAILED, "line 3: invalid JSON")
+    assert failing.finished_at is not None
+    assert (done.status, done.error) == (ImportStatus.DONE, "")
+
+
+def test_the_lifecycle_serves_runs_and_releases_too() -> None:
+    run = PreannotationRunFactory()
+    release = Release.objects.create(project=run.project, version=1, strategy="S2", format="jsonl")
+
+    assert job_claim(PreannotationRun, run.pk) and job_claim(Release, release.pk)
+    job_progress_set(run, 3, 9, unit="documents")
+    assert (job_progress(run).done, job_progress(run).total) == (3, 9)
+    assert job_progress((PreannotationRun, run.pk)).unit == "documents"
+    assert job_fail(Release, release.pk, "the leak check could not run")
+    assert job_finish(PreannotationRun, run.pk, documents_done=0)
+    release.refresh_from_db()
+    assert release.status == "failed"
+    assert release.manifest == {"error": "the leak check could not run"}
+    assert release.finished_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_is_readable_while_the_jobs_transaction_is_open() -> None:
+    job = an_import()
+    job_claim(ImportJob, job.pk)
+    document = DocumentFactory.build(project=job.project)
+    reported, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        try:
+            with transaction.atomic():
+                document.save()
+                job_progress_set((ImportJob, job.pk), 1, 2, unit="documents")
+                reported.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        assert reported.wait(10)
+        progress = job_progress(job)
+        assert (progress.done, progress.total, progress.unit) == (1, 2, "documents")
+        assert progress.updated_at is not None
+        assert progress.updated_at > timezone.now() - timedelta(minutes=1)
+        assert not Document.objects.filter(pk=document.pk).exists()  # still uncommitted
+    finally:
+        release.set()
+        thread.join(10)
+
+
+# --- The reaper -------------------------------------------------------------------------------
+
+
+def test_the_reaper_fails_a_dead_import_and_deletes_its_upload(
+    settings: Any, monkeypatch: Any
+) -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    upload = an_upload(settings)
+    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago, stored_path=str(upload))
+    heartbeat_at(monkeypatch, job, long_ago)
+
+    counts = jobs_reap(older_than=HOUR)
+
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED
+    assert "worker stopped" in job.error and "nothing was written" in job.error
+    assert job.finished_at is not None
+    assert not upload.parent.exists()
+    assert counts["imports_failed"] == 1 and counts["uploads_deleted"] == 1
+
+
+def test_the_reaper_leaves_a_live_import_and_its_upload_alone(settings: Any) -> None:
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    job_claim(ImportJob, job.pk)
+    ImportJob.objects.filter(pk=job.pk).update(started_at=timezone.now() - 2 * HOUR)
+    job_progress_set(job, 10, 100)  # a long import, still reporting
+
+    counts = jobs_reap(older_than=HOUR)
+
+    job.refresh_from_db()
+    assert job.status == ImportStatus.RUNNING
+    assert upload.is_file()
+    assert counts["imports_failed"] == 0
+
+
+def test_the_reaper_fails_at_once_a_job_whose_process_on_this_host_is_gone(
+    settings: Any,
+) -> None:
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    job_claim(ImportJob, job.pk)
+    # The heartbeat of a process that no longer exists (pids stop far below this).
+    key = jobs._progress_key(ImportJob, job.pk)
+    cache.set(key, {**cache.get(key), "pid": 2**22 + 12345})
+
+    assert jobs_reap(older_than=HOUR)["imports_failed"] == 1
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED
+    assert not upload.parent.exists()
+
+
+def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumable(
+    monkeypatch: Any,
+) -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    run = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
+    done = RunBatchFactory(run=run, status=BatchStatus.DONE, started_at=long_ago)
+    running = RunBatchFactory(run=run, status=BatchStatus.RUNNING, started_at=long_ago)
+    queued = RunBatchFactory(run=run, status=BatchStatus.QUEUED)
+    heartbeat_at(monkeypatch, run, long_ago)
+
+    counts = jobs_reap(older_than=HOUR)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert f"preannotate --resume {run.pk}" in run.error
+    statuses = dict(RunBatch.objects.filter(run=run).values_list("id", "status"))
+    assert statuses == {
+        done.pk: BatchStatus.DONE,
+        running.pk: BatchStatus.QUEUED,
+        queued.pk: BatchStatus.QUEUED,
+    }
+    assert (counts["runs_failed"], counts["batches_requeued"]) == (1, 1)
+
+
+def test_the_reaper_leaves_a_run_whose_batches_finish_or_wait_for_a_worker() -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    working = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=working, status=BatchStatus.DONE, finished_at=timezone.now())
+    RunBatchFactory(run=working, status=BatchStatus.RUNNING, started_at=timezone.now())
+    waiting = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=waiting, status=BatchStatus.QUEUED)
+
+    assert jobs_reap(older_than=HOUR)["runs_failed"] == 0
+    assert set(PreannotationRun.objects.values_list("status", flat=True)) == {RunStatus.RUNNING}
+
+
+def test_the_reaper_deletes_uploads_that_finished_imports_left_behind(settings: Any) -> None:
+    done = an_import(status=ImportStatus.DONE, stored_path=str(an_upload(settings, "a.jsonl")))
+    failed = an_import(status=ImportStatus.FAILED, stored_path=str(an_upload(settings, "b.jsonl")))
+    queued = an_import(stored_path=str(an_upload(settings, "c.jsonl")))
+    just_uploaded = an_upload(settings, "d.jsonl")  # its job is being created
+
+    counts = jobs_reap(older_than=HOUR)
+
+    assert not Path(done.stored_path).exists() and not Path(failed.stored_path).exists()
+    assert Path(queued.stored_path).is_file() and just_uploaded.is_file()
+    assert counts["uploads_deleted"] == 2
+
+
+def test_the_reap_jobs_command_reports_what_it_did(
+    settings: Any, monkeypatch: Any, capsys: Any
+) -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    job = an_import(
+        status=ImportStatus.RUNNING, started_at=long_ago, stored_path=str(an_upload(settings))
+    )
+    heartbeat_at(monkeypatch, job, long_ago)
+
+    call_command("reap_jobs", "--older-than", "3600")
+
+    assert "imports failed: 1" in capsys.readouterr().out
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED
+
+
+def test_the_reaper_runs_as_a_celery_task(settings: Any, monkeypatch: Any) -> None:
+    from annotator import tasks
+
+    settings.CLOAK_JOB_STALE_AFTER = 3600
+    long_ago = timezone.now() - 2 * HOUR
+    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    heartbeat_at(monkeypatch, job, long_ago)
+
+    counts = tasks.jobs_reap.delay().get()
+
+    assert counts["imports_failed"] == 1
+    assert settings.CELERY_BEAT_SCHEDULE["jobs-reap"]["task"] == "annotator.tasks.jobs_reap"
