@@ -7,6 +7,7 @@ Non-members are told a project does not exist rather than that they may not see 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,30 @@ class Access:
 NO_ACCESS = Access(role=None, languages=(), all_languages=False)
 
 
+def sees_every_language(role: str) -> bool:
+    """Whether `role` works on every language of a project, not only a member's own."""
+    return Can.VIEW_ALL_DOCUMENTS in ROLE_CAPABILITIES[role]
+
+
+def access_from_membership(
+    user: Any, project: Project, role: str | None, languages: Sequence[str]
+) -> Access:
+    """The access that a membership's `role` and `languages` (None: no membership) give `user`.
+
+    For pages that load memberships in bulk; `access_for` builds its answer here too.
+    """
+    if user.is_superuser:
+        return Access(role=Role.ADMIN, languages=tuple(project.languages), all_languages=True)
+    if role is None:
+        return NO_ACCESS
+    sees_all = sees_every_language(role)
+    return Access(
+        role=role,
+        languages=tuple(project.languages if sees_all else languages),
+        all_languages=sees_all,
+    )
+
+
 def access_for(user: Any, project: Project) -> Access:
     """The user's access to the project (memoised on the user object for one request)."""
     if user is None or not user.is_authenticated:
@@ -75,16 +100,15 @@ def access_for(user: Any, project: Project) -> Access:
     cache: dict[int, Access] = user.__dict__.setdefault("_cloak_access", {})
     if project.pk in cache:
         return cache[project.pk]
-    if user.is_superuser:
-        access = Access(role=Role.ADMIN, languages=tuple(project.languages), all_languages=True)
-    else:
+    membership = None
+    if not user.is_superuser:
         membership = Membership.objects.filter(user=user, project=project).first()
-        if membership is None:
-            access = NO_ACCESS
-        else:
-            sees_all = membership.role in (Role.LEAD, Role.ADMIN)
-            languages = tuple(project.languages if sees_all else membership.languages)
-            access = Access(role=membership.role, languages=languages, all_languages=sees_all)
+    access = access_from_membership(
+        user,
+        project,
+        role=membership.role if membership else None,
+        languages=membership.languages if membership else (),
+    )
     cache[project.pk] = access
     return access
 

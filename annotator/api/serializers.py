@@ -4,9 +4,22 @@ from typing import Any
 
 from rest_framework import serializers
 
-from annotator.models import Document, ImportJob, Membership, Project, Span
+from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project, Span
 from annotator.services.imports import import_job_progress
+from annotator.services.projects import _LANGUAGE as LANGUAGE_CODE
 from pseudonymizer.formats import FORMATS
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """The body of every error answer (the schema's `Error`)."""
+
+    detail = serializers.CharField(help_text="Why the request was refused, in words")
+    # The metaclass takes it as a field; mypy sees Serializer.errors.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="For a refused form or query: each field's messages, by field name",
+    )
 
 
 class ProjectSerializer(serializers.ModelSerializer[Project]):
@@ -60,6 +73,31 @@ class DocumentListSerializer(serializers.ModelSerializer[Document]):
         read_only_fields = fields
 
 
+class DocumentFilterSerializer(serializers.Serializer[Any]):
+    """The filters of the document list (query parameters); each may be left out."""
+
+    # A language code as projects are created with (annotator.services.projects).
+    language = serializers.RegexField(
+        LANGUAGE_CODE.pattern,
+        required=False,
+        max_length=16,
+        help_text="One of the project's languages",
+    )
+    status = serializers.ChoiceField(choices=DocumentStatus.choices, required=False)
+    q = serializers.CharField(
+        required=False, max_length=255, help_text="Part of the external id, in any case"
+    )
+
+    def validate_language(self, language: str) -> str:
+        project: Project = self.context["view"].get_project()
+        if language not in project.languages:
+            languages = ", ".join(project.languages)
+            raise serializers.ValidationError(
+                f"{language!r} is not one of the project's languages ({languages})"
+            )
+        return language
+
+
 class DocumentSerializer(serializers.ModelSerializer[Document]):
     spans = SpanSerializer(many=True, read_only=True)
 
@@ -84,8 +122,10 @@ class ImportJobSerializer(serializers.ModelSerializer[ImportJob]):
         ]  # fmt: skip
         read_only_fields = fields
 
-    def get_progress(self, job: ImportJob) -> dict[str, int]:
-        return import_job_progress(job)
+    def get_progress(self, job: ImportJob) -> dict[str, Any]:
+        # stage, documents, spans, bytes_read, bytes_total, done, total, unit, updated_at:
+        # the numbers the job's page shows.
+        return import_job_progress(job).as_dict()
 
 
 class ImportCreateSerializer(serializers.Serializer[Any]):

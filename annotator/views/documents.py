@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.vary import vary_on_headers
 
+from annotator import selectors
 from annotator.models import Document, Span, SpanStatus
-from annotator.permissions import Can, can_view_document, visible_documents
+from annotator.permissions import Can, can_view_document
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import DocumentFilterForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -32,28 +31,7 @@ def document_list(request: HtmxProjectRequest) -> HttpResponse:
     project, access = request.project, request.access
     form = DocumentFilterForm(request.GET, languages=access.languages)
     filters = form.filters()
-
-    # A correlated count runs for the 50 rows of the page only, not for the whole project.
-    span_count = (
-        Span.objects.filter(document=OuterRef("pk"))
-        .order_by()
-        .values("document")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    documents = (
-        visible_documents(request.user, project)
-        .select_related("assignee")
-        .only("id", "external_id", "language", "status", "assignee__id", "assignee__username")
-        .annotate(span_count=Coalesce(Subquery(span_count, output_field=IntegerField()), Value(0)))
-        .order_by("id")
-    )
-    if "language" in filters:
-        documents = documents.filter(language=filters["language"])
-    if "status" in filters:
-        documents = documents.filter(status=filters["status"])
-    if "q" in filters:
-        documents = documents.filter(external_id__icontains=filters["q"])
+    documents = selectors.document_list(request.user, project, **filters)
 
     page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {

@@ -12,11 +12,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotator.models import Document, DocumentStatus, Membership, Project, Role
-from annotator.permissions import ROLE_CAPABILITIES, Can, visible_documents
+from annotator.permissions import (
+    Can,
+    access_from_membership,
+    sees_every_language,
+    visible_documents,
+)
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_label
 from annotator.views.imports import job_context
 from annotator.views.nav import project_nav
+from annotator.views.runs import runs_context
 
 GROUP_NAMES = {
     "identifier": "Identifiers",
@@ -34,10 +40,6 @@ class ProjectRow:
     role_label: str
     languages: list[str]
     documents: int
-
-
-def _sees_every_language(role: str) -> bool:
-    return Can.VIEW_ALL_DOCUMENTS in ROLE_CAPABILITIES[role]
 
 
 @login_required
@@ -66,14 +68,17 @@ def home(request: HttpRequest) -> HttpResponse:
 
     rows = []
     for project in projects:
-        # Superusers act as admins everywhere (annotator.permissions.access_for).
-        role: str = Role.ADMIN if user.is_superuser else project.my_role  # type: ignore[attr-defined]
-        if _sees_every_language(role):
-            languages = list(project.languages)
-        else:
-            languages = list(project.my_languages or [])  # type: ignore[attr-defined]
+        access = access_from_membership(
+            user,
+            project,
+            role=project.my_role,  # type: ignore[attr-defined]
+            languages=project.my_languages or [],  # type: ignore[attr-defined]
+        )
+        if access.role is None:  # for_user() lists only projects the user belongs to
+            continue
+        languages = list(access.languages)
         documents = sum(counts[project.pk].get(language, 0) for language in languages)
-        rows.append(ProjectRow(project, role, Role(role).label, languages, documents))
+        rows.append(ProjectRow(project, access.role, Role(access.role).label, languages, documents))
     return render(request, "annotator/home.html", {"rows": rows})
 
 
@@ -110,7 +115,7 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
     members: list[tuple[Membership, str]] = []
     if access.can(Can.VIEW_MEMBERS):
         members = [
-            (m, "all" if _sees_every_language(m.role) else ", ".join(m.languages))
+            (m, "all" if sees_every_language(m.role) else ", ".join(m.languages))
             for m in sorted(
                 project.memberships.select_related("user"),
                 key=lambda m: (ROLE_ORDER.get(m.role, 9), m.user.get_username()),
@@ -142,5 +147,6 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
             "can_view_members": access.can(Can.VIEW_MEMBERS),
             "job_rows": jobs,
             "schema": schema,
+            **runs_context(request),
         },
     )

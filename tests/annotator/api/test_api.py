@@ -56,7 +56,7 @@ def test_an_admin_uploads_a_file_and_the_import_runs(
     job_url = reverse("api-import-detail", kwargs={"slug": "radical", "pk": response.json()["id"]})
     job = client_for(team.admin).get(job_url).json()
     assert job["status"] == ImportStatus.DONE
-    assert job["progress"] == {"documents": 1, "spans": 1}
+    assert (job["progress"]["documents"], job["progress"]["spans"]) == (1, 1)
     assert Document.objects.get(external_id="api-1").spans.get().label == "USERNAME"
 
 

@@ -193,5 +193,18 @@ def test_the_list_costs_the_same_queries_for_many_documents_and_spans(team: Team
     assert len(many) == len(few)
 
 
+def test_the_page_and_the_api_list_the_same_documents(team: Team) -> None:
+    for n, language in enumerate(["en", "fr", "en", "ar"]):
+        document = DocumentFactory(project=team.project, language=language, external_id=f"d-{n}")
+        SpanFactory.create_batch(n, document=document)
+    api = reverse("api-document-list", args=["radical"])
+    for user in (team.lead, team.annotator_en):
+        page = client_for(user).get(list_url(q="d-")).content.decode()
+        rows = re.findall(r'dir="auto">(d-\d)</a></td>.*?<td class="num">(\d+)</td>', page, re.S)
+        listed = client_for(user).get(api, {"q": "d-"}).json()["results"]
+        assert rows == [(row["external_id"], str(row["span_count"])) for row in listed]
+        assert rows
+
+
 def test_a_non_member_gets_404_on_the_list(team: Team) -> None:
     assert client_for(team.outsider).get(list_url()).status_code == 404

@@ -57,6 +57,19 @@ def test_home_lists_my_projects_with_role_and_the_documents_i_may_see(team: Team
     assert "Lead" in page
 
 
+def test_home_shows_a_superuser_every_project_as_admin_of_every_language(
+    team: Team, make_user: Any
+) -> None:
+    documents(team, en=3, fr=2, ar=1)
+    boss = make_user(username="boss")
+    boss.is_superuser = True
+    boss.save(update_fields=["is_superuser"])
+    page = client_for(boss).get(reverse("home")).content.decode()
+    assert team.project.name in page and "Elsewhere" in page
+    assert "Admin" in page
+    assert '<td class="num">6</td>' in page
+
+
 def test_home_has_a_friendly_empty_state(make_user: Any) -> None:
     page = client_for(make_user(username="loner")).get(reverse("home")).content.decode()
     assert "You are not in any project yet" in page

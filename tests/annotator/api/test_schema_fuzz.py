@@ -1,0 +1,149 @@
+"""Fuzz every operation of the API's own OpenAPI schema, in process, as a project admin.
+
+Whatever the schema lists is fuzzed, so an endpoint is covered the day it lands. Each request
+must get a status code the schema documents, with a body that matches; no 5xx; and a request
+that breaks the schema (an unknown query parameter, an ill-typed value, a number out of its
+bounds) must be refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from django.urls import Resolver404, resolve
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.core.parameters import ParameterLocation
+
+from annotator.models import ImportJob
+from annotator.wsgi import application
+from tests.conftest import Team, client_for
+from tests.factories import DocumentFactory, SpanFactory
+
+# Bounded, so that the fuzz stays within a minute on two cores as endpoints land.
+EXAMPLES_PER_OPERATION = 10
+# `{id}` after `documents/` names a document, and so on; other ids stay as drawn.
+PATH_PARAMETER = re.compile(r"([a-z_]+)/\{([a-z_]+)\}")
+
+
+def served_schema() -> dict[str, Any]:
+    """What /api/schema/ serves, from the same generator but without a request: pytest needs
+    the operations when it collects, before there is a database to log in to."""
+    raw = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(OpenApiJsonRenderer().render(raw))  # type: ignore[no-any-return]
+
+
+schema = schemathesis.openapi.from_dict(served_schema())
+schema.app = application
+schema.config.generation.update(max_examples=EXAMPLES_PER_OPERATION, database="none")
+# Which languages a project has, or whether an id exists, is data, not schema: a request the
+# schema allows may still be refused. Every other check runs.
+schema.config.checks.update(excluded_check_names=["positive_data_acceptance"])
+
+
+@pytest.fixture
+def _keep_the_test_connection() -> Iterator[None]:
+    """Calls go through the real WSGI handler, which closes the database connection after each
+    request; the test's transaction lives on that connection (Django's test client does this)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def rows(team: Team, _keep_the_test_connection: None) -> dict[str, Any]:
+    """A project with a document and a span in each language, and an import; its admin's
+    token. The ids are keyed by the collection that names them in a path."""
+    project = team.project
+    documents = [
+        DocumentFactory(project=project, language=language, external_id=f"fuzz-{language}")
+        for language in project.languages
+    ]
+    spans = [SpanFactory(document=document) for document in documents]
+    job = ImportJob.objects.create(project=project, filename="a.jsonl", status="done")
+    token = Token.objects.create(user=team.admin)
+    return {
+        "headers": {"Authorization": f"Token {token.key}"},
+        "projects": project.slug,
+        "documents": documents[0].pk,
+        "spans": spans[0].pk,
+        "imports": job.pk,
+    }
+
+
+# The coverage phase tries each of its scenarios with several values (five wrong types for
+# one integer, every value of an enum): one value per scenario, parameter and mode is enough
+# here, and keeps the time bounded as the API grows.
+_COVERED: set[tuple[Any, ...]] = set()
+
+
+@schema.hook
+def filter_case(context: Any, case: Any) -> bool:
+    scenario = getattr(case.meta.phase.data, "scenario", None) if case.meta else None
+    if scenario is None:
+        return True  # the fuzzing phase: max_examples bounds it
+    data = case.meta.phase.data
+    key = (case.operation.label, case.meta.generation.mode, scenario, data.location, data.parameter)
+    if key in _COVERED:
+        return False
+    _COVERED.add(key)
+    return True
+
+
+def aim_at_rows(case: Any, rows: dict[str, Any]) -> None:
+    """Send a well-formed case to the fixture's rows: a random slug only ever finds 404.
+
+    Done at call time, not in a generation hook: the coverage phase draws its cases when
+    pytest collects, before the rows exist.
+    """
+    if case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH):
+        return
+    for collection, name in PATH_PARAMETER.findall(case.operation.path):
+        value = case.path_parameters.get(name)
+        # Every fourth drawn id is kept, so that a missing row is asked for too.
+        keep = isinstance(value, int) and value % 4 == 3
+        if collection in rows and not keep:
+            case.path_parameters[name] = rows[collection]
+
+
+def routed(path: str) -> bool:
+    try:
+        resolve(unquote(path))
+    except Resolver404:
+        return False
+    return True
+
+
+@pytest.mark.slow  # make test runs it; `-m "not slow"` leaves it out of a quick loop
+@pytest.mark.django_db
+@schema.parametrize()
+@settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_the_api_answers_every_request_as_its_schema_says(case: Any, rows: dict[str, Any]) -> None:
+    aim_at_rows(case, rows)
+    headers = rows["headers"]
+    response = case.call(headers=headers)
+    if routed(case.formatted_path):
+        case.validate_response(response, headers=headers, transport_kwargs={"headers": headers})
+    else:
+        # A path the URL patterns do not match (an ill-typed id) never reaches the API: Django
+        # answers with its own 404 page.
+        assert response.status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_fuzzed_schema_is_the_one_the_api_serves(team: Team) -> None:
+    response = client_for(team.admin).get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert json.loads(response.content) == served_schema()
