@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from pseudonymizer.recognizers.known import fold
 from pseudonymizer.strategies import Strategy
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision, Source
 
@@ -121,6 +122,11 @@ class Document(models.Model):
     external_id = models.CharField(max_length=255)
     # Stored exactly as imported: no newline or Unicode normalisation, offsets count code points.
     text = models.TextField()
+    # The text in the known-entity matcher's form (case, accents, Arabic letter variants and
+    # white space folded: `pseudonymizer.recognizers.known.fold`), so that the database finds
+    # the documents a decided surface occurs in with a plain substring test. Holds originals,
+    # as `text` does; never shown.
+    search_text = models.TextField(blank=True, editable=False)
     metadata = models.JSONField(default=dict, blank=True)
     status = models.CharField(
         max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.NEW
@@ -157,6 +163,14 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project.slug}/{self.external_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Derived from the text, never written on its own (bulk writers call fold too).
+        self.search_text = fold(self.text)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "text" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
 
 
 class SpanQuerySet(models.QuerySet["Span"]):

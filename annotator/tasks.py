@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
+from typing import TYPE_CHECKING, Any
 
-from annotator.services.imports import import_job_run
+import django.db
+import kombu.exceptions
+import redis.exceptions
+from celery import shared_task
+from celery.contrib.django.task import DjangoTask
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from annotator.services.runs import NerPayload
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="annotator.tasks.import_run", acks_late=True)
 def import_run(job_id: int) -> None:
-    # Not retried: an import either commits whole or is marked failed with its reason.
+    # Not retried: an import either commits whole or is marked failed with its reason. A copy
+    # redelivered after its worker died takes the job over once the job's heartbeat is stale.
+    from annotator.services.imports import import_job_run
+
     import_job_run(job_id=job_id)
+
+
+@shared_task(name="annotator.tasks.jobs_reap")
+def jobs_reap() -> dict[str, int]:
+    """Fail the jobs whose worker stopped; run by beat, and by each worker as it starts."""
+    from annotator.services.jobs import jobs_reap as reap
+
+    return reap()
 
 
 @shared_task(name="annotator.tasks.propagate", acks_late=True)
@@ -20,3 +42,98 @@ def propagate(project_id: int, alias_id: int, source_span_id: int | None = None)
 
     # Safe to run twice: a second run finds the proposals in place and changes nothing.
     propagate_choice(project_id=project_id, alias_id=alias_id, source_span_id=source_span_id)
+
+
+# --- Pre-annotation runs ----------------------------------------------------------------------
+
+
+class GpuOutOfMemory(RuntimeError):
+    """CUDA ran out of memory: another job may hold it for a while, so the batch waits."""
+
+
+# Worth another try: the database or the broker away for a moment, a deadlock, a GPU whose
+# memory another job held. Anything else is a bug, and trying it again changes nothing.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    django.db.OperationalError,
+    django.db.InterfaceError,
+    kombu.exceptions.OperationalError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    GpuOutOfMemory,
+)
+RETRY_POLICY: dict[str, Any] = {
+    "autoretry_for": TRANSIENT_ERRORS,
+    "max_retries": settings.CLOAK_RUN_MAX_RETRIES,
+    "retry_backoff": 2,
+    "retry_backoff_max": 120,
+    "retry_jitter": True,
+}
+
+
+def _is_gpu_out_of_memory(error: BaseException) -> bool:
+    # By name: torch is imported only where a model runs, never here.
+    return type(error).__name__ == "OutOfMemoryError" and "CUDA" in str(error)
+
+
+class RunBatchTask(DjangoTask):  # type: ignore[misc]
+    """A run's task: its batch id is its last positional argument."""
+
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Only transient errors get here, once their retries are spent: bugs are caught in
+        # the task and fail their batch there.
+        from annotator.services.runs import run_batch_fail
+
+        batch_id = kwargs.get("batch_id", args[-1] if args else None)
+        if batch_id is None:
+            return
+        try:
+            run_batch_fail(
+                batch_id=batch_id,
+                reason=f"gave up after {self.max_retries} retries on {type(exc).__name__} "
+                "(the database, the broker or the GPU was not available)",
+            )
+        except django.db.DatabaseError:
+            logger.warning("batch %s: could not be marked failed; resume its run", batch_id)
+
+
+@shared_task(
+    bind=True, base=RunBatchTask, name="annotator.tasks.preannotate_ner", acks_late=True,
+    **RETRY_POLICY,
+)  # fmt: skip
+def preannotate_ner(self: RunBatchTask, batch_id: int) -> NerPayload | None:
+    """Queue `ner` (GPU hosts): the batch's NER spans, offsets and labels only, for
+    `preannotate_batch`; None when the batch is not this worker's to do."""
+    from annotator.services.runs import run_batch_crashed, run_batch_ner
+
+    try:
+        return run_batch_ner(batch_id=batch_id, retried=self.request.retries > 0)
+    except TRANSIENT_ERRORS:
+        raise
+    except Exception as error:
+        if _is_gpu_out_of_memory(error):
+            raise GpuOutOfMemory("CUDA out of memory") from None
+        run_batch_crashed(batch_id=batch_id, error=error)
+        return None
+
+
+@shared_task(
+    bind=True, base=RunBatchTask, name="annotator.tasks.preannotate_batch", acks_late=True,
+    **RETRY_POLICY,
+)  # fmt: skip
+def preannotate_batch(
+    self: RunBatchTask, ner: NerPayload | None, batch_id: int, with_ner: bool = False
+) -> None:
+    """Queue `default`: patterns and known entities over the batch, with the NER spans that
+    `preannotate_ner` handed on (`with_ner`), written in one transaction."""
+    if with_ner and ner is None:
+        return  # the ner half found the batch done, or in another worker's hands
+    from annotator.services.runs import run_batch_crashed, run_batch_detect
+
+    try:
+        run_batch_detect(batch_id=batch_id, ner=ner, retried=self.request.retries > 0)
+    except TRANSIENT_ERRORS:
+        raise
+    except Exception as error:
+        run_batch_crashed(batch_id=batch_id, error=error)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from annotator.models import Document, Membership, Project, Role, Span, SpanSource
+from annotator.models import (
+    Document,
+    Membership,
+    PreannotationRun,
+    Project,
+    Role,
+    RunBatch,
+    Span,
+    SpanSource,
+)
 from pseudonymizer.schemas import preset
 
 
@@ -64,3 +73,22 @@ class SpanFactory(factory.django.DjangoModelFactory):
     end = 23
     label = "PER"
     source = SpanSource.IMPORT
+
+
+class PreannotationRunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = PreannotationRun
+
+    project = factory.SubFactory(ProjectFactory)
+    recognizers = factory.LazyFunction(lambda: ["regex", "known"])
+    models_used = factory.LazyFunction(lambda: {"en": ""})
+
+
+class RunBatchFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = RunBatch
+
+    run = factory.SubFactory(PreannotationRunFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    language = "en"
+    document_ids = factory.LazyFunction(list)

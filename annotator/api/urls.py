@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from annotator.api import views
+from annotator.api import runs, spans, views
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -17,10 +17,32 @@ urlpatterns = [
         views.DocumentDetail.as_view(),
         name="api-document-detail",
     ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/",
+        spans.SpanList.as_view(),
+        name="api-span-list",
+    ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/",
+        spans.SpanDetail.as_view(),
+        name="api-span-detail",
+    ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/suggestions/",
+        spans.SpanSuggestions.as_view(),
+        name="api-span-suggestions",
+    ),
     path("projects/<slug:slug>/imports/", views.ImportJobList.as_view(), name="api-import-list"),
     path(
         "projects/<slug:slug>/imports/<int:pk>/",
         views.ImportJobDetail.as_view(),
         name="api-import-detail",
+    ),
+    path("projects/<slug:slug>/runs/", runs.RunList.as_view(), name="api-run-list"),
+    path("projects/<slug:slug>/runs/<int:pk>/", runs.RunDetail.as_view(), name="api-run-detail"),
+    path(
+        "projects/<slug:slug>/runs/<int:pk>/resume/",
+        runs.RunResume.as_view(),
+        name="api-run-resume",
     ),
 ]

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ParseError
+from rest_framework.mixins import ListModelMixin
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
+from annotator import selectors
 from annotator.api.serializers import (
+    DocumentFilterSerializer,
     DocumentListSerializer,
     DocumentSerializer,
     ImportCreateSerializer,
@@ -23,15 +28,72 @@ from annotator.api.serializers import (
     MembershipSerializer,
     ProjectSerializer,
 )
-from annotator.models import Document, ImportJob, Membership, Project
-from annotator.permissions import Can, ProjectPermission, can_view_document, visible_documents
+from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project
+from annotator.permissions import Can, ProjectPermission, can_view_document
 from annotator.services.imports import import_job_create
+from annotator.services.spans import document_status_set
 
 if TYPE_CHECKING:
     from rest_framework.permissions import _PermissionClass
 
 
-class ProjectList(generics.ListAPIView[Project]):
+class StrictQueryMixin(APIView):
+    """Base of every API view: the query string holds only what the schema documents, once each.
+
+    A GET reads its filters through `query_serializer` (another method through
+    `query_serializer_by_method`); its fields are the operation's query parameters in the
+    schema too, and the validated values land in `self.query`. A list also takes its
+    paginator's parameters. Anything else, or a parameter given twice, is a 400.
+    `conflict_responses` (True for every write, or the methods) documents a 409; see
+    annotator.api.schema for the other codes.
+    """
+
+    rejects_unknown_query = True
+    query_serializer: type[serializers.Serializer[Any]] | None = None
+    query_serializer_by_method: dict[str, type[serializers.Serializer[Any]]] = {}
+    conflict_responses: bool | Collection[str] = False
+    query: dict[str, Any]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # After authentication and permissions: a stranger learns nothing from a 400.
+        super().initial(request, *args, **kwargs)
+        self.query = self.read_query(request)
+
+    def get_query_serializer_class(self, method: str) -> type[serializers.Serializer[Any]] | None:
+        default = self.query_serializer if method in ("GET", "HEAD") else None
+        return self.query_serializer_by_method.get(method, default)
+
+    def query_parameter_names(self, request: Request) -> set[str]:
+        method = request.method or "GET"
+        names: set[str] = set()
+        query_serializer = self.get_query_serializer_class(method)
+        if query_serializer is not None:
+            names |= set(query_serializer().fields)
+        paginator = getattr(self, "paginator", None)
+        if method in ("GET", "HEAD") and paginator is not None and isinstance(self, ListModelMixin):
+            names |= {p["name"] for p in paginator.get_schema_operation_parameters(self)}
+        return names
+
+    def read_query(self, request: Request) -> dict[str, Any]:
+        method = request.method or "GET"
+        if method.lower() not in self.http_method_names or not hasattr(self, method.lower()):
+            return {}  # dispatch answers 405
+        params = request.query_params
+        unknown = sorted(set(params) - self.query_parameter_names(request))
+        if unknown:
+            raise ParseError(f"unknown query parameter: {', '.join(unknown)}")
+        repeated = sorted(name for name in params if len(params.getlist(name)) > 1)
+        if repeated:
+            raise ParseError(f"query parameter given more than once: {', '.join(repeated)}")
+        query_serializer = self.get_query_serializer_class(method)
+        if query_serializer is None:
+            return {}
+        form = query_serializer(data=params.dict(), context={"request": request, "view": self})
+        form.is_valid(raise_exception=True)
+        return dict(form.validated_data)
+
+
+class ProjectList(StrictQueryMixin, generics.ListAPIView[Project]):
     """The projects the caller is a member of."""
 
     serializer_class = ProjectSerializer
@@ -40,13 +102,13 @@ class ProjectList(generics.ListAPIView[Project]):
         return Project.objects.for_user(self.request.user)
 
 
-class ProjectScoped:
-    """Mixin: the project comes from the URL's slug; ProjectPermission checks the capability."""
+class ProjectScoped(StrictQueryMixin):
+    """Base of views under /api/projects/{slug}/: the project comes from the URL's slug, and
+    ProjectPermission checks the capability (the schema then documents 403 and 404)."""
 
     permission_classes: Sequence[_PermissionClass] = [IsAuthenticated, ProjectPermission]
     required_capability: Can = Can.VIEW_PROJECT
     capability_by_method: dict[str, Can] = {}
-    kwargs: dict[str, Any]
 
     def get_project(self) -> Project:
         if not hasattr(self, "_project"):
@@ -73,20 +135,29 @@ class DocumentList(ProjectScoped, generics.ListAPIView[Document]):
     """Documents the caller may open (an annotator: those of their languages)."""
 
     serializer_class = DocumentListSerializer
+    query_serializer = DocumentFilterSerializer
 
     def get_queryset(self) -> QuerySet[Document]:
-        documents = visible_documents(self.request.user, self.get_project())
-        language = self.request.query_params.get("language")
-        if language:
-            documents = documents.filter(language=language)
-        status_ = self.request.query_params.get("status")
-        if status_:
-            documents = documents.filter(status=status_)
-        return documents.annotate(span_count=Count("spans")).order_by("id")
+        return selectors.document_list(self.request.user, self.get_project(), **self.query)
+
+
+class DocumentStatusSerializer(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(
+        choices=[DocumentStatus.DONE, DocumentStatus.IN_PROGRESS],
+        help_text="done: every proposal is decided; in_progress: reopen the document",
+    )
+    version = serializers.IntegerField(
+        min_value=1, max_value=2**31 - 1, required=False, help_text="The version you read"
+    )
 
 
 class DocumentDetail(ProjectScoped, generics.RetrieveAPIView[Document]):
+    """A document with its text and spans; PATCH marks it done (no proposal left) or reopens
+    it."""
+
     serializer_class = DocumentSerializer
+    capability_by_method = {"PATCH": Can.ANNOTATE}
+    conflict_responses = ("PATCH",)
 
     def get_object(self) -> Document:
         document = get_object_or_404(
@@ -97,6 +168,18 @@ class DocumentDetail(ProjectScoped, generics.RetrieveAPIView[Document]):
         if not can_view_document(self.request.user, document):
             raise Http404("No such document.")
         return document
+
+    @extend_schema(request=DocumentStatusSerializer, responses={200: DocumentSerializer})
+    def patch(self, request: Request, slug: str, pk: int) -> Response:
+        form = DocumentStatusSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        document_status_set(
+            document=self.get_object(),
+            actor=request.user,
+            status=form.validated_data["status"],
+            version=form.validated_data.get("version"),
+        )
+        return Response(DocumentSerializer(self.get_object()).data)
 
 
 class ImportJobList(ProjectScoped, generics.ListAPIView[ImportJob]):

@@ -37,6 +37,9 @@ from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
 logger = logging.getLogger(__name__)
 
 SUGGESTIONS = 5
+# One answer for "another surface has it" and "it is an original somewhere in the project":
+# an annotator must not learn which names occur in documents they cannot open.
+_UNUSABLE = "this pseudonym is already used or names someone in the project: choose another"
 
 
 @dataclass(frozen=True)
@@ -204,9 +207,9 @@ def _check_replacement(project: Project, surface: str, replacement: str) -> None
         .filter(original_digest=crypto.surface_digest(project.secret, replacement))
         .exists()
     ):
-        raise ReplacementRefused("this pseudonym is an original of the project: choose another")
+        raise ReplacementRefused(_UNUSABLE)
     if _aliases(project).filter(replacement_key=key).exists():
-        raise ReplacementRefused("this pseudonym is already used for another surface")
+        raise ReplacementRefused(_UNUSABLE)
 
 
 def _draw(project: Project, surface: str, label: str, language: str) -> str:

@@ -1,10 +1,11 @@
 """Propagation: a choice new to the correspondence table is proposed wherever its surface
 occurs, in every document and language of the project.
 
-The database narrows the documents with a regular expression that every occurrence matches
-(`pseudonymizer.recognizers.known.search_pattern`: case, accents and Arabic letter variants
-folded); the engine's known-entity matcher then finds the exact occurrences, Arabic
-proclitics included, in those documents only. For each occurrence:
+The database narrows the documents to those whose folded text (`Document.search_text`: case,
+accents, Arabic letter variants and spaces folded as the known-entity matcher folds them)
+holds the folded surface; the engine's matcher then finds the exact occurrences, Arabic
+proclitics included, around the hits of `search_pattern` in those documents only.
+For each occurrence:
 
 - a proposal at the same place takes the choice (decision, entity), and stays a proposal for
   the annotator of that document to confirm;
@@ -20,11 +21,11 @@ A document marked done that receives a proposal goes back to in progress.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+import re
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from annotator.keys.models import Alias
@@ -45,6 +46,8 @@ from pseudonymizer.recognizers.known import (
     normalize_alias,
     search_pattern,
 )
+from pseudonymizer.spans import Span as PlainSpan
+from pseudonymizer.spans import select_non_overlapping
 
 logger = logging.getLogger(__name__)
 
@@ -82,18 +85,58 @@ def _targets(project: Project, alias_id: int) -> list[_Target]:
     return [_Target(alias, surface) for alias, surface in alias_family(project, alias_id)]
 
 
-def _candidates(project: Project, targets: Iterable[_Target]) -> Q | None:
-    patterns = [pattern for t in targets if (pattern := search_pattern(t.surface)) is not None]
-    if not patterns:
-        return None
-    query = Q()
-    for pattern in patterns:
-        query |= Q(text__regex=pattern)
-    return query
+class _Finder:
+    """The occurrences of the targets' surfaces in a text, as the known-entity matcher finds
+    them, looked for only around what the search pattern hits: most of a long document is
+    never normalised."""
 
+    # Enough text on each side for the matcher to see word edges and proclitics (و+ب+ال).
+    MARGIN = 8
 
-def _key(text: str) -> str:
-    return normalize_alias(text)
+    def __init__(self, targets: list[_Target]) -> None:
+        self.patterns = [
+            pattern for t in targets if (pattern := search_pattern(t.surface)) is not None
+        ]
+        self.search = re.compile("|".join(f"(?:{p})" for p in self.patterns))
+        self.matcher = KnownEntityRecognizer((t.surface, t.label) for t in targets)
+        self.by_key: dict[str, _Target] = {}
+        self.keys: set[str] = set()
+        for target in targets:
+            key = normalize_alias(target.surface)
+            if len(key) < 2:
+                continue  # the matcher ignores it too
+            self.by_key.setdefault(key, target)
+            if key.startswith("\u0627\u0644") and len(key) > 3:
+                # Found with its article's alef elided ("للقاهرة"): search without the alef.
+                self.by_key.setdefault(key[1:], target)
+                key = key[1:]
+            self.keys.add(key)
+
+    def query(self) -> Q:
+        """The documents whose folded text holds a target's folded surface: every document
+        the matcher can find one in, and few others."""
+        query = Q()
+        for key in self.keys:
+            query |= Q(search_text__contains=key)
+        return query
+
+    def occurrences(self, text: str) -> list[tuple[int, int, _Target]]:
+        found: list[PlainSpan] = []
+        for hit in self.search.finditer(text):
+            low = max(0, hit.start() - self.MARGIN)
+            high = min(len(text), hit.end() + self.MARGIN)
+            for span in self.matcher.recognize_one(text[low:high]):
+                start, end = span.start + low, span.end + low
+                if start < hit.end() and end > hit.start():
+                    found.append(PlainSpan(start, end, span.label))
+        result = []
+        for span in select_non_overlapping(
+            list(dict.fromkeys(found)), lambda s: (s.start - s.end, s.start)
+        ):
+            target = self.by_key.get(normalize_alias(text[span.start : span.end]))
+            if target is not None:
+                result.append((span.start, span.end, target))
+        return result
 
 
 def propagate_choice(
@@ -106,19 +149,12 @@ def propagate_choice(
     if project is None:
         return summary
     targets = _targets(project, alias_id)
-    query = _candidates(project, targets)
-    if query is None:
+    finder = _Finder(targets)
+    if not finder.patterns:
         return summary
-    by_key: dict[str, _Target] = {}
-    for target in targets:
-        key = _key(target.surface)
-        by_key.setdefault(key, target)
-        if key.startswith("\u0627\u0644"):
-            by_key.setdefault(key[1:], target)  # found with its article's alef elided
-    matcher = KnownEntityRecognizer((t.surface, t.label) for t in targets)
     candidates = (
         Document.objects.filter(project=project)
-        .filter(query)
+        .filter(finder.query())
         .values_list("pk", "text")
         .order_by("pk")
     )
@@ -126,10 +162,10 @@ def propagate_choice(
     for row in candidates.iterator(chunk_size=CHUNK):
         batch.append(row)
         if len(batch) >= CHUNK:
-            _propagate_batch(project, batch, matcher, by_key, source_span_id, summary)
+            _propagate_batch(project, batch, finder, source_span_id, summary)
             batch = []
     if batch:
-        _propagate_batch(project, batch, matcher, by_key, source_span_id, summary)
+        _propagate_batch(project, batch, finder, source_span_id, summary)
     logger.info(
         "propagated alias %s in %s: %s documents searched, %s proposed, %s updated, %s conflicts",
         alias_id,
@@ -150,19 +186,16 @@ def _is_persons(span: Span) -> bool:
 def _propagate_batch(
     project: Project,
     batch: list[tuple[int, str]],
-    matcher: KnownEntityRecognizer,
-    by_key: dict[str, _Target],
+    finder: _Finder,
     source_span_id: int | None,
     summary: PropagationSummary,
 ) -> None:
     summary.documents_searched += len(batch)
     found: dict[int, list[tuple[int, int, _Target]]] = {}
     for document_id, text in batch:
-        for match in matcher.recognize_one(text):
-            surface = text[match.start : match.end]
-            target = by_key.get(_key(surface))
-            if target is not None:
-                found.setdefault(document_id, []).append((match.start, match.end, target))
+        occurrences = finder.occurrences(text)
+        if occurrences:
+            found[document_id] = occurrences
     if not found:
         return
     # Lock the documents that will change, in id order (as every writer does), then read
@@ -189,7 +222,8 @@ def _propagate_batch(
     )
     now = timezone.now()
     created: list[Span] = []
-    updated: list[Span] = []
+    # (decision, keep reason, entity) → proposals to give that choice: one UPDATE each.
+    updated: dict[tuple[str, str, int], list[int]] = {}
     removed: list[int] = []
     conflicts: list[ReviewItem] = []
     reopened: set[int] = set()
@@ -218,12 +252,8 @@ def _propagate_batch(
                     continue
                 if span.entity_id == target.alias.entity_id and span.decision == target.decision:
                     continue
-                span.decision = target.decision
-                span.keep_reason = target.keep_reason
-                span.entity_id = target.alias.entity_id
-                span.version += 1
-                span.updated_at = now
-                updated.append(span)
+                key = (target.decision, target.keep_reason, target.alias.entity_id)
+                updated.setdefault(key, []).append(span.pk)
                 continue
             if any(_is_persons(s) for s in overlapping):
                 continue
@@ -249,9 +279,13 @@ def _propagate_batch(
                 reopened.add(document_id)
     if removed:
         Span.objects.filter(pk__in=removed).delete()
-    if updated:
-        Span.objects.bulk_update(
-            updated, ["decision", "keep_reason", "entity_id", "version", "updated_at"]
+    for (decision, keep_reason, entity_id), ids in updated.items():
+        Span.objects.filter(pk__in=ids).update(
+            decision=decision,
+            keep_reason=keep_reason,
+            entity_id=entity_id,
+            version=F("version") + 1,
+            updated_at=now,
         )
     if created:
         Span.objects.bulk_create(created, batch_size=5000)
@@ -262,5 +296,5 @@ def _propagate_batch(
             status=DocumentStatus.IN_PROGRESS, updated_at=now
         )
     summary.proposed += len(created)
-    summary.updated += len(updated)
+    summary.updated += sum(len(ids) for ids in updated.values())
     summary.conflicts += len(conflicts)

@@ -376,13 +376,15 @@ def document_status_set(
 
 
 def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
-    """The correspondence-table choice behind each decided span of `document`, by span id:
-    the one replacement for a surface the caller is annotating, and nothing else."""
-    decided = [span for span in spans if span.entity_id is not None]
-    surfaces = {span.pk: document.text[span.start : span.end] for span in decided}
+    """The correspondence-table choice for the surface of each span of `document` that is not
+    rejected, by span id: the one replacement for a surface the caller is annotating (already
+    chosen elsewhere, it is preselected), and nothing else of the table."""
+    surfaces = {
+        span.pk: document.text[span.start : span.end]
+        for span in spans
+        if span.status != SpanStatus.REJECTED
+    }
     choices = surface_choices(document.project, surfaces.values())
     return {
-        span_id: choices[surface]
-        for span_id, surface in surfaces.items()
-        if surface in choices and choices[surface].entity_id is not None
+        span_id: choices[surface] for span_id, surface in surfaces.items() if surface in choices
     }

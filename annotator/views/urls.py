@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import documents, health, imports, projects
+from annotator.views import documents, health, imports, projects, runs
 
 urlpatterns = [
     path("healthz/", health.healthz, name="healthz"),
@@ -21,4 +21,7 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/imports/", imports.import_list, name="import_list"),
     path("projects/<slug:slug>/imports/<int:pk>/", imports.import_detail, name="import_detail"),
+    path("projects/<slug:slug>/runs/", runs.run_list, name="run_list"),
+    path("projects/<slug:slug>/runs/<int:pk>/", runs.run_detail, name="run_detail"),
+    path("projects/<slug:slug>/runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),
 ]

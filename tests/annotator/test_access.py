@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotator.models import ImportJob
+from annotator.models import ImportJob, PreannotationRun, RunBatch
 from tests.conftest import PASSWORD, Team, client_for
-from tests.factories import DocumentFactory
+from tests.factories import DocumentFactory, SpanFactory
 
 ROLES = ("anonymous", "outsider", "annotator_fr", "annotator_en", "lead", "admin")
 LOGIN = 302  # pages send anonymous people to the login page
@@ -50,11 +50,27 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-document-detail": ("get", api(ENGLISH_READERS)),
     "api-import-list": ("get", api(ADMINS_ONLY)),
     "api-import-detail": ("get", api(ADMINS_ONLY)),
+    # Spans: whoever may open the English document reads and annotates them.
+    "api-span-list": ("get", api(ENGLISH_READERS)),
+    "api-span-detail": ("get", api(ENGLISH_READERS)),
+    "api-span-suggestions": ("get", api(ENGLISH_READERS)),
+    # Runs: leads and admins follow them, admins start and resume them (a failed run here).
+    "run_list": ("get", LEADS_UP),
+    "run_detail": ("get", LEADS_UP),
+    "run_resume": ("post", {**ADMINS_ONLY, "admin": 302}),
+    "api-run-list": ("get", api(LEADS_UP)),
+    "api-run-detail": ("get", api(LEADS_UP)),
+    "api-run-resume": ("post", api({**ADMINS_ONLY, "admin": 202})),
 }
 # Writes: an admin without a file gets 400; nobody else gets past the permission check.
 WRITES: dict[str, dict[str, int]] = {
     "import_list": {**ADMINS_ONLY, "admin": 400},
     "api-import-list": api({**ADMINS_ONLY, "admin": 400}),
+    # The span API reads JSON only: a form body is refused (415) once the caller may write.
+    "api-span-list": api({**ENGLISH_READERS, "annotator_en": 415, "lead": 415, "admin": 415}),
+    # The page's form needs a profile; the API's run is refused while the resumed one is queued.
+    "run_list": {**ADMINS_ONLY, "admin": 400},
+    "api-run-list": api({**ADMINS_ONLY, "admin": 400}),
 }
 
 
@@ -79,7 +95,11 @@ def test_every_named_url_has_a_row() -> None:
 def targets(team: Team) -> dict[str, str]:
     document = DocumentFactory(project=team.project, language="en")
     job = ImportJob.objects.create(project=team.project, filename="a.jsonl", status="done")
+    run = PreannotationRun.objects.create(project=team.project, status="failed")
+    RunBatch.objects.create(run=run, number=1, language="en", document_ids=[document.pk])
+    span = SpanFactory(document=document, start=0, end=4, source="ner")
     slug = {"slug": team.project.slug}
+    on_span = {**slug, "pk": document.pk, "span_id": span.pk}
     return {
         "healthz": reverse("healthz"),
         "login": reverse("login"),
@@ -100,6 +120,15 @@ def targets(team: Team) -> dict[str, str]:
         "api-document-detail": reverse("api-document-detail", kwargs={**slug, "pk": document.pk}),
         "api-import-list": reverse("api-import-list", kwargs=slug),
         "api-import-detail": reverse("api-import-detail", kwargs={**slug, "pk": job.pk}),
+        "api-span-list": reverse("api-span-list", kwargs={**slug, "pk": document.pk}),
+        "api-span-detail": reverse("api-span-detail", kwargs=on_span),
+        "api-span-suggestions": reverse("api-span-suggestions", kwargs=on_span),
+        "run_list": reverse("run_list", kwargs=slug),
+        "run_detail": reverse("run_detail", kwargs={**slug, "pk": run.pk}),
+        "run_resume": reverse("run_resume", kwargs={**slug, "pk": run.pk}),
+        "api-run-list": reverse("api-run-list", kwargs=slug),
+        "api-run-detail": reverse("api-run-detail", kwargs={**slug, "pk": run.pk}),
+        "api-run-resume": reverse("api-run-resume", kwargs={**slug, "pk": run.pk}),
     }
 
 

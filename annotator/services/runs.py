@@ -1,0 +1,591 @@
+"""Pre-annotation runs: the recognizers over a project's documents, in batches, by workers.
+
+`run_create` cuts the documents of a project (ids, in order, of one language or all) into
+batches of settings.CLOAK_RUN_BATCH_SIZE ids (`RunBatch`) and sends them to the workers once
+the run is committed. A batch whose language has an NER model goes to the `ner` queue first
+(GPU hosts; `run_batch_ner` answers offsets, labels and scores, never text), then to the
+default queue, where `run_batch_detect` adds the pattern recognizers and the project's known
+entities and writes; a batch without a model goes to the default queue only.
+
+Writing a batch (`run_batch_write`) is one transaction: the machine proposals that no person
+has touched are replaced, whatever run made them; every other span stays, and a new span that
+overlaps one that stays is dropped. The batch is marked done in the same transaction, and the
+run's counters move only when it was not done already, so a batch delivered twice, retried or
+resumed ends as if it had run once. The run and its batches share the lifecycle of
+annotator.services.jobs: claimed with one conditional update, finished or failed with another,
+fenced by the `started_at` of the claim.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import logging
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any, TypedDict
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, F, Q, QuerySet
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from annotator import tasks
+from annotator.keys.services import known_surfaces
+from annotator.models import (
+    AuditAction,
+    BatchStatus,
+    Document,
+    DocumentStatus,
+    PreannotationRun,
+    Project,
+    RunBatch,
+    RunStatus,
+    Span,
+    SpanStatus,
+)
+from annotator.services.audit import audit_record
+from annotator.services.errors import DomainError
+from annotator.services.jobs import job_claim, job_fail, job_finish, job_progress_set
+from pseudonymizer.detection import Detection, Detector, NerSpecError
+from pseudonymizer.labels import map_to_schema
+from pseudonymizer.spans import Span as EngineSpan
+from pseudonymizer.vocabulary import DECISIONS, DEFAULT_PROFILE, MACHINE_SOURCES, PROFILES, Source
+
+logger = logging.getLogger(__name__)
+
+ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
+# A warning about a batch that failed: dropped when the run is resumed.
+BATCH_RECOGNIZER = "batch"
+
+# The spans a run may replace: machine proposals that no person has accepted, edited,
+# rejected, flagged or added. Imported spans and propagated proposals (run null) stay.
+_REPLACEABLE = Q(
+    run__isnull=False,
+    status=SpanStatus.PROPOSED,
+    updated_by__isnull=True,
+    decided_by__isnull=True,
+    source__in=sorted(MACHINE_SOURCES),
+    review_items__isnull=True,
+)
+
+
+class NerPayload(TypedDict):
+    """What the `ner` queue hands the default queue: no text, only where and what."""
+
+    claimed_at: str  # the batch's claim (its started_at), ISO 8601
+    spans: dict[str, list[list[Any]]]  # document id → [[start, end, label, score], …]
+    errors: dict[str, str]  # recognizer → why it could not run
+
+
+Warning = dict[str, str]  # {"language", "recognizer", "reason"}
+
+
+# --- Starting and resuming -------------------------------------------------------------------
+
+
+def _detector(
+    run: PreannotationRun, *, known: Iterable[tuple[str, str]] = (), use_ner: bool = True
+) -> Detector:
+    """The engine as a run sees it: the run's profile and the models it recorded."""
+    return Detector(
+        profile=run.profile,
+        ner_models=run.models_used,
+        use_ner=use_ner,
+        known=known,
+        device=settings.CLOAK_NER_DEVICE,
+        batch_size=settings.CLOAK_NER_BATCH_SIZE,
+    )
+
+
+def _chunks(ids: list[int], size: int) -> Iterable[list[int]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+@transaction.atomic
+def run_create(
+    *,
+    project: Project,
+    actor: Any,
+    language: str | None = None,
+    profile: str = DEFAULT_PROFILE,
+    use_ner: bool = True,
+    dispatch: bool = True,
+) -> PreannotationRun:
+    """Queue a run over the project's documents (of `language`, or all); 202-style: the
+    workers start once this transaction commits. `dispatch=False` leaves the batches queued
+    for the caller to run (`run_execute`)."""
+    if profile not in PROFILES:
+        raise DomainError(
+            f"unknown detection profile {profile!r}; profiles are {', '.join(PROFILES)}"
+        )
+    if language and language not in project.languages:
+        raise DomainError(
+            f"language {language!r} is not one of the project's ({', '.join(project.languages)})"
+        )
+    # One run at a time over the same documents: two would only overwrite each other's work.
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    active = PreannotationRun.objects.filter(project=project, status__in=ACTIVE)
+    if language:
+        active = active.filter(Q(language="") | Q(language=language))
+    busy = active.order_by("created_at").first()
+    if busy is not None:
+        raise DomainError(
+            f"run {busy.pk} is still {busy.status} over these documents: wait for it to end, "
+            "or resume it if its worker stopped."
+        )
+    documents = Document.objects.for_project(project)
+    if language:
+        documents = documents.filter(language=language)
+    rows = list(documents.order_by("language", "id").values_list("language", "id"))
+    if not rows:
+        where = f" in {language}" if language else ""
+        raise DomainError(f"the project has no documents{where} to pre-annotate.")
+
+    by_language = {
+        lang: [doc_id for _, doc_id in group]
+        for lang, group in itertools.groupby(rows, key=lambda row: row[0])
+    }
+    detector = Detector(ner_models=settings.CLOAK_NER_MODELS)
+    models_used = {lang: detector.ner_spec(lang) if use_ner else "" for lang in by_language}
+    recognizers = ["regex", "known"] + (["ner"] if any(models_used.values()) else [])
+    run = PreannotationRun.objects.create(
+        project=project,
+        language=language or "",
+        profile=profile,
+        recognizers=recognizers,
+        models_used=models_used,
+        documents_total=len(rows),
+        created_by=actor if actor is not None and actor.is_authenticated else None,
+    )
+    size = max(1, settings.CLOAK_RUN_BATCH_SIZE)
+    numbers = itertools.count(1)
+    batches = RunBatch.objects.bulk_create(
+        RunBatch(run=run, number=next(numbers), language=lang, document_ids=chunk)
+        for lang, ids in by_language.items()
+        for chunk in _chunks(ids, size)
+    )
+    audit_record(
+        action=AuditAction.PREANNOTATE,
+        actor=actor,
+        project=project,
+        target=f"run:{run.pk}",
+        detail={
+            "language": language or "",
+            "profile": profile,
+            "documents": len(rows),
+            "batches": len(batches),
+            "models": models_used,
+        },
+    )
+    if dispatch:
+        transaction.on_commit(partial(_dispatch, run.pk, [(b.pk, b.language) for b in batches]))
+    return run
+
+
+@transaction.atomic
+def run_resume(
+    *, run: PreannotationRun, actor: Any = None, dispatch: bool = True
+) -> PreannotationRun:
+    """Send again every batch of the run that is not done (a worker died, a batch failed, the
+    broker lost the messages). A batch still in the hands of a live worker is sent again
+    too: whichever write comes second finds the batch done, or its claim taken, and changes
+    nothing."""
+    run = PreannotationRun.objects.select_for_update().get(pk=run.pk)
+    if run.status == RunStatus.DONE:
+        raise DomainError(
+            f"run {run.pk} is done: there is nothing to resume. Start a new run to "
+            "pre-annotate again."
+        )
+    pending = RunBatch.objects.filter(run=run).exclude(status=BatchStatus.DONE)
+    batches = list(pending.order_by("number").values_list("pk", "language"))
+    pending.update(status=BatchStatus.QUEUED, error="", finished_at=None)
+    warnings = [w for w in run.warnings if w.get("recognizer") != BATCH_RECOGNIZER]
+    now = timezone.now()
+    if not batches:
+        # Every batch got written, but the run was taken for dead before the last one said so.
+        PreannotationRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.DONE, error="", warnings=warnings, finished_at=now
+        )
+    else:
+        status = RunStatus.RUNNING if run.status == RunStatus.RUNNING else RunStatus.QUEUED
+        PreannotationRun.objects.filter(pk=run.pk).update(
+            status=status, error="", warnings=warnings, finished_at=None
+        )
+    audit_record(
+        action=AuditAction.PREANNOTATE,
+        actor=actor,
+        project=run.project,
+        target=f"run:{run.pk}",
+        detail={"resumed": True, "batches": len(batches)},
+    )
+    if dispatch and batches:
+        transaction.on_commit(partial(_dispatch, run.pk, batches))
+    run.refresh_from_db()
+    return run
+
+
+def _dispatch(run_id: int, batches: Sequence[tuple[int, str]]) -> None:
+    """Send the batches: NER first where the language has a model, then the rest."""
+    models_used = (
+        PreannotationRun.objects.filter(pk=run_id).values_list("models_used", flat=True).first()
+    )
+    if models_used is None:
+        return
+    try:
+        for batch_id, language in batches:
+            if models_used.get(language):
+                (
+                    tasks.preannotate_ner.s(batch_id)
+                    | tasks.preannotate_batch.s(batch_id, with_ner=True)
+                ).apply_async()
+            else:
+                tasks.preannotate_batch.delay(None, batch_id)
+    except BrokerError:
+        logger.exception("run %s: could not send its batches", run_id)
+        PreannotationRun.objects.filter(pk=run_id).update(
+            error="The batches could not be sent to the workers (the broker did not answer). "
+            "Resume the run once it is back."
+        )
+
+
+# --- One batch -------------------------------------------------------------------------------
+
+
+def run_batch_claim(*, batch_id: int, retried: bool = False) -> datetime | None:
+    """Claim a queued batch (and start its run); its `started_at`, or None when another
+    worker has it or it is done. A task retrying after a transient failure takes its own
+    claim over (`retried`); a redelivered one re-claims only a batch gone stale."""
+    stale_after = timedelta(0) if retried else timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    if not job_claim(RunBatch, batch_id, stale_after=stale_after):
+        return None
+    RunBatch.objects.filter(pk=batch_id).update(attempts=F("attempts") + 1)
+    row = RunBatch.objects.filter(pk=batch_id).values_list("run_id", "started_at").first()
+    if row is None:
+        return None
+    run_id, started_at = row
+    job_claim(PreannotationRun, run_id)  # the first batch to start starts the run
+    return started_at
+
+
+def _claimed_batch(batch_id: int, claimed_at: datetime) -> RunBatch | None:
+    batch = RunBatch.objects.select_related("run__project").filter(pk=batch_id).first()
+    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+        return None
+    return batch
+
+
+def _texts(batch: RunBatch) -> tuple[list[int], list[str]]:
+    rows = (
+        Document.objects.filter(pk__in=batch.document_ids, project_id=batch.run.project_id)
+        .order_by("pk")
+        .values_list("pk", "text")
+    )
+    ids = [pk for pk, _ in rows]
+    return ids, [text for _, text in rows]
+
+
+def run_batch_ner(*, batch_id: int, retried: bool = False) -> NerPayload | None:
+    """The `ner` queue's half: claim the batch and run its language's model; None when the
+    batch is not this worker's to do. A model that cannot load is in `errors`, not raised."""
+    claimed_at = run_batch_claim(batch_id=batch_id, retried=retried)
+    if claimed_at is None:
+        return None
+    batch = _claimed_batch(batch_id, claimed_at)
+    if batch is None:
+        return None
+    ids, texts = _texts(batch)
+    try:
+        detection = _detector(batch.run).ner(texts, batch.language)
+    except NerSpecError as error:  # a model named wrongly in settings: say so, go on without
+        detection = Detection(spans=[[] for _ in texts], errors={"ner": str(error)})
+    return {
+        "claimed_at": claimed_at.isoformat(),
+        "spans": {
+            str(doc_id): [[s.start, s.end, s.label, s.score] for s in spans]
+            for doc_id, spans in zip(ids, detection.spans, strict=True)
+        },
+        "errors": dict(detection.errors),
+    }
+
+
+def _ner_spans(payload: NerPayload, ids: Sequence[int]) -> list[list[EngineSpan]]:
+    return [
+        [
+            EngineSpan(int(start), int(end), str(label), score, source=Source.NER.value)
+            for start, end, label, score in payload["spans"].get(str(doc_id), [])
+        ]
+        for doc_id in ids
+    ]
+
+
+def run_batch_detect(
+    *, batch_id: int, ner: NerPayload | None = None, retried: bool = False
+) -> bool:
+    """The default queue's half: patterns and known entities (with the NER spans of `ner`,
+    when the batch went through the `ner` queue first), written with `run_batch_write`.
+    Without `ner` the batch is claimed here. False when there was nothing to do."""
+    if ner is None:
+        claimed_at = run_batch_claim(batch_id=batch_id, retried=retried)
+        if claimed_at is None:
+            return False
+    else:
+        claimed_at = datetime.fromisoformat(ner["claimed_at"])
+    batch = _claimed_batch(batch_id, claimed_at)
+    if batch is None:
+        return False
+    run = batch.run
+    ids, texts = _texts(batch)
+    detector = _detector(run, known=known_surfaces(run.project))
+    ner_spans = _ner_spans(ner, ids) if ner is not None else None
+    if ner_spans is None and run.models_used.get(batch.language):
+        # A model-backed batch reaches this queue only through `ner`: never run it here.
+        raise RuntimeError(f"batch {batch_id} needs its NER spans from the ner queue")
+    detection = detector.detect(texts, batch.language, ner_spans=ner_spans)
+    errors = {**(ner["errors"] if ner else {}), **detection.errors}
+    warnings = [
+        {"language": batch.language, "recognizer": name, "reason": reason}
+        for name, reason in sorted(errors.items())
+    ]
+    return run_batch_write(
+        batch_id=batch_id,
+        claimed_at=claimed_at,
+        spans_by_document=dict(zip(ids, detection.spans, strict=True)),
+        warnings=warnings,
+    )
+
+
+class _Taken:
+    """The stretches of one document that spans which stay already cover."""
+
+    def __init__(self, intervals: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(intervals)
+        self.starts = [start for start, _ in ordered]
+        self.max_end = list(itertools.accumulate((end for _, end in ordered), max))
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, end)  # those that start before `end`
+        return before > 0 and self.max_end[before - 1] > start
+
+
+def _merge_warnings(current: list[Warning], new: Iterable[Warning]) -> list[Warning]:
+    merged = list(current)
+    for warning in new:
+        if warning not in merged:
+            merged.append(dict(warning))
+    return merged
+
+
+@transaction.atomic
+def run_batch_write(
+    *,
+    batch_id: int,
+    claimed_at: datetime,
+    spans_by_document: Mapping[int, Sequence[EngineSpan]],
+    warnings: Iterable[Warning] = (),
+) -> bool:
+    """Replace the untouched machine proposals of the batch's documents with `spans_by_document`
+    (engine labels, mapped here onto the project's schema), mark the batch done and move the
+    run's counters; the last batch finishes the run. False, and nothing written, when the
+    batch is done already or another claim holds it."""
+    batch = RunBatch.objects.select_for_update().filter(pk=batch_id).first()
+    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+        return False
+    run = PreannotationRun.objects.select_related("project").get(pk=batch.run_id)
+    labels = run.project.labels
+    # The documents stay locked until the commit, so a person's write to one of them waits
+    # for this one (or this one for it) instead of being lost between the delete and insert.
+    ids = list(
+        Document.objects.select_for_update()
+        .filter(pk__in=batch.document_ids, project_id=run.project_id)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    spans = Span.objects.filter(document_id__in=ids)
+    _delete(spans.filter(_REPLACEABLE))
+    staying: dict[int, list[tuple[int, int]]] = {}
+    for doc_id, start, end in spans.values_list("document_id", "start", "end"):
+        staying.setdefault(doc_id, []).append((start, end))
+    created: list[Span] = []
+    for doc_id in ids:
+        taken = _Taken(staying.get(doc_id, ()))
+        for found in spans_by_document.get(doc_id, ()):
+            label = map_to_schema(found.label, labels)
+            if label is None or taken.overlaps(found.start, found.end):
+                continue
+            created.append(
+                Span(
+                    document_id=doc_id,
+                    start=found.start,
+                    end=found.end,
+                    label=label,
+                    source=found.source if found.source in MACHINE_SOURCES else Source.REGEX,
+                    score=None if found.score is None else min(1.0, max(0.0, found.score)),
+                    status=SpanStatus.PROPOSED,
+                    decision=found.decision if found.decision in DECISIONS else "pseudonymize",
+                    run=run,
+                )
+            )
+    Span.objects.bulk_create(created, batch_size=2000)
+    now = timezone.now()
+    Document.objects.filter(pk__in=ids, status=DocumentStatus.NEW).update(
+        status=DocumentStatus.PREANNOTATED, version=F("version") + 1, updated_at=now
+    )
+    job_finish(RunBatch, batch_id, claimed_at=claimed_at, spans_created=len(created))
+    # The run's row last (batch → documents → run, always in this order): batches of one run
+    # finish one after the other from here, so exactly one of them sees that none is left.
+    locked = PreannotationRun.objects.select_for_update().get(pk=run.pk)
+    PreannotationRun.objects.filter(pk=run.pk).update(
+        documents_done=F("documents_done") + len(batch.document_ids),
+        spans_created=F("spans_created") + len(created),
+        warnings=_merge_warnings(locked.warnings, warnings),
+    )
+    if not _run_settle(run.pk):
+        _heartbeat(run.pk)
+    return True
+
+
+def _delete(spans: QuerySet[Span]) -> None:
+    """One DELETE. QuerySet.delete() would first fetch every span to clear the review items
+    that point at it, and `_REPLACEABLE` leaves out every span that a review item names."""
+    subquery, params = spans.order_by().values("pk").query.sql_with_params()
+    table = connection.ops.quote_name(Span._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE id IN ({subquery})", params)
+
+
+def _heartbeat(run_id: int) -> None:
+    done, total, spans = PreannotationRun.objects.values_list(
+        "documents_done", "documents_total", "spans_created"
+    ).get(pk=run_id)
+    transaction.on_commit(
+        lambda: job_progress_set(
+            (PreannotationRun, run_id), done, total, unit="documents", detail={"spans": spans}
+        )
+    )
+
+
+def _run_settle(run_id: int) -> bool:
+    """Finish the run when no batch is left to do (the caller holds the run's row lock);
+    True when this call ended it."""
+    batches = RunBatch.objects.filter(run_id=run_id)
+    if batches.filter(status__in=[BatchStatus.QUEUED, BatchStatus.RUNNING]).exists():
+        return False
+    failed = batches.filter(status=BatchStatus.FAILED).count()
+    if not failed:
+        return job_finish(PreannotationRun, run_id)
+    total = batches.count()
+    return job_fail(
+        PreannotationRun,
+        run_id,
+        f"{failed} of {total} batch{'es' if total != 1 else ''} failed (see the warnings); "
+        "the others are written. Resume the run to try the failed ones again.",
+    )
+
+
+def run_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | None = None) -> bool:
+    """Mark a batch failed with `reason` (shown to admins: never an original), note it on the
+    run, and end the run if it was the last batch. False when the batch was not failable."""
+    with transaction.atomic():
+        batch = RunBatch.objects.select_for_update().filter(pk=batch_id).first()
+        if batch is None or not job_fail(RunBatch, batch_id, reason, claimed_at=claimed_at):
+            return False
+        run = PreannotationRun.objects.select_for_update().get(pk=batch.run_id)
+        warning = {
+            "language": batch.language,
+            "recognizer": BATCH_RECOGNIZER,
+            "reason": f"batch {batch.number}: {reason}",
+        }
+        PreannotationRun.objects.filter(pk=run.pk).update(
+            warnings=_merge_warnings(run.warnings, [warning])
+        )
+        _run_settle(run.pk)
+    return True
+
+
+def run_batch_crashed(*, batch_id: int, error: BaseException) -> None:
+    """A bug stopped a batch: fail it with a reason that holds no text, and log the trace
+    without the exception's message, which may quote a document."""
+    frames = "".join(traceback.format_tb(error.__traceback__))
+    logger.error(
+        "batch %s failed on %s (message withheld: it may quote a document)\n%s",
+        batch_id,
+        type(error).__name__,
+        frames,
+    )
+    run_batch_fail(
+        batch_id=batch_id,
+        reason=f"internal error ({type(error).__name__}); the worker's log has the trace",
+    )
+
+
+# --- Running here, without workers ------------------------------------------------------------
+
+
+def run_execute(
+    *, run: PreannotationRun, progress: Callable[[PreannotationRun], None] | None = None
+) -> PreannotationRun:
+    """Run the queued batches of `run` in this process, one after the other (the command's
+    `--here`: no broker, no worker). A bug fails its batch, as in a worker."""
+    pending = RunBatch.objects.filter(run=run, status=BatchStatus.QUEUED).order_by("number")
+    for batch_id, language in list(pending.values_list("pk", "language")):
+        try:
+            ner = run_batch_ner(batch_id=batch_id) if run.models_used.get(language) else None
+            if ner is not None or not run.models_used.get(language):
+                run_batch_detect(batch_id=batch_id, ner=ner)
+        except Exception as error:
+            run_batch_crashed(batch_id=batch_id, error=error)
+        run.refresh_from_db()
+        if progress is not None:
+            progress(run)
+    return run
+
+
+# --- Reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchCounts:
+    total: int
+    queued: int
+    running: int
+    done: int
+    failed: int
+
+
+def runs_of(project: Project) -> QuerySet[PreannotationRun]:
+    """The project's runs, newest first, each with its batch counts (`batch_counts`)."""
+    by = {status: Count("batches", filter=Q(batches__status=status)) for status in BatchStatus}
+    return (
+        PreannotationRun.objects.filter(project=project)
+        .select_related("created_by")
+        .annotate(
+            batches_total=Count("batches"),
+            **{f"batches_{status.value}": count for status, count in by.items()},
+        )
+        .order_by("-created_at", "-pk")
+    )
+
+
+def batch_counts(run: PreannotationRun) -> BatchCounts:
+    """The run's batches by status: from `runs_of`'s annotations, else one query."""
+    if not hasattr(run, "batches_total"):
+        counts = dict(
+            RunBatch.objects.filter(run=run)
+            .values_list("status")
+            .annotate(n=Count("pk"))
+            .order_by()
+        )
+        return BatchCounts(
+            total=sum(counts.values()),
+            **{status.value: counts.get(status.value, 0) for status in BatchStatus},
+        )
+    return BatchCounts(
+        total=run.batches_total,  # type: ignore[attr-defined]
+        **{status.value: getattr(run, f"batches_{status.value}") for status in BatchStatus},
+    )
