@@ -130,6 +130,8 @@ def normalize(text: str) -> tuple[str, list[int]]:
             run = match.group()
             if previous_space and run[0] == " ":
                 run, start = run[1:], start + 1
+                if not run:
+                    continue  # a lone space after a space: still in the same run of spaces
             pieces.append(run.lower())
             origin.extend(range(start, match.end()))
             previous_space = run.endswith(" ")
