@@ -152,10 +152,9 @@ class DocumentScoped(ProjectScoped):
         if not hasattr(self, "_document"):
             project = self.get_project()
             document = get_object_or_404(
-                Document.objects.select_related("project"),
-                project=project,
-                pk=self.kwargs["pk"],
+                Document.objects.defer("search_text"), project=project, pk=self.kwargs["pk"]
             )
+            document.project = project
             if not can_view_document(self.request.user, document):
                 raise Http404("No such document.")
             self._document = document

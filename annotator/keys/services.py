@@ -136,38 +136,69 @@ def alias_family(project: Project, alias_id: int) -> list[tuple[Alias, str]]:
 
 
 class _DigestSet(SurfaceSet):
-    """The project's originals as `suggest` asks about them, answered by keyed digest: the
-    table's originals never need to be decrypted to keep them out of a suggestion."""
+    """The project's originals as `suggest` asks about them, answered by keyed digest through
+    the table's unique index: the originals are never decrypted, and a suggestion costs a few
+    indexed lookups whatever the size of the table (never a read of all of it)."""
 
     def __init__(self, project: Project) -> None:
         super().__init__()
-        self._secret = project.secret
-        self._digests = set(_aliases(project).values_list("original_digest", flat=True))
+        self._project = project
 
-    def __contains__(self, surface: object) -> bool:
+    def _any(self, surfaces: Iterable[str]) -> bool:
+        secret = self._project.secret
+        digests = {
+            crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)
+        }
         return (
-            isinstance(surface, str)
-            and crypto.surface_digest(self._secret, surface) in self._digests
+            bool(digests) and _aliases(self._project).filter(original_digest__in=digests).exists()
         )
 
+    def __contains__(self, surface: object) -> bool:
+        return isinstance(surface, str) and self._any([surface])
+
     def __len__(self) -> int:
-        return len(self._digests)
+        return int(_aliases(self._project).count())
 
     def __iter__(self) -> Iterator[str]:
         return iter(())  # digests only: there is nothing to list
 
     def contains_within(self, text: str) -> bool:
+        """Whether an original is a run of the words of `text`: one query for all runs."""
         words = word_keys(crypto.normalise_surface(text))
-        for size in range(1, len(words) + 1):
-            for start in range(len(words) - size + 1):
-                if " ".join(words[start : start + size]) in self:
-                    return True
-        return False
+        runs = {
+            " ".join(words[start : start + size])
+            for size in range(1, len(words) + 1)
+            for start in range(len(words) - size + 1)
+        }
+        return self._any(runs)
+
+
+class _ReplacementsInUse(SurfaceSet):
+    """The pseudonyms the project's table holds, asked one at a time through its unique index
+    on the normalised replacement."""
+
+    def __init__(self, project: Project) -> None:
+        super().__init__()
+        self._project = project
+
+    def __contains__(self, surface: object) -> bool:
+        if not isinstance(surface, str):
+            return False
+        key = crypto.normalise_surface(surface)
+        return bool(key) and _aliases(self._project).filter(replacement_key=key).exists()
+
+    def __len__(self) -> int:
+        return int(_aliases(self._project).exclude(replacement_key="").count())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())  # asked, never listed
+
+    def contains_within(self, text: str) -> bool:
+        return text in self
 
 
 def _replacements_in_use(project: Project) -> SurfaceSet:
-    keys = _aliases(project).exclude(replacement_key="").values_list("replacement", flat=True)
-    return SurfaceSet(keys)
+    return _ReplacementsInUse(project)
 
 
 def suggestions_for(
@@ -333,6 +364,7 @@ def _create(
     actor: Any,
 ) -> Choice:
     database = keys_alias()
+    requested = replacement  # what the person typed, if anything, before a draw fills it
     if decision == Decision.PSEUDONYMIZE:
         if replacement:
             _check_replacement(project, surface, replacement)
@@ -372,7 +404,9 @@ def _create(
                 "this pseudonym was just taken for another surface: choose another"
             ) from None
         choice = _choice(winner)
-        if _same(choice, decision, replacement if decision != Decision.PSEUDONYMIZE else None):
+        # A pseudonym drawn here loses quietly to the winner's; one the person typed must
+        # match it, or the person hears of the winner's choice (409), never a silent swap.
+        if _same(choice, decision, requested):
             return choice
         raise _conflict(choice) from None
     if decision == Decision.PSEUDONYMIZE:

@@ -64,8 +64,18 @@ def _user(actor: Any) -> Any:
 
 
 def _locked_document(document: Document) -> Document:
-    """The document row, locked until the transaction ends: writes to one document queue."""
-    return Document.objects.select_for_update().select_related("project").get(pk=document.pk)
+    """The document row, locked until the transaction ends: writes to one document queue.
+
+    Only the document's row (`of=("self",)`): a plain FOR UPDATE over the join with the
+    project would lock the project's row too, and queue every write of every annotator of
+    the project behind one another. The folded search text is not read: spans never need it.
+    """
+    return (
+        Document.objects.select_for_update(of=("self",))
+        .select_related("project")
+        .defer("search_text")
+        .get(pk=document.pk)
+    )
 
 
 def _locked_span(document: Document, span_id: int) -> Span:

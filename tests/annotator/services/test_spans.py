@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
+from django.db import DatabaseError, connection, transaction
 
 from annotator.keys.models import Alias, Entity
 from annotator.keys.services import SurfaceConflict, surface_choice
 from annotator.models import (
     Document,
     DocumentStatus,
+    Project,
     ReviewItem,
     ReviewKind,
     Span,
@@ -20,13 +23,14 @@ from annotator.models import (
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
+    _locked_document,
     document_status_set,
     span_create,
     span_delete,
     span_update,
 )
 from tests.conftest import Team
-from tests.factories import DocumentFactory, SpanFactory
+from tests.factories import DocumentFactory, ProjectFactory, SpanFactory
 
 TEXT = "Shoutout to Moshe Chaya! At Rue Alphonse Metayer."
 
@@ -287,3 +291,44 @@ def test_a_keep_needs_a_reason(team: Team, document: Document) -> None:
             document=document, actor=team.annotator_en, start=12, end=23, label="PER",
             decision="keep",
         )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_span_write_locks_its_document_and_not_the_project() -> None:
+    """Annotators of one project write at once: a write holds its document's row, never the
+    project's (a FOR UPDATE over the join with the project would queue every write of the
+    project behind one another)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need a database with concurrent writers")
+    project = ProjectFactory(languages=["en"])
+    first, second = (DocumentFactory(project=project, text="Moshe Chaya") for _ in range(2))
+    holding, checked = threading.Event(), threading.Event()
+    seen: dict[str, Any] = {}
+
+    def other_writer() -> None:
+        holding.wait(timeout=30)
+        try:
+            with transaction.atomic():
+                for name, model, pk in (
+                    ("project", Project, project.pk),
+                    ("other document", Document, second.pk),
+                    ("same document", Document, first.pk),
+                ):
+                    try:
+                        with transaction.atomic():
+                            model.objects.select_for_update(nowait=True).get(pk=pk)
+                        seen[name] = "free"
+                    except DatabaseError:
+                        seen[name] = "locked"
+        finally:
+            connection.close()
+            checked.set()
+
+    thread = threading.Thread(target=other_writer)
+    thread.start()
+    with transaction.atomic():
+        _locked_document(first)
+        holding.set()
+        checked.wait(timeout=30)
+    thread.join(timeout=30)
+    assert seen == {"project": "free", "other document": "free", "same document": "locked"}
