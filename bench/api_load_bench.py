@@ -9,7 +9,8 @@ decisions per second over the whole run, and every error. Targets: p95 ≤ 200 m
 decisions/s, 0 errors, at 50 annotators × 20 decisions.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cloak_bench \
-        python bench/api_load_bench.py [--annotators 50] [--decisions 20] [--workers 4]
+        python bench/api_load_bench.py [--annotators 50] [--decisions 20] \
+            [--workers 4] [--threads 1]
 
 Traffic goes to 127.0.0.1 only, in a bounded number of requests. The database named in
 DATABASE_URL is dropped and created again first: point it at a database of its own.
@@ -34,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bench import reset_database  # noqa: E402
+from bench.import_bench import django_on_fresh_database  # noqa: E402
 
 FIRST = ["Moshe", "Dana", "Karim", "Marie", "Tom", "Ana", "Lucas", "Sofia", "Omar", "Lea"]
 LAST = ["Chaya", "Levi", "Benali", "Delattre", "Reddle", "Silva", "Moreau", "Haddad", "Roux"]
@@ -169,21 +170,15 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--decisions", type=int, default=20, help="proposals per document")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    # Sync workers, as docker-compose runs them (WEB_CONCURRENCY). With threads (gthread), each
+    # client keeps its connection alive and the first worker to wake takes nearly all 50:
+    # one process, one core, and the GIL between its threads (measured: 29 against 45/s).
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
     args = parser.parse_args()
 
-    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
     # Propagation tasks go to a Redis database of the bench's own (no worker consumes it).
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
-    reset_database(url)
-
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    django_on_fresh_database()
     slug, people = setup(args.annotators, args.decisions)
 
     port = free_port()

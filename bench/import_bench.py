@@ -104,6 +104,23 @@ def reset_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def django_on_fresh_database(*, keep_db: bool = False) -> str:
+    """Point Django at DATABASE_URL (default: a `cloak_bench` database on this machine), drop
+    and create that database unless `keep_db`, set Django up and migrate; the URL."""
+    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+    if not keep_db:
+        reset_database(url)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return url
+
+
 def peak_rss_mb() -> float:
     # ru_maxrss is in KiB on Linux.
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -116,22 +133,13 @@ def main() -> None:
     parser.add_argument("--keep-db", action="store_true", help="do not drop and recreate it")
     args = parser.parse_args()
 
-    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
-    if not args.keep_db:
-        reset_database(url)
-
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    django_on_fresh_database(keep_db=args.keep_db)
     from django.db import connection
 
     from annotator.models import Document, Span
     from annotator.services.imports import documents_import
     from annotator.services.projects import project_create
 
-    call_command("migrate", verbosity=0)
     project = project_create(slug=f"bench-{int(time.time())}", languages=["en", "fr", "ar"])
 
     with tempfile.TemporaryDirectory() as folder:

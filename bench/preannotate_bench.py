@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bench import reset_database, synthetic_document  # noqa: E402
+from bench.import_bench import django_on_fresh_database, synthetic_document  # noqa: E402
 
 
 def write_corpus(path: Path, count: int, seed: int) -> None:
@@ -50,16 +49,8 @@ def main() -> None:
     parser.add_argument("--keep-db", action="store_true", help="do not drop and recreate it")
     args = parser.parse_args()
 
-    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
-    if not args.keep_db:
-        reset_database(url)
-
-    import django
-
-    django.setup()
+    django_on_fresh_database(keep_db=args.keep_db)
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
 
     from annotator.services.imports import documents_import
@@ -67,7 +58,6 @@ def main() -> None:
     from annotator.services.runs import run_create, run_execute
     from pseudonymizer.detection import Detector
 
-    call_command("migrate", verbosity=0)
     project = project_create(slug=f"bench-{int(time.time())}", languages=["en"])
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder) / "synthetic.jsonl"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bench import reset_database, write_corpus  # noqa: E402
+from bench.import_bench import django_on_fresh_database, write_corpus  # noqa: E402
 
 RARE = 100
 
@@ -68,14 +67,7 @@ def main() -> None:
     # A name in 100 documents (as most people are), then one in every seventh document.
     surfaces = args.surface or ["Dana Levi", "Moshe Chaya", "سارة منصور"]
 
-    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
-    reset_database(url)
-
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    django_on_fresh_database()
     from django.db import connection
 
     from annotator.keys.services import surface_decide
@@ -84,7 +76,6 @@ def main() -> None:
     from annotator.services.projects import project_create
     from annotator.services.propagation import propagate_choice
 
-    call_command("migrate", verbosity=0)
     project = project_create(slug="propagation-bench", languages=["en", "fr", "ar"])
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder) / "synthetic.jsonl"
