@@ -138,23 +138,45 @@ def alias_family(project: Project, alias_id: int) -> list[tuple[Alias, str]]:
 class _DigestSet(SurfaceSet):
     """The project's originals as `suggest` asks about them, answered by keyed digest through
     the table's unique index: the originals are never decrypted, and a suggestion costs a few
-    indexed lookups whatever the size of the table (never a read of all of it)."""
+    indexed lookups whatever the size of the table (never a read of all of it). Asked about
+    a candidate, it asks about the candidate's runs of words in the same query, so that
+    `contains_within`, which `suggest` asks next, is answered without another."""
 
     def __init__(self, project: Project) -> None:
         super().__init__()
         self._project = project
+        self._known: dict[str, bool] = {}  # digest → whether it is an original's
 
-    def _any(self, surfaces: Iterable[str]) -> bool:
+    def _digests(self, surfaces: Iterable[str]) -> set[str]:
         secret = self._project.secret
-        digests = {
-            crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)
+        return {crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)}
+
+    def _any(self, digests: set[str]) -> bool:
+        unknown = digests - self._known.keys()
+        if unknown:
+            found = set(
+                _aliases(self._project)
+                .filter(original_digest__in=unknown)
+                .values_list("original_digest", flat=True)
+            )
+            self._known.update((digest, digest in found) for digest in unknown)
+        return any(self._known[digest] for digest in digests)
+
+    @staticmethod
+    def _runs(text: str) -> set[str]:
+        words = word_keys(crypto.normalise_surface(text))
+        return {
+            " ".join(words[start : start + size])
+            for size in range(1, len(words) + 1)
+            for start in range(len(words) - size + 1)
         }
-        return (
-            bool(digests) and _aliases(self._project).filter(original_digest__in=digests).exists()
-        )
 
     def __contains__(self, surface: object) -> bool:
-        return isinstance(surface, str) and self._any([surface])
+        if not isinstance(surface, str):
+            return False
+        digests = self._digests([surface])
+        self._any(digests | self._digests(self._runs(surface)))
+        return self._any(digests)
 
     def __len__(self) -> int:
         return int(_aliases(self._project).count())
@@ -163,14 +185,8 @@ class _DigestSet(SurfaceSet):
         return iter(())  # digests only: there is nothing to list
 
     def contains_within(self, text: str) -> bool:
-        """Whether an original is a run of the words of `text`: one query for all runs."""
-        words = word_keys(crypto.normalise_surface(text))
-        runs = {
-            " ".join(words[start : start + size])
-            for size in range(1, len(words) + 1)
-            for start in range(len(words) - size + 1)
-        }
-        return self._any(runs)
+        """Whether an original is a run of the words of `text`."""
+        return self._any(self._digests(self._runs(text)))
 
 
 class _ReplacementsInUse(SurfaceSet):
@@ -425,8 +441,12 @@ def _add_token_aliases(
     user: Any,
 ) -> None:
     """ "Moshe" → "Raj" beside "Moshe Chaya" → "Raj Avrom", where the word is free: a word
-    that already has its own choice, or a piece used by another surface, is left alone."""
-    database = keys_alias()
+    that already has its own choice, or a piece used by another surface (or an original of
+    the project), is left alone. One read for every word, one insert for those that are
+    free; a word taken meanwhile by another choice is skipped by the unique constraints
+    (ON CONFLICT DO NOTHING) and keeps that choice."""
+    secret = project.secret
+    candidates: list[Alias] = []
     for word, piece in token_aliases(surface, replacement, label):
         alias = Alias(
             entity_id=parent.entity_id,
@@ -436,23 +456,29 @@ def _add_token_aliases(
             parent=parent,
             created_by=user,
         )
-        alias.set_original(word, project.secret)
+        alias.set_original(word, secret)
         alias.set_replacement(piece)
-        taken = _aliases(project).filter(original_digest=alias.original_digest).exists() or (
-            _aliases(project).filter(replacement_key=alias.replacement_key).exists()
-        )
-        if taken or _is_original(project, piece):
-            continue
-        try:
-            with transaction.atomic(using=database):
-                alias.save(using=database)
-        except IntegrityError:
-            continue  # taken meanwhile: the word keeps the other choice
-
-
-def _is_original(project: Project, surface: str) -> bool:
-    digest = crypto.surface_digest(project.secret, surface)
-    return _aliases(project).filter(original_digest=digest).exists()
+        candidates.append(alias)
+    if not candidates:
+        return
+    pieces = {id(alias): crypto.surface_digest(secret, alias.replacement) for alias in candidates}
+    digests = [alias.original_digest for alias in candidates] + list(pieces.values())
+    keys = [alias.replacement_key for alias in candidates]
+    # Every row either list names: its original is an original, its pseudonym is in use.
+    rows = _aliases(project).filter(Q(original_digest__in=digests) | Q(replacement_key__in=keys))
+    originals: set[str] = set()
+    in_use: set[str] = set()
+    for digest, key in rows.values_list("original_digest", "replacement_key"):
+        originals.add(digest)
+        in_use.add(key)
+    free = [
+        alias
+        for alias in candidates
+        if alias.original_digest not in originals
+        and alias.replacement_key not in in_use
+        and pieces[id(alias)] not in originals
+    ]
+    Alias.objects.using(keys_alias()).bulk_create(free, ignore_conflicts=True)
 
 
 def _script(surface: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from annotator.keys.models import Alias, Entity
-from annotator.keys.services import SurfaceConflict, surface_choice
+from annotator.keys.services import SurfaceConflict, surface_choice, surface_decide
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -97,6 +97,29 @@ def test_a_person_name_brings_its_token_level_aliases(team: Team, document: Docu
     assert moshe is not None and moshe.replacement == "Raj"
     assert chaya is not None and chaya.replacement == "Avrom"
     assert moshe.entity_id == chaya.entity_id == Span.objects.get(pk=span.pk).entity_id
+
+
+def test_a_word_that_is_not_free_keeps_what_it_had(team: Team) -> None:
+    """A word with a choice of its own, or whose piece is someone's pseudonym or an original
+    of the project, gets no token-level alias; the free words of the name still do."""
+    project = team.project
+
+    def decide(surface: str, replacement: str) -> None:
+        surface_decide(
+            project=project, surface=surface, language="en", label="PER",
+            decision="pseudonymize", replacement=replacement,
+        )  # fmt: skip
+
+    decide("Moshe", "Ezra")  # a word with its own choice
+    decide("Dana Levi", "Tom Sharon")  # brings "Tom", a piece now in use
+    decide("Avrom", "Kalen")  # "Avrom" is an original of the project
+    decide("Moshe Chaya Benali Noor", "Raj Tom Avrom Gila")
+    choices = {
+        word: choice.replacement if (choice := surface_choice(project, word)) else None
+        for word in ("Moshe", "Chaya", "Benali", "Noor")
+    }
+    assert choices == {"Moshe": "Ezra", "Chaya": None, "Benali": None, "Noor": "Gila"}
+    assert Alias.objects.filter(project=project, replacement_key="gila").count() == 1
 
 
 def test_a_typed_pseudonym_used_by_another_surface_is_refused(
