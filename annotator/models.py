@@ -498,6 +498,7 @@ class AuditAction(models.TextChoices):
     RELEASE = "release", "Cut a release"
     MEMBER_CHANGE = "member_change", "Changed a membership"
     PROJECT_CHANGE = "project_change", "Changed a project"
+    ASSIGN = "assign", "Assigned documents"
 
 
 class AuditEvent(models.Model):

@@ -30,6 +30,7 @@ class Can(StrEnum):
     VIEW_MEMBERS = "view_members"
     MANAGE_PROJECT = "manage_project"  # members, schema
     IMPORT = "import"
+    ASSIGN = "assign"  # give documents to members
     PREANNOTATE = "preannotate"
     RELEASE = "release"
     EXPORT_KEYS = "export_keys"

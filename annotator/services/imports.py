@@ -42,6 +42,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, ImportRefused
 from annotator.services.jobs import (
@@ -413,6 +414,8 @@ def documents_import(
             raise FormatError(name, 0, "the file holds no documents")
 
     def finish() -> None:
+        # In the same transaction: no one sees a new document without its annotator.
+        documents_assign_arrivals(project=project, languages=summary.languages)
         audit_record(
             action=AuditAction.IMPORT,
             actor=actor,

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.models import AuditAction, Membership, Project, Role
+from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
 from pseudonymizer.schemas import preset, validate_schema
@@ -110,6 +111,9 @@ def membership_set(
     membership, created = Membership.objects.update_or_create(
         user=user, project=project, defaults={"role": role, "languages": languages}
     )
+    if role == Role.ANNOTATOR:
+        # Documents of their languages that nobody holds yet are theirs now.
+        documents_assign_arrivals(project=project, languages=languages)
     audit_record(
         action=AuditAction.MEMBER_CHANGE,
         actor=actor,

@@ -11,6 +11,7 @@ from annotator import selectors
 from annotator.models import Document, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
 from annotator.views.access import ProjectRequest, project_page
+from annotator.views.assignments import assignable_members
 from annotator.views.forms import DocumentFilterForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import segment_text
@@ -36,6 +37,7 @@ def document_list(request: HtmxProjectRequest) -> HttpResponse:
     page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         **project_nav(request),
+        "assign_members": assignable_members(request) if access.can(Can.ASSIGN) else None,
         "form": form,
         "page": page,
         "filtered": bool(filters),

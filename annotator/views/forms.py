@@ -62,6 +62,34 @@ class DocumentFilterForm(forms.Form):
         return {name: value for name, value in cleaned.items() if value}
 
 
+class IdsField(forms.TypedMultipleChoiceField):
+    """Ids of rows picked on a page: any positive integer (the service checks they exist)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(coerce=int, **kwargs)
+
+    def valid_value(self, value: Any) -> bool:
+        text = str(value)
+        return text.isascii() and text.isdigit() and 0 < len(text) < 19
+
+
+class AssignForm(forms.Form):
+    """Documents picked on the list, and the member to give them to ("" for nobody)."""
+
+    documents = IdsField(error_messages={"required": "Pick at least one document."})
+    assignee = forms.ChoiceField(required=False, label="Assign to")
+
+    def __init__(self, *args: Any, members: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["assignee"]).choices = [
+            ("", "Nobody"),
+            *((name, name) for name in members),
+        ]
+
+    def clean_documents(self) -> list[int]:
+        return list(self.cleaned_data["documents"])
+
+
 def import_format_choices() -> list[tuple[str, str]]:
     return [("auto", "Detect from the file"), *((name, name) for name in FORMATS)]
 

@@ -18,6 +18,7 @@ from annotator.permissions import (
     sees_every_language,
     visible_documents,
 )
+from annotator.selectors.queues import Queue, project_queues, queues_of
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_label
 from annotator.views.imports import job_context
@@ -40,6 +41,7 @@ class ProjectRow:
     role_label: str
     languages: list[str]
     documents: int
+    queue: Queue  # the documents this person holds
 
 
 @login_required
@@ -65,6 +67,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
     for project_id, language, n in by_language:
         counts[project_id][language] = n
+    queues = queues_of(projects, user)
 
     rows = []
     for project in projects:
@@ -78,7 +81,16 @@ def home(request: HttpRequest) -> HttpResponse:
             continue
         languages = list(access.languages)
         documents = sum(counts[project.pk].get(language, 0) for language in languages)
-        rows.append(ProjectRow(project, access.role, Role(access.role).label, languages, documents))
+        rows.append(
+            ProjectRow(
+                project,
+                access.role,
+                Role(access.role).label,
+                languages,
+                documents,
+                queues[project.pk],
+            )
+        )
     return render(request, "annotator/home.html", {"rows": rows})
 
 
@@ -121,6 +133,9 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
                 key=lambda m: (ROLE_ORDER.get(m.role, 9), m.user.get_username()),
             )
         ]
+    # Leads and admins see every queue; everyone sees their own.
+    queues = project_queues(project) if access.can(Can.VIEW_ALL_DOCUMENTS) else []
+    own = queues_of([project], request.user)[project.pk]
     jobs: list[dict[str, Any]] = []
     if access.can(Can.IMPORT):
         jobs = [job_context(job) for job in project.import_jobs.select_related("created_by")[:5]]
@@ -144,6 +159,8 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
             "column_totals": column_totals,
             "grand_total": sum(column_totals),
             "members": members,
+            "queues": queues,
+            "own_queue": own,
             "can_view_members": access.can(Can.VIEW_MEMBERS),
             "job_rows": jobs,
             "schema": schema,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import documents, health, imports, projects, runs
+from annotator.views import assignments, documents, health, imports, projects, runs
 
 urlpatterns = [
     path("healthz/", health.healthz, name="healthz"),
@@ -14,6 +14,12 @@ urlpatterns = [
     path("", projects.home, name="home"),
     path("projects/<slug:slug>/", projects.project_detail, name="project_detail"),
     path("projects/<slug:slug>/documents/", documents.document_list, name="document_list"),
+    path(
+        "projects/<slug:slug>/documents/assign/",
+        assignments.documents_assign_view,
+        name="documents_assign",
+    ),
+    path("projects/<slug:slug>/next/", assignments.next_document_view, name="next_document"),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",
         documents.document_detail,

@@ -38,6 +38,10 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "document_list": ("get", MEMBERS_ONLY),
     "document_detail": ("get", ENGLISH_READERS),
     "import_list": ("get", ADMINS_ONLY),
+    # To the next document of one's queue, or back to the project when it is empty.
+    "next_document": ("get", {**MEMBERS_ONLY, **dict.fromkeys(ROLES[2:], 302)}),
+    # Admins give documents to members; a form without documents sends them back to the list.
+    "documents_assign": ("post", {**ADMINS_ONLY, "admin": 302}),
     "import_detail": ("get", ADMINS_ONLY),
     "api-schema": ("get", api(LOGGED_IN)),
     "api-docs": ("get", api(LOGGED_IN)),
@@ -109,6 +113,8 @@ def targets(team: Team) -> dict[str, str]:
         "document_list": reverse("document_list", kwargs=slug),
         "document_detail": reverse("document_detail", kwargs={**slug, "pk": document.pk}),
         "import_list": reverse("import_list", kwargs=slug),
+        "next_document": reverse("next_document", kwargs=slug),
+        "documents_assign": reverse("documents_assign", kwargs=slug),
         "import_detail": reverse("import_detail", kwargs={**slug, "pk": job.pk}),
         "api-schema": reverse("api-schema"),
         "api-docs": reverse("api-docs"),
