@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from annotator.api import runs, spans, views
+from annotator.api import queues, runs, spans, views
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -12,6 +12,13 @@ urlpatterns = [
     path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project-detail"),
     path("projects/<slug:slug>/members/", views.MemberList.as_view(), name="api-member-list"),
     path("projects/<slug:slug>/documents/", views.DocumentList.as_view(), name="api-document-list"),
+    path(
+        "projects/<slug:slug>/documents/assign/",
+        queues.DocumentAssign.as_view(),
+        name="api-document-assign",
+    ),
+    path("projects/<slug:slug>/queues/", queues.QueueList.as_view(), name="api-queue-list"),
+    path("projects/<slug:slug>/queues/next/", queues.NextDocument.as_view(), name="api-queue-next"),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",
         views.DocumentDetail.as_view(),

@@ -52,6 +52,10 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-member-list": ("get", api(LEADS_UP)),
     "api-document-list": ("get", api(MEMBERS_ONLY)),
     "api-document-detail": ("get", api(ENGLISH_READERS)),
+    "api-queue-list": ("get", api(MEMBERS_ONLY)),
+    "api-queue-next": ("get", api(MEMBERS_ONLY)),
+    # A JSON body only: an admin's empty form is refused as a media type (415).
+    "api-document-assign": ("post", api({**ADMINS_ONLY, "admin": 415})),
     "api-import-list": ("get", api(ADMINS_ONLY)),
     "api-import-detail": ("get", api(ADMINS_ONLY)),
     # Spans: whoever may open the English document reads and annotates them.
@@ -124,6 +128,9 @@ def targets(team: Team) -> dict[str, str]:
         "api-member-list": reverse("api-member-list", kwargs=slug),
         "api-document-list": reverse("api-document-list", kwargs=slug),
         "api-document-detail": reverse("api-document-detail", kwargs={**slug, "pk": document.pk}),
+        "api-queue-list": reverse("api-queue-list", kwargs=slug),
+        "api-queue-next": reverse("api-queue-next", kwargs=slug),
+        "api-document-assign": reverse("api-document-assign", kwargs=slug),
         "api-import-list": reverse("api-import-list", kwargs=slug),
         "api-import-detail": reverse("api-import-detail", kwargs={**slug, "pk": job.pk}),
         "api-span-list": reverse("api-span-list", kwargs={**slug, "pk": document.pk}),
