@@ -44,6 +44,7 @@ from pseudonymizer.detection import (
 )
 from pseudonymizer.evaluation import leak_check, span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
+from pseudonymizer.formats.base import UnknownFormat
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy, default_entity, render
@@ -569,6 +570,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.status
+    except UnknownFormat as error:
+        print(f"error: {error} with --format ({', '.join(FORMATS)})", file=sys.stderr)
+        return 1
     except FormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -54,7 +54,7 @@ from annotator.services.jobs import (
     upload_delete,
     uploads_dir,
 )
-from pseudonymizer.formats import FORMATS, ReadLimits, read_documents
+from pseudonymizer.formats import FORMATS, ReadLimits, detect_format, read_documents
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
 from pseudonymizer.recognizers.known import fold
 
@@ -432,12 +432,15 @@ def documents_import(
             ImportJob,
             job.pk,
             claimed_at=job.started_at,
+            format=fmt,  # the format found, where the job asked to detect it
             documents_created=summary.documents,
             spans_created=summary.spans,
         ):
             raise ImportTakenOver(f"import job {job.pk} is no longer this worker's")
 
     try:
+        if fmt == "auto":
+            fmt = detect_format(path, name)
         if _write_after_reading():
             sqlite = _SqliteWriter(project, job)
             # The spool holds originals: an unnamed temporary file, gone when closed or when

@@ -75,8 +75,13 @@ def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
         for label in project.label_schema.get("labels", [])
     }
     legend = [(label, css, descriptions.get(label, "")) for label, css in colour.items()]
+    direction = text_direction(document.language)
     segments = [
-        (segment, colour[segment.spans[0].label] if segment.spans else "")
+        (
+            segment,
+            colour[segment.spans[0].label] if segment.spans else "",
+            segment.direction_in(direction) if segment.spans else "",
+        )
         for segment in segment_text(text, spans)
     ]
     return render(
@@ -86,7 +91,7 @@ def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
             **project_nav(request),
             "document": document,
             "language_label": language_label(document.language),
-            "direction": text_direction(document.language),
+            "direction": direction,
             "segments": segments,
             "spans": spans,
             "legend": legend,

@@ -8,6 +8,7 @@ same as everywhere else on the server; the template escapes every piece.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -46,6 +47,25 @@ class Segment:
         return ", ".join(self.labels)
 
     @property
+    def ending_labels(self) -> str:
+        """The labels of the spans that end with this piece: shown once, after a span."""
+        seen: dict[str, None] = {}
+        for span in self.spans:
+            if span.end <= self.end:
+                seen.setdefault(span.label, None)
+        return ", ".join(seen)
+
+    def direction_in(self, paragraph: str) -> str:
+        """The `dir` this piece needs inside a `paragraph` ("ltr" or "rtl") paragraph: its own
+        direction where its first strong letter goes the other way ("@name" or a URL in
+        Arabic, an Arabic name in French), isolated so that it reads whole; "" otherwise.
+        A piece in the paragraph's direction, or with no letter at all (a phone number, a
+        date in digits), is not isolated: Arabic letters then join across its edges, and the
+        "+" of "+٤٤ ٧٧٠٠" stays where the paragraph puts it."""
+        own = first_strong_direction(self.text)
+        return own if own and own != paragraph else ""
+
+    @property
     def span_ids(self) -> str:
         return " ".join(str(span.pk) for span in self.spans)
 
@@ -60,6 +80,18 @@ class Segment:
     @property
     def all_rejected(self) -> bool:
         return bool(self.spans) and all(span.status == "rejected" for span in self.spans)
+
+
+def first_strong_direction(text: str) -> str:
+    """ "ltr" or "rtl" after the first letter of `text` with a strong direction (the Unicode
+    bidirectional classes L, and R or AL); "" when it has none."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind == "L":
+            return "ltr"
+        if kind in ("R", "AL"):
+            return "rtl"
+    return ""
 
 
 def segment_text(text: str, spans: Iterable[SpanLike]) -> list[Segment]:

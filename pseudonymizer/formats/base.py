@@ -19,6 +19,11 @@ class FormatError(ValueError):
         super().__init__(f"{where}: {reason}")
 
 
+class UnknownFormat(FormatError):
+    """A file whose format neither its name nor its content tells: the caller names it
+    (the command line's --format, the upload form's format field)."""
+
+
 @dataclass
 class ImportedDocument:
     """One document read from a file, with the spans the file carried (as `import` spans)."""

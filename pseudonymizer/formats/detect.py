@@ -8,7 +8,7 @@ from typing import IO
 
 from pseudonymizer.formats import conll, doccano, inline, webanno
 from pseudonymizer.formats._common import BOM
-from pseudonymizer.formats.base import FormatError
+from pseudonymizer.formats.base import FormatError, UnknownFormat
 
 SNIFF_BYTES = 64 * 1024
 BY_EXTENSION = {
@@ -99,7 +99,9 @@ def sniff(stream: IO[bytes], name: str) -> str:
         return "conll"
     if inline.looks_inline(text):
         return "inline"
-    raise FormatError(name, 0, f"cannot tell the format of {name}: give --format")
+    raise UnknownFormat(
+        name, 0, f"cannot tell the format of {name} from its name or its content: name its format"
+    )
 
 
 def detect_format(path: Path, name: str | None = None) -> str:

@@ -338,6 +338,17 @@ def test_bad_input_is_a_clear_error_and_no_output_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [broken]  # no temporary file left behind
 
 
+def test_a_file_of_no_known_format_is_told_to_name_it(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# a title", encoding="utf-8")
+
+    result = cloak("detect", notes, "--lang", "en", "--no-ner")
+
+    assert result.returncode == 1
+    assert "cannot tell the format of notes.md" in result.stderr
+    assert "with --format (txt," in result.stderr
+
+
 def test_missing_file_and_missing_language_are_usage_errors(tmp_path: Path) -> None:
     missing = cloak("detect", tmp_path / "nowhere.txt", "--no-ner")
     text = tmp_path / "t.txt"

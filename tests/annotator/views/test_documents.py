@@ -42,7 +42,7 @@ def highlights(page: str) -> list[tuple[int, int, str]]:
     return [
         (int(start), int(end), html.unescape(surface))
         for start, end, surface in re.findall(
-            r'<mark dir="auto" class="hl [^"]*" data-start="(\d+)" data-end="(\d+)"'
+            r'<mark(?: dir="\w+")? class="hl [^"]*" data-start="(\d+)" data-end="(\d+)"'
             r"[^>]*>(.*?)</mark>",
             page,
             re.DOTALL,
@@ -208,3 +208,28 @@ def test_the_page_and_the_api_list_the_same_documents(team: Team) -> None:
 
 def test_a_non_member_gets_404_on_the_list(team: Team) -> None:
     assert client_for(team.outsider).get(list_url()).status_code == 404
+
+
+def test_only_highlights_against_the_paragraph_are_isolated_and_each_span_shows_its_label(
+    team: Team,
+) -> None:
+    """In Arabic, "@name" is isolated left to right (its "@" stays in front), while an Arabic
+    word after its proclitic ("ل" + "مخبز") and a phone number in Arabic-Indic digits are not
+    isolated: letters join across the highlight's edge and the "+" stays where the paragraph
+    puts it. The label comes after the span's last piece, outside the text."""
+    text = "اتصل بـ @moshe_c على +٤٤ ٧٧٠٠ ٩٠٠٤٤٨ لمخبز"
+    document = Document.objects.create(
+        project=team.project, language="ar", external_id="ar-dir", text=text
+    )
+    for surface, label in [("@moshe_c", "USERNAME"), ("+٤٤ ٧٧٠٠ ٩٠٠٤٤٨", "PHONE"), ("مخبز", "LOC")]:
+        start = text.index(surface)
+        Span.objects.create(document=document, start=start, end=start + len(surface),
+                            label=label, source=SpanSource.REGEX)  # fmt: skip
+    page = client_for(team.lead).get(detail_url(document)).content.decode()
+    marks = re.findall(r"<mark([^>]*)>(.*?)</mark>", page.split('class="doc-text"')[1])
+    attributes = {html.unescape(surface): attrs for attrs, surface in marks}
+    assert 'dir="ltr"' in attributes["@moshe_c"]
+    assert "dir=" not in attributes["+٤٤ ٧٧٠٠ ٩٠٠٤٤٨"]
+    assert "dir=" not in attributes["مخبز"]
+    assert 'data-label="LOC"' in attributes["مخبز"]
+    assert rendered_text(page) == text

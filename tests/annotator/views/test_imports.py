@@ -161,6 +161,20 @@ def test_a_file_with_a_bad_line_fails_its_job_with_the_line_and_writes_nothing(
     assert "bad.jsonl:3" in page
 
 
+def test_the_list_shows_the_detected_format_and_why_a_job_failed(
+    team: Team, eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    client = client_for(team.admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(imports_url(), {"file": upload("batch.jsonl", GOOD), "format": "auto"})
+        client.post(imports_url(), {"file": upload("notes.md", b"# a title"), "format": "auto"})
+    formats = dict(ImportJob.objects.values_list("filename", "format"))
+    assert formats == {"batch.jsonl": "jsonl", "notes.md": "auto"}
+    page = client.get(imports_url()).content.decode()
+    assert "<td>jsonl</td>" in page and "not found" in page
+    assert "cannot tell the format of notes.md" in page and "--format" not in page
+
+
 def test_with_htmx_a_good_upload_answers_the_job_row(
     team: Team, django_capture_on_commit_callbacks: Any
 ) -> None:

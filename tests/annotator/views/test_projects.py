@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -140,3 +143,12 @@ def test_the_layout_names_the_user_and_their_role(team: Team) -> None:
     assert "Annotator · fr" in text
     assert f'action="{reverse("logout")}"' in text
     assert "vendor/htmx.min.js" in text
+
+
+def test_every_page_names_an_icon_that_is_served(team: Team) -> None:
+    page = client_for(team.annotator_en).get("/").content.decode()
+    match = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert match is not None and match.group(1).endswith("/favicon.svg")
+    # Served from STATIC_ROOT after collectstatic; here, found where collectstatic looks.
+    found = finders.find("favicon.svg")
+    assert found is not None and "<svg" in Path(str(found)).read_text(encoding="utf-8")

@@ -53,7 +53,9 @@ def test_it_says_when_it_cannot_tell(tmp_path: Path) -> None:
     with pytest.raises(FormatError) as error:
         detect_format(path)
 
-    assert error.value.reason == "cannot tell the format of notes.md: give --format"
+    assert error.value.reason == (
+        "cannot tell the format of notes.md from its name or its content: name its format"
+    )
 
 
 def test_a_tsv_that_is_not_webanno_is_refused(tmp_path: Path) -> None:
