@@ -14,7 +14,7 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.assignments import assignable_members
 from annotator.views.forms import DocumentFilterForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.segments import segment_text
+from annotator.views.segments import first_strong_direction, segment_text
 
 PAGE_SIZE = 50
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
@@ -62,20 +62,23 @@ def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
 
     spans = list(Span.objects.for_document(document).order_by("start", "end", "id"))
     text = document.text
+    direction = text_direction(document.language)
     # Colours by first appearance here: a schema has more labels than a palette has colours,
     # but one document rarely shows more than eight, and then no two of them look alike.
     colour: dict[str, str] = {}
     for span in spans:
         colour.setdefault(span.label, f"c{len(colour) % PALETTE_SIZE}")
-        span.surface = text[span.start : span.end]  # type: ignore[attr-defined]
+        surface = text[span.start : span.end]
+        span.surface = surface  # type: ignore[attr-defined]
         span.colour = colour[span.label]  # type: ignore[attr-defined]
+        # A surface with no letters (a phone number) reads in the document's direction.
+        span.direction = first_strong_direction(surface) or direction  # type: ignore[attr-defined]
 
     descriptions = {
         label["name"]: label.get("description", "")
         for label in project.label_schema.get("labels", [])
     }
     legend = [(label, css, descriptions.get(label, "")) for label, css in colour.items()]
-    direction = text_direction(document.language)
     segments = [
         (
             segment,

@@ -87,7 +87,7 @@ def test_an_arabic_document_reads_right_to_left_with_its_spans_exact(
         assert ARABIC[start:end] == surface
     # The span table: label, source, status, decision, offsets and the surface.
     assert f'<td class="num">{ARABIC.index("Me")}</td>' in page
-    assert 'dir="auto" lang="ar">Me\u0301tayer</td>' in page
+    assert 'dir="ltr" lang="ar">Me\u0301tayer</td>' in page
     assert "Imported" in page and "Proposed" in page and "Pseudonymize" in page
 
 
@@ -233,3 +233,6 @@ def test_only_highlights_against_the_paragraph_are_isolated_and_each_span_shows_
     assert "dir=" not in attributes["مخبز"]
     assert 'data-label="LOC"' in attributes["مخبز"]
     assert rendered_text(page) == text
+    # In the span table too, a number reads in the document's direction, a handle in its own.
+    assert 'dir="rtl" lang="ar">+٤٤ ٧٧٠٠ ٩٠٠٤٤٨</td>' in page
+    assert 'dir="ltr" lang="ar">@moshe_c</td>' in page
