@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from django import forms
 
-from annotator.models import DocumentStatus
+from annotator.models import DECISION_CHOICES, DocumentStatus
 from pseudonymizer.formats import FORMATS
 
 LANGUAGE_NAMES = {
@@ -88,6 +88,32 @@ class AssignForm(forms.Form):
 
     def clean_documents(self) -> list[int]:
         return list(self.cleaned_data["documents"])
+
+
+class SpanActionForm(forms.Form):
+    """One action on one span from the document page, with the span's version as read."""
+
+    ACTIONS = ("accept", "reject", "label", "decide", "flag")
+
+    version = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
+    label = forms.ChoiceField(required=False)
+    decision = forms.ChoiceField(required=False, choices=DECISION_CHOICES)
+    keep_reason = forms.CharField(required=False, max_length=255, label="Why keep it")
+    replacement = forms.CharField(required=False, max_length=500, label="Pseudonym")
+    comment = forms.CharField(required=False, max_length=5000, label="Comment for the lead")
+
+    def __init__(self, *args: Any, labels: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["label"]).choices = [(name, name) for name in labels]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        action = data.get("action")
+        needed = {"label": "label", "decide": "decision", "flag": "comment"}.get(action or "")
+        if needed and not data.get(needed):
+            self.add_error(needed, f"give a {needed} to {action}")
+        return data
 
 
 def import_format_choices() -> list[tuple[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import assignments, documents, health, imports, projects, runs
+from annotator.views import assignments, documents, health, imports, projects, runs, workspace
 
 urlpatterns = [
     path("healthz/", health.healthz, name="healthz"),
@@ -22,8 +22,18 @@ urlpatterns = [
     path("projects/<slug:slug>/next/", assignments.next_document_view, name="next_document"),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",
-        documents.document_detail,
+        workspace.document_detail,
         name="document_detail",
+    ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/",
+        workspace.span_action,
+        name="span_action",
+    ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/done/",
+        workspace.document_done,
+        name="document_done",
     ),
     path("projects/<slug:slug>/imports/", imports.import_list, name="import_list"),
     path("projects/<slug:slug>/imports/<int:pk>/", imports.import_detail, name="import_detail"),

@@ -1,0 +1,184 @@
+"""The document page, where an annotator works: the text with its spans, and each decision.
+
+Every change goes through annotator.services.spans, as the API's do. A form posts one action
+on one span with the span's `version` as the page read it; the answer is the workspace again
+(the fragment alone for htmx, else a redirect back to the page), with a notice when the span
+changed meanwhile (its state now is shown, nothing is overwritten) or the action was refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotator.models import DECISION_CHOICES, Document, DocumentStatus, Span, SpanStatus
+from annotator.permissions import Can, access_for, can_view_document
+from annotator.selectors.queues import next_document
+from annotator.services.errors import DomainError, StaleVersion
+from annotator.services.spans import SpanChange, document_status_set, span_choices, span_update
+from annotator.views.access import ProjectRequest, project_page
+from annotator.views.forms import SpanActionForm, language_label
+from annotator.views.nav import HtmxProjectRequest, project_nav
+from annotator.views.segments import first_strong_direction, segment_text
+from pseudonymizer.vocabulary import Decision
+
+RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
+# Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
+PALETTE_SIZE = 8
+
+
+def text_direction(language: str) -> str:
+    return "rtl" if language.split("-")[0].lower() in RTL_LANGUAGES else "ltr"
+
+
+def open_document(request: ProjectRequest, pk: int) -> Document:
+    """The project's document `pk`; 404 when the caller may not see its language."""
+    document = get_object_or_404(
+        Document.objects.select_related("assignee").defer("search_text"),
+        project=request.project,
+        pk=pk,
+    )
+    document.project = request.project
+    # A document in a language the user may not see does not exist for them.
+    if not can_view_document(request.user, document):
+        raise Http404("No such document.")
+    return document
+
+
+def workspace_context(
+    request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False
+) -> dict[str, Any]:
+    project = request.project
+    spans = list(Span.objects.for_document(document).order_by("start", "end", "id"))
+    text = document.text
+    direction = text_direction(document.language)
+    choices = span_choices(document, spans)
+    # Colours by first appearance here: a schema has more labels than a palette has colours,
+    # but one document rarely shows more than eight, and then no two of them look alike.
+    colour: dict[str, str] = {}
+    for span in spans:
+        colour.setdefault(span.label, f"c{len(colour) % PALETTE_SIZE}")
+        surface = text[span.start : span.end]
+        span.surface = surface  # type: ignore[attr-defined]
+        span.colour = colour[span.label]  # type: ignore[attr-defined]
+        # A surface with no letters (a phone number) reads in the document's direction.
+        span.direction = first_strong_direction(surface) or direction  # type: ignore[attr-defined]
+        choice = choices.get(span.pk)
+        replacement = choice.replacement if choice else ""
+        span.replacement = replacement  # type: ignore[attr-defined]
+        span.replacement_direction = (  # type: ignore[attr-defined]
+            first_strong_direction(replacement) or direction
+        )
+
+    descriptions = {
+        label["name"]: label.get("description", "")
+        for label in project.label_schema.get("labels", [])
+    }
+    legend = [(label, css, descriptions.get(label, "")) for label, css in colour.items()]
+    segments = [
+        (
+            segment,
+            colour[segment.spans[0].label] if segment.spans else "",
+            segment.direction_in(direction) if segment.spans else "",
+        )
+        for segment in segment_text(text, spans)
+    ]
+    return {
+        **project_nav(request),
+        "document": document,
+        "language_label": language_label(document.language),
+        "direction": direction,
+        "segments": segments,
+        "spans": spans,
+        "legend": legend,
+        "rejected": SpanStatus.REJECTED,
+        "characters": len(text),
+        "can_annotate": access_for(request.user, project).can(Can.ANNOTATE),
+        "labels": project.labels,
+        "decisions": DECISION_CHOICES,
+        "open_proposals": sum(span.status == SpanStatus.PROPOSED for span in spans),
+        "notice": notice,
+        "notice_is_error": error,
+    }
+
+
+@project_page(Can.VIEW_PROJECT)
+def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
+    document = open_document(request, pk)
+    return render(request, "annotator/document_detail.html", workspace_context(request, document))
+
+
+def _change(form: SpanActionForm) -> SpanChange:
+    data = form.cleaned_data
+    action = data["action"]
+    if action == "accept":
+        return SpanChange(status=SpanStatus.ACCEPTED)
+    if action == "reject":
+        return SpanChange(status=SpanStatus.REJECTED)
+    if action == "label":
+        return SpanChange(label=data["label"])
+    if action == "flag":
+        return SpanChange(flag=data["comment"])
+    return SpanChange(
+        decision=data["decision"],
+        keep_reason=data["keep_reason"] if data["decision"] == Decision.KEEP else None,
+        replacement=data["replacement"] or None,
+    )
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """One action on one span (accept, reject, label, decide, flag) with the version read."""
+    document = open_document(request, pk)
+    form = SpanActionForm(request.POST, labels=request.project.labels)
+    notice, error = "", False
+    if not form.is_valid():
+        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        error = True
+    else:
+        try:
+            span_update(
+                document=document,
+                span_id=span_id,
+                actor=request.user,
+                version=form.cleaned_data["version"],
+                change=_change(form),
+            )
+        except StaleVersion:
+            notice = "This span changed since you opened it: here it is as it is now."
+            error = True
+        except DomainError as refused:
+            notice, error = str(refused), True
+    if request.htmx:
+        document.refresh_from_db()
+        context = workspace_context(request, document, notice=notice, error=error)
+        return render(request, "annotator/document_detail.html#workspace", context)
+    if notice:
+        (messages.error if error else messages.info)(request, notice)
+    url = reverse("document_detail", args=[request.project.slug, document.pk])
+    return redirect(f"{url}#span-{span_id}")
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def document_done(request: ProjectRequest, pk: int) -> HttpResponse:
+    """Mark the document done (no proposal left), then on to the next of one's queue."""
+    document = open_document(request, pk)
+    slug = request.project.slug
+    try:
+        document_status_set(document=document, actor=request.user, status=DocumentStatus.DONE)
+    except DomainError as refused:
+        messages.error(request, str(refused))
+        return redirect("document_detail", slug, document.pk)
+    following = next_document(request.user, request.project, after=document.pk)
+    if following is None:
+        messages.success(request, "Done. Nothing is left in your queue for this project.")
+        return redirect("project_detail", slug)
+    messages.success(request, f"{document.external_id} is done.")
+    return redirect("document_detail", slug, following.pk)

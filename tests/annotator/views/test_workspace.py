@@ -1,0 +1,143 @@
+"""The document page as a workspace: each action on a span goes through the span service, an
+htmx request gets the workspace fragment back, and a stale form changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotator.keys.services import surface_choice
+from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
+from tests.conftest import Team, client_for
+from tests.factories import DocumentFactory
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "Met Moshe Chaya 👋 at Rue Alphonse Metayer."
+
+
+@pytest.fixture
+def document(team: Team) -> Document:
+    document = DocumentFactory(
+        project=team.project, language="en", text=TEXT, assignee=team.annotator_en,
+        status=DocumentStatus.PREANNOTATED,
+    )  # fmt: skip
+    for surface, label in [("Moshe Chaya", "PER"), ("Rue Alphonse Metayer", "ADDRESS")]:
+        start = TEXT.index(surface)
+        Span.objects.create(document=document, start=start, end=start + len(surface),
+                            label=label, source=SpanSource.NER, score=0.9)  # fmt: skip
+    return document
+
+
+def span_of(document: Document, surface: str) -> Span:
+    return Span.objects.get(document=document, start=TEXT.index(surface))
+
+
+def act(team: Team, span: Span, htmx: bool = True, **data: str) -> str:
+    url = reverse("span_action", args=[team.project.slug, span.document_id, span.pk])
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = client_for(team.annotator_en).post(url, {"version": span.version, **data}, **headers)
+    assert response.status_code == (200 if htmx else 302)
+    return response.content.decode()
+
+
+def test_the_page_offers_an_action_for_each_span(team: Team, document: Document) -> None:
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    page = client_for(team.annotator_en).get(url).content.decode()
+    assert page.count('value="accept"') == 2 and "Mark done, next document" in page
+    assert "2 proposals left to decide" in page
+    assert page.count('name="version"') == 2 * 4  # accept/reject, label, decision, flag
+
+
+def test_accepting_records_a_pseudonym_and_answers_the_fragment(
+    team: Team, document: Document
+) -> None:
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="accept")
+    span = span_of(document, "Moshe Chaya")
+    assert span.status == SpanStatus.ACCEPTED and span.decided_by == team.annotator_en
+    choice = surface_choice(team.project, "Moshe Chaya")
+    assert choice is not None and choice.replacement in fragment
+    assert fragment.lstrip().startswith('<div id="workspace"') and "<html" not in fragment
+    assert "1 proposal left to decide" in fragment
+
+
+def test_relabel_decide_keep_and_flag(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Rue Alphonse"), action="label", label="LOC")
+    assert span_of(document, "Rue Alphonse").label == "LOC"
+    act(team, span_of(document, "Rue Alphonse"), action="decide", decision="keep",
+        keep_reason="a public place")  # fmt: skip
+    kept = span_of(document, "Rue Alphonse")
+    assert (kept.decision, kept.keep_reason, kept.status) == ("keep", "a public place", "accepted")
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    assert surface_choice(team.project, "moshe chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
+    act(team, span_of(document, "Moshe Chaya"), action="flag", comment="Is he a public figure?")
+    assert ReviewItem.objects.filter(span=span_of(document, "Moshe Chaya")).exists()
+
+
+def test_a_stale_form_changes_nothing_and_shows_the_span_as_it_is(
+    team: Team, document: Document
+) -> None:
+    span = span_of(document, "Moshe Chaya")
+    act(team, span, action="reject")  # the form of another tab, now stale:
+    fragment = act(team, span, action="accept")
+    assert "changed since you opened it" in fragment
+    assert span_of(document, "Moshe Chaya").status == SpanStatus.REJECTED
+
+
+def test_a_refused_action_says_why(team: Team, document: Document) -> None:
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="decide", decision="keep")
+    assert "say why the span is kept" in fragment
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="label", label="NOPE")
+    assert "NOPE" in fragment and span_of(document, "Moshe Chaya").label == "PER"
+
+
+def test_without_htmx_an_action_comes_back_to_the_span(team: Team, document: Document) -> None:
+    span = span_of(document, "Moshe Chaya")
+    url = reverse("span_action", args=[team.project.slug, document.pk, span.pk])
+    response = client_for(team.annotator_en).post(
+        url, {"version": span.version, "action": "reject"}
+    )
+    detail = reverse("document_detail", args=[team.project.slug, document.pk])
+    assert response["Location"] == f"{detail}#span-{span.pk}"
+    assert span_of(document, "Moshe Chaya").status == SpanStatus.REJECTED
+
+
+def test_done_needs_every_proposal_decided_then_opens_the_next(
+    team: Team, document: Document
+) -> None:
+    following = DocumentFactory(project=team.project, language="en", assignee=team.annotator_en)
+    annotator = client_for(team.annotator_en)
+    done_url = reverse("document_done", args=[team.project.slug, document.pk])
+    refused = annotator.post(done_url)
+    assert refused["Location"] == reverse("document_detail", args=[team.project.slug, document.pk])
+    assert Document.objects.get(pk=document.pk).status != DocumentStatus.DONE
+    for surface in ("Moshe Chaya", "Rue Alphonse"):
+        act(team, span_of(document, surface), action="reject")
+    response = annotator.post(done_url)
+    assert Document.objects.get(pk=document.pk).status == DocumentStatus.DONE
+    assert response["Location"] == reverse(
+        "document_detail", args=[team.project.slug, following.pk]
+    )
+
+
+def test_the_page_costs_the_same_queries_for_two_spans_or_forty(team: Team) -> None:
+    def queries(spans: int) -> int:
+        text = " ".join(f"Name{n} Surname{n}" for n in range(spans))
+        document = DocumentFactory(project=team.project, language="en", text=text)
+        for n in range(spans):
+            start = text.index(f"Name{n} ")
+            status = SpanStatus.ACCEPTED if n % 2 else SpanStatus.PROPOSED
+            Span.objects.create(
+                document=document, start=start, end=start + len(f"Name{n}"), label="PER",
+                source=SpanSource.NER, status=status,
+            )  # fmt: skip
+        url = reverse("document_detail", args=[team.project.slug, document.pk])
+        client = client_for(team.annotator_en)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured.captured_queries)
+
+    assert queries(2) == queries(40)
