@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.services import Choice, surface_choices, surface_decide
+from annotator.keys.services import Choice, SurfaceConflict, surface_choices, surface_decide
 from annotator.models import (
     Comment,
     Document,
@@ -352,6 +352,50 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
 
 
 @transaction.atomic
+@dataclass(frozen=True)
+class BulkOutcome:
+    changed: int
+    # Proposals whose surface the project decided otherwise: each is left for a person.
+    conflicts: int
+
+
+@transaction.atomic
+def spans_decide_all(
+    *,
+    document: Document,
+    actor: Any,
+    status: str,
+    label: str | None = None,
+    source: str | None = None,
+) -> BulkOutcome:
+    """Accept or reject every proposal of `document` (of `label`, of `source`), each as one
+    person's decision through `span_update`. A proposal whose surface already has another
+    choice in the correspondence table stays a proposal, counted in `conflicts`."""
+    if status not in (SpanStatus.ACCEPTED, SpanStatus.REJECTED):
+        raise DomainError("proposals can be accepted or rejected together, nothing else")
+    document = _locked_document(document)
+    proposals = Span.objects.for_document(document).proposed().order_by("start", "end", "id")
+    if label:
+        proposals = proposals.filter(label=label)
+    if source:
+        proposals = proposals.filter(source=source)
+    changed = conflicts = 0
+    for span_id, version in list(proposals.values_list("pk", "version")):
+        try:
+            span_update(
+                document=document,
+                span_id=span_id,
+                actor=actor,
+                version=version,
+                change=SpanChange(status=status),
+            )
+        except SurfaceConflict:
+            conflicts += 1
+        else:
+            changed += 1
+    return BulkOutcome(changed=changed, conflicts=conflicts)
+
+
 def document_status_set(
     *, document: Document, actor: Any, status: str, version: int | None = None
 ) -> Document:

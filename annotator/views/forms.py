@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from django import forms
 
-from annotator.models import DECISION_CHOICES, DocumentStatus
+from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, DocumentStatus
 from pseudonymizer.formats import FORMATS
 
 LANGUAGE_NAMES = {
@@ -113,6 +113,20 @@ class SpanActionForm(forms.Form):
         needed = {"label": "label", "decide": "decision", "flag": "comment"}.get(action or "")
         if needed and not data.get(needed):
             self.add_error(needed, f"give a {needed} to {action}")
+        return data
+
+
+class BulkForm(forms.Form):
+    """Accept every proposal of a label, or reject every proposal of a source."""
+
+    status = forms.ChoiceField(choices=[("accepted", "accept"), ("rejected", "reject")])
+    label = forms.CharField(required=False, max_length=64)
+    source = forms.ChoiceField(required=False, choices=[("", "any"), *SOURCE_CHOICES])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("label") and not data.get("source"):
+            raise forms.ValidationError("choose a label or a source")
         return data
 
 

@@ -31,6 +31,11 @@ urlpatterns = [
         name="span_action",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/bulk/",
+        workspace.spans_bulk,
+        name="spans_bulk",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/done/",
         workspace.document_done,
         name="document_done",

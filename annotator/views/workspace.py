@@ -20,9 +20,15 @@ from annotator.models import DECISION_CHOICES, Document, DocumentStatus, Span, S
 from annotator.permissions import Can, access_for, can_view_document
 from annotator.selectors.queues import next_document
 from annotator.services.errors import DomainError, StaleVersion
-from annotator.services.spans import SpanChange, document_status_set, span_choices, span_update
+from annotator.services.spans import (
+    SpanChange,
+    document_status_set,
+    span_choices,
+    span_update,
+    spans_decide_all,
+)
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import SpanActionForm, language_label
+from annotator.views.forms import BulkForm, SpanActionForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
 from pseudonymizer.vocabulary import Decision
@@ -75,6 +81,7 @@ def workspace_context(
             first_strong_direction(replacement) or direction
         )
 
+    proposals = [span for span in spans if span.status == SpanStatus.PROPOSED]
     descriptions = {
         label["name"]: label.get("description", "")
         for label in project.label_schema.get("labels", [])
@@ -101,7 +108,11 @@ def workspace_context(
         "can_annotate": access_for(request.user, project).can(Can.ANNOTATE),
         "labels": project.labels,
         "decisions": DECISION_CHOICES,
-        "open_proposals": sum(span.status == SpanStatus.PROPOSED for span in spans),
+        "open_proposals": len(proposals),
+        "proposal_labels": sorted({span.label for span in proposals}),
+        "proposal_sources": sorted(
+            {(span.source, span.get_source_display()) for span in proposals}
+        ),
         "notice": notice,
         "notice_is_error": error,
     }
@@ -155,6 +166,13 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
             error = True
         except DomainError as refused:
             notice, error = str(refused), True
+    return _answer(request, document, notice, error, anchor=f"#span-{span_id}")
+
+
+def _answer(
+    request: HtmxProjectRequest, document: Document, notice: str, error: bool, anchor: str = ""
+) -> HttpResponse:
+    """The workspace fragment for htmx; else back to the page, the notice as a message."""
     if request.htmx:
         document.refresh_from_db()
         context = workspace_context(request, document, notice=notice, error=error)
@@ -162,7 +180,34 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
     if notice:
         (messages.error if error else messages.info)(request, notice)
     url = reverse("document_detail", args=[request.project.slug, document.pk])
-    return redirect(f"{url}#span-{span_id}")
+    return redirect(f"{url}{anchor}")
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """Accept every proposal of a label, or reject every proposal of a source."""
+    document = open_document(request, pk)
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _answer(request, document, notice, True)
+    status = form.cleaned_data["status"]
+    outcome = spans_decide_all(
+        document=document,
+        actor=request.user,
+        status=status,
+        label=form.cleaned_data["label"] or None,
+        source=form.cleaned_data["source"] or None,
+    )
+    verb = "accepted" if status == SpanStatus.ACCEPTED else "rejected"
+    notice = f"{outcome.changed} proposal{'s' if outcome.changed != 1 else ''} {verb}."
+    if outcome.conflicts:
+        notice += (
+            f" {outcome.conflicts} left: their surface is decided otherwise in the project;"
+            " decide them one by one."
+        )
+    return _answer(request, document, notice, bool(outcome.conflicts))
 
 
 @require_POST

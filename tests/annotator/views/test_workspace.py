@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator.keys.services import surface_choice
+from annotator.keys.services import surface_choice, surface_decide
 from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
@@ -141,3 +141,40 @@ def test_the_page_costs_the_same_queries_for_two_spans_or_forty(team: Team) -> N
         return len(captured.captured_queries)
 
     assert queries(2) == queries(40)
+
+
+def test_accept_all_of_a_label_and_reject_all_of_a_source(team: Team, document: Document) -> None:
+    extra = TEXT.index("Met")
+    Span.objects.create(document=document, start=extra, end=extra + 3, label="PER",
+                        source=SpanSource.REGEX)  # fmt: skip
+    url = reverse("spans_bulk", args=[team.project.slug, document.pk])
+    annotator = client_for(team.annotator_en)
+    fragment = annotator.post(
+        url, {"status": "accepted", "label": "PER"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "2 proposals accepted." in fragment
+    statuses = dict(Span.objects.filter(document=document).values_list("start", "status"))
+    assert statuses == {extra: "accepted", TEXT.index("Moshe"): "accepted",
+                        TEXT.index("Rue"): "proposed"}  # fmt: skip
+    fragment = annotator.post(
+        url, {"status": "rejected", "source": "ner"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "1 proposal rejected." in fragment
+    assert span_of(document, "Rue Alphonse").status == SpanStatus.REJECTED
+    refused = annotator.post(url, {"status": "accepted"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "choose a label or a source" in refused
+
+
+def test_accept_all_leaves_a_proposal_whose_surface_was_decided_otherwise(
+    team: Team, document: Document
+) -> None:
+    surface_decide(project=team.project, surface="Moshe Chaya", language="en", label="PER",
+                   decision="keep", keep_reason="a public figure")  # fmt: skip
+    url = reverse("spans_bulk", args=[team.project.slug, document.pk])
+    fragment = (
+        client_for(team.annotator_en)
+        .post(url, {"status": "accepted", "label": "PER"}, HTTP_HX_REQUEST="true")
+        .content.decode()
+    )
+    assert "0 proposals accepted. 1 left" in fragment
+    assert span_of(document, "Moshe Chaya").status == SpanStatus.PROPOSED
