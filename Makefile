@@ -18,11 +18,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[ml,dev]"
 	touch $(STAMP)
 
-# Debian packages the test suite uses: docker-compose (to check docker-compose.yml).
+# Debian packages the test suite uses: docker-compose (to check docker-compose.yml) and
+# chromium (the browser tests drive it with Playwright, which never downloads a browser).
 system-deps:
-	@command -v docker-compose >/dev/null 2>&1 || { \
-	  echo "installing docker-compose (Debian) for the compose file check"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; }
+	@missing=""; \
+	command -v docker-compose >/dev/null 2>&1 || missing="$$missing docker-compose"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing from Debian:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 # The embedded default: SQLite and a folder as the task queue, unless DATABASE_URL and
 # CELERY_BROKER_URL say otherwise. The worker runs beside the web server and stops with it;

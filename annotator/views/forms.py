@@ -116,6 +116,14 @@ class SpanActionForm(forms.Form):
         return data
 
 
+class SpanAddForm(forms.Form):
+    """A span a person marks on the page: code-point offsets (the page converts from UTF-16)."""
+
+    start = forms.IntegerField(min_value=0, max_value=2**31 - 1)
+    end = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+    label = forms.CharField(max_length=64)
+
+
 class BulkForm(forms.Form):
     """Accept every proposal of a label, or reject every proposal of a source."""
 

@@ -13,6 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
 
 class SpanLike(Protocol):
     @property
@@ -45,6 +48,12 @@ class Segment:
     @property
     def label_text(self) -> str:
         return ", ".join(self.labels)
+
+    @property
+    def html(self) -> str:
+        """The piece escaped for HTML, carriage returns as character references: a browser's
+        parser turns a raw CRLF into LF, which would shift every offset after it."""
+        return mark_safe(escape(self.text).replace("\r", "&#13;"))
 
     @property
     def ending_labels(self) -> str:

@@ -31,6 +31,11 @@ urlpatterns = [
         name="span_action",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/",
+        workspace.span_add,
+        name="span_add",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/spans/bulk/",
         workspace.spans_bulk,
         name="spans_bulk",

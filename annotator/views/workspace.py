@@ -24,11 +24,12 @@ from annotator.services.spans import (
     SpanChange,
     document_status_set,
     span_choices,
+    span_create,
     span_update,
     spans_decide_all,
 )
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import BulkForm, SpanActionForm, language_label
+from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
 from pseudonymizer.vocabulary import Decision
@@ -181,6 +182,28 @@ def _answer(
         (messages.error if error else messages.info)(request, notice)
     url = reverse("document_detail", args=[request.project.slug, document.pk])
     return redirect(f"{url}{anchor}")
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """A span the machine missed, from a selection on the page (accepted, source `human`)."""
+    document = open_document(request, pk)
+    form = SpanAddForm(request.POST)
+    if not form.is_valid():
+        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _answer(request, document, notice, True)
+    try:
+        span = span_create(
+            document=document,
+            actor=request.user,
+            start=form.cleaned_data["start"],
+            end=form.cleaned_data["end"],
+            label=form.cleaned_data["label"],
+        )
+    except DomainError as refused:
+        return _answer(request, document, str(refused), True)
+    return _answer(request, document, "", False, anchor=f"#span-{span.pk}")
 
 
 @require_POST

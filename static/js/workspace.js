@@ -1,0 +1,178 @@
+// The document page's keys and selection. The page counts in UTF-16 (the DOM's offsets), the
+// server in code points: every offset sent is converted here, from the segments' data-start
+// (code points) plus the code points of the text before the caret in that segment. A
+// selection is snapped to whole characters (never half an emoji or a mark without its
+// letter) and trimmed of spaces at its edges before it becomes a span.
+"use strict";
+
+(() => {
+  const graphemes =
+    typeof Intl !== "undefined" && Intl.Segmenter
+      ? new Intl.Segmenter(undefined, { granularity: "grapheme" })
+      : null;
+  let focusedId = null;
+
+  const workspace = () => document.getElementById("workspace");
+  const textBox = () => document.querySelector("#workspace .doc-text");
+  const rows = () => Array.from(document.querySelectorAll("#workspace tr[data-span-id]"));
+  const labels = () => {
+    const node = document.getElementById("workspace-labels");
+    return node ? JSON.parse(node.textContent) : [];
+  };
+  const csrf = () => {
+    const input = document.querySelector("#workspace input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  };
+  const codePoints = (text) => Array.from(text).length;
+
+  // The segment element and the UTF-16 offset within the whole text of a DOM position.
+  function utf16At(node, offset) {
+    const box = textBox();
+    if (!box || !box.contains(node)) return null;
+    let segment = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+    if (segment === box) {
+      // A position between segments: before the child at `offset`.
+      const child = box.childNodes[offset];
+      segment = child || box.lastChild;
+      const before = segmentsBefore(segment);
+      return child ? before : before + segment.textContent.length;
+    }
+    segment = segment.closest("[data-start]");
+    if (!segment) return null;
+    const inside = node.nodeType === Node.TEXT_NODE ? offset : 0;
+    return segmentsBefore(segment) + inside;
+  }
+
+  function segmentsBefore(segment) {
+    let length = 0;
+    for (const child of textBox().children) {
+      if (child === segment) break;
+      length += child.textContent.length;
+    }
+    return length;
+  }
+
+  // [start, end) in UTF-16 of the whole text, widened to whole characters and trimmed.
+  function snapped(text, start, end) {
+    if (graphemes) {
+      let from = 0;
+      for (const { index, segment } of graphemes.segment(text)) {
+        const stop = index + segment.length;
+        if (index <= start && start < stop) from = index;
+        if (index < end && end <= stop) {
+          end = stop;
+          break;
+        }
+      }
+      start = from;
+    }
+    while (start < end && /\s/.test(text[start])) start += 1;
+    while (end > start && /\s/.test(text[end - 1])) end -= 1;
+    return [start, end];
+  }
+
+  // The current selection as code points of the document, or null.
+  function selectedSpan() {
+    const selection = window.getSelection();
+    if (!selection || selection.isCollapsed || selection.rangeCount === 0) return null;
+    const range = selection.getRangeAt(0);
+    const a = utf16At(range.startContainer, range.startOffset);
+    const b = utf16At(range.endContainer, range.endOffset);
+    if (a === null || b === null) return null;
+    const text = textBox().textContent;
+    const [start, end] = snapped(text, Math.min(a, b), Math.max(a, b));
+    if (start >= end) return null;
+    const first = codePoints(text.slice(0, start));
+    return { start: first, end: first + codePoints(text.slice(start, end)) };
+  }
+
+  function post(url, values) {
+    htmx.ajax("POST", url, {
+      target: "#workspace",
+      swap: "outerHTML",
+      values: { csrfmiddlewaretoken: csrf(), ...values },
+    });
+  }
+
+  function focusRow(row) {
+    rows().forEach((other) => other.classList.remove("is-focused"));
+    if (!row) return;
+    row.classList.add("is-focused");
+    row.focus({ preventScroll: true });
+    row.scrollIntoView({ block: "nearest" });
+    focusedId = row.dataset.spanId;
+    document
+      .querySelectorAll("#workspace .doc-text .is-focused")
+      .forEach((mark) => mark.classList.remove("is-focused"));
+    document.querySelectorAll("#workspace .doc-text mark[data-spans]").forEach((mark) => {
+      if (mark.dataset.spans.split(" ").includes(focusedId)) mark.classList.add("is-focused");
+    });
+  }
+
+  function focusedRow() {
+    return rows().find((row) => row.dataset.spanId === focusedId) || null;
+  }
+
+  function move(step) {
+    const all = rows();
+    if (!all.length) return;
+    const at = all.indexOf(focusedRow());
+    const next = at < 0 ? (step > 0 ? 0 : all.length - 1) : (at + step + all.length) % all.length;
+    focusRow(all[next]);
+  }
+
+  function act(values) {
+    const row = focusedRow();
+    if (!row) return;
+    post(row.dataset.actionUrl, { version: row.dataset.version, ...values });
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const box = workspace();
+    if (!box || !box.dataset.addUrl) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target instanceof HTMLElement && target.closest("input, select, textarea, button")) {
+      return;
+    }
+    const key = event.key;
+    if (key === "j" || key === "k") {
+      move(key === "j" ? 1 : -1);
+    } else if (key === "a") {
+      act({ action: "accept" });
+    } else if (key === "x") {
+      act({ action: "reject" });
+    } else if (/^[1-9]$/.test(key)) {
+      const label = labels()[Number(key) - 1];
+      if (!label) return;
+      const span = selectedSpan();
+      if (span) {
+        window.getSelection().removeAllRanges();
+        post(box.dataset.addUrl, { start: span.start, end: span.end, label });
+      } else {
+        act({ action: "label", label });
+      }
+    } else if (key === "n") {
+      window.location.assign(box.dataset.nextUrl);
+    } else if (key === "?") {
+      const legend = document.getElementById("keys-legend");
+      if (legend) legend.open = !legend.open;
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+
+  // Clicking a highlight focuses its span; after each swap the same span stays focused.
+  document.addEventListener("click", (event) => {
+    const mark = event.target instanceof Element ? event.target.closest("mark[data-spans]") : null;
+    if (!mark || !window.getSelection().isCollapsed) return;
+    const id = mark.dataset.spans.split(" ")[0];
+    focusRow(rows().find((row) => row.dataset.spanId === id) || null);
+  });
+  document.addEventListener("htmx:afterSwap", () => {
+    if (focusedId) focusRow(focusedRow());
+  });
+
+  window.cloakWorkspace = { selectedSpan, snapped };
+})();

@@ -1,0 +1,158 @@
+"""The annotator's workspace in a real browser (headless Chromium, driven by Playwright):
+keys, a selection after an emoji and in Arabic, CRLF, and a second tab's stale form.
+
+Chromium is Debian's (`make test` installs it); Playwright drives it, it never downloads one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
+from tests.conftest import PASSWORD, Team
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
+]
+
+TEXT = "Hi 👋🏽 Moshe Chaya met سارة منصور\r\nat the Cafe\u0301 in Lyon 🇫🇷 today."
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are
+    # plain synchronous ones all the same.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture
+def document(team: Team) -> Document:
+    document = Document.objects.create(
+        project=team.project, language="en", external_id="emoji-arabic", text=TEXT,
+        assignee=team.annotator_en, status=DocumentStatus.PREANNOTATED,
+    )  # fmt: skip
+    for surface, label in [("Moshe Chaya", "PER"), ("Lyon", "LOC")]:
+        start = TEXT.index(surface)
+        Span.objects.create(document=document, start=start, end=start + len(surface),
+                            label=label, source=SpanSource.NER, score=0.9)  # fmt: skip
+    return document
+
+
+def logged_in(browser: Any, live_server: Any, username: str) -> Any:
+    page = browser.new_context().new_page()
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    return page
+
+
+def select_text(page: Any, surface: str, pad_after: int = 0) -> None:
+    """Select `surface` in the document's text as a person would, across segments if need be,
+    by UTF-16 offsets in the DOM (the script converts them)."""
+    page.evaluate(
+        """([surface, pad]) => {
+            const box = document.querySelector("#workspace .doc-text");
+            const text = box.textContent;
+            const from = text.indexOf(surface), to = from + surface.length + pad;
+            const at = (offset) => {
+                for (const child of box.children) {
+                    const node = child.firstChild, length = node ? node.length : 0;
+                    if (offset <= length) return [node, offset];
+                    offset -= length;
+                }
+            };
+            const range = document.createRange();
+            range.setStart(...at(from));
+            range.setEnd(...at(to));
+            const selection = window.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }""",
+        [surface, pad_after],
+    )
+
+
+def press(page: Any, key: str) -> None:
+    with page.expect_response(lambda response: response.request.method == "POST"):
+        page.keyboard.press(key)
+    page.wait_for_load_state()
+    page.wait_for_timeout(100)  # htmx settles the swap
+
+
+def test_keys_and_selection_write_exact_code_point_offsets(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    labels = team.project.labels
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
+    # The text in the browser is the text on the server, CRLF and all.
+    assert page.eval_on_selector("#workspace .doc-text", "box => box.textContent") == TEXT
+
+    page.keyboard.press("j")  # the first span: Moshe Chaya
+    press(page, "a")
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
+    assert moshe.status == SpanStatus.ACCEPTED and moshe.decided_by == team.annotator_en
+
+    # After an emoji with a skin tone, in Arabic, with a space selected past its end.
+    select_text(page, "سارة منصور", pad_after=1)
+    press(page, "1")
+    added = Span.objects.get(document=document, source=SpanSource.HUMAN)
+    assert (added.start, added.end, added.label) == (
+        TEXT.index("سارة"),
+        TEXT.index("سارة") + len("سارة منصور"),
+        labels[0],
+    )
+
+    # "Cafe" without its combining accent, and "Lyon" with half a flag: each selection
+    # snaps to whole characters (the new span takes the place of the machine's "Lyon").
+    select_text(page, "Cafe")
+    press(page, "1")
+    select_text(page, "Lyon \U0001f1eb")
+    press(page, "2")
+    surfaces = {
+        TEXT[span.start : span.end]: span.label
+        for span in Span.objects.filter(document=document, source=SpanSource.HUMAN)
+    }
+    assert surfaces == {"سارة منصور": labels[0], "Cafe\u0301": labels[0], "Lyon 🇫🇷": labels[1]}
+
+    # Clicking a highlight focuses its span; a number relabels it.
+    page.click(f'#workspace .doc-text mark[data-spans~="{added.pk}"]')
+    assert page.eval_on_selector("tr.is-focused", "row => row.dataset.spanId") == str(added.pk)
+    press(page, "3")
+    assert Span.objects.get(pk=added.pk).label == labels[2]
+
+
+def test_a_second_tab_gets_the_conflict_and_the_fresh_state(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    url = f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/"
+    first = logged_in(browser, live_server, team.annotator_en.username)
+    second = logged_in(browser, live_server, team.lead.username)
+    first.goto(url)
+    second.goto(url)
+    lyon = Span.objects.get(document=document, start=TEXT.index("Lyon"))
+
+    with first.expect_response(lambda response: response.request.method == "POST"):
+        first.click(f"#span-{lyon.pk} button[value=reject]")
+    with second.expect_response(lambda response: response.request.method == "POST"):
+        second.click(f"#span-{lyon.pk} button[value=accept]")
+    second.wait_for_selector("#workspace .alert")
+    assert "changed since you opened it" in second.inner_text("#workspace .alert")
+    assert Span.objects.get(pk=lyon.pk).status == SpanStatus.REJECTED
+    assert "Rejected" in second.inner_text(f"#span-{lyon.pk}")
