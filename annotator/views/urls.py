@@ -36,6 +36,11 @@ urlpatterns = [
         name="span_add",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/suggestions/",
+        workspace.span_suggestions,
+        name="span_suggestions",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/spans/bulk/",
         workspace.spans_bulk,
         name="spans_bulk",

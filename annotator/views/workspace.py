@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotator.keys.services import suggestions_for
 from annotator.models import DECISION_CHOICES, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can, access_for, can_view_document
 from annotator.selectors.queues import next_document
@@ -34,6 +35,8 @@ from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
 from pseudonymizer.vocabulary import Decision
 
+# Suggestions offered at once: keys 1-5 pick one.
+SUGGESTION_KEYS = 5
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
 # Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
 PALETTE_SIZE = 8
@@ -182,6 +185,24 @@ def _answer(
         (messages.error if error else messages.info)(request, notice)
     url = reverse("document_detail", args=[request.project.slug, document.pk])
     return redirect(f"{url}{anchor}")
+
+
+@project_page(Can.ANNOTATE)
+def span_suggestions(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """Up to five pseudonyms for the span's surface (the one already chosen first), each a
+    button that saves it as the span's pseudonym: the fragment `s` then 1-5 picks from."""
+    document = open_document(request, pk)
+    span = get_object_or_404(Span, document=document, pk=span_id)
+    surface = document.text[span.start : span.end]
+    suggestions = suggestions_for(
+        request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
+    )
+    return render(
+        request,
+        "annotator/_span_suggestions.html",
+        {"project": request.project, "document": document, "span": span,
+         "suggestions": suggestions},
+    )  # fmt: skip
 
 
 @require_POST

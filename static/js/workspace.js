@@ -11,6 +11,7 @@
       ? new Intl.Segmenter(undefined, { granularity: "grapheme" })
       : null;
   let focusedId = null;
+  let picking = false; // after `s`: the next 1-5 picks a suggestion
 
   const workspace = () => document.getElementById("workspace");
   const textBox = () => document.querySelector("#workspace .doc-text");
@@ -136,7 +137,28 @@
       return;
     }
     const key = event.key;
-    if (key === "j" || key === "k") {
+    if (picking && /^[1-5]$/.test(key)) {
+      picking = false;
+      const row = focusedRow();
+      const button = row && row.querySelector(`[data-suggestion="${key}"]`);
+      if (button) button.click();
+      event.preventDefault();
+      return;
+    }
+    picking = false;
+    if (key === "s") {
+      const row = focusedRow();
+      const slot = row && row.querySelector(".suggestions-slot");
+      if (!slot) return;
+      htmx.ajax("GET", slot.dataset.url, { target: slot, swap: "innerHTML" });
+      picking = true;
+    } else if (key === "f") {
+      const row = focusedRow();
+      const details = row && row.querySelector("details");
+      if (!details) return;
+      details.open = true;
+      details.querySelector("textarea[name=comment]").focus();
+    } else if (key === "j" || key === "k") {
       move(key === "j" ? 1 : -1);
     } else if (key === "a") {
       act({ action: "accept" });

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from annotator.keys.services import surface_choice
 from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
 from tests.conftest import PASSWORD, Team
 
@@ -156,3 +157,19 @@ def test_a_second_tab_gets_the_conflict_and_the_fresh_state(
     assert "changed since you opened it" in second.inner_text("#workspace .alert")
     assert Span.objects.get(pk=lyon.pk).status == SpanStatus.REJECTED
     assert "Rejected" in second.inner_text(f"#span-{lyon.pk}")
+
+
+def test_s_then_a_number_picks_a_suggested_pseudonym(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
+    page.keyboard.press("j")
+    with page.expect_response(lambda response: "/suggestions/" in response.url):
+        page.keyboard.press("s")
+    page.wait_for_selector("#workspace [data-suggestion='2']")
+    second = page.inner_text("#workspace [data-suggestion='2'] span")
+    press(page, "2")
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
+    assert moshe.status == SpanStatus.ACCEPTED
+    assert surface_choice(team.project, "Moshe Chaya").replacement == second  # type: ignore[union-attr]

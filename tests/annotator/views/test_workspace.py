@@ -178,3 +178,16 @@ def test_accept_all_leaves_a_proposal_whose_surface_was_decided_otherwise(
     )
     assert "0 proposals accepted. 1 left" in fragment
     assert span_of(document, "Moshe Chaya").status == SpanStatus.PROPOSED
+
+
+def test_suggestions_offer_the_chosen_pseudonym_first_and_save_one(
+    team: Team, document: Document
+) -> None:
+    surface_decide(project=team.project, surface="Moshe Chaya", language="en", label="PER",
+                   decision="pseudonymize", replacement="Raj Avrom")  # fmt: skip
+    span = span_of(document, "Moshe Chaya")
+    url = reverse("span_suggestions", args=[team.project.slug, document.pk, span.pk])
+    fragment = client_for(team.annotator_en).get(url).content.decode()
+    assert fragment.count("data-suggestion=") == 5
+    assert fragment.index("Raj Avrom") < fragment.index('data-suggestion="2"')
+    assert "Moshe Chaya" not in fragment
