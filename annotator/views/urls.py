@@ -36,6 +36,11 @@ urlpatterns = [
         name="span_add",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/editor/",
+        workspace.span_editor,
+        name="span_editor",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/suggestions/",
         workspace.span_suggestions,
         name="span_suggestions",

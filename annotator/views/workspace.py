@@ -70,8 +70,11 @@ def workspace_context(
     choices = span_choices(document, spans)
     # Colours by first appearance here: a schema has more labels than a palette has colours,
     # but one document rarely shows more than eight, and then no two of them look alike.
+    # The spans' own URLs, built from their common prefix: one reverse, not four per span.
+    spans_url = reverse("span_add", args=[project.slug, document.pk])
     colour: dict[str, str] = {}
     for span in spans:
+        span.action_url = f"{spans_url}{span.pk}/"  # type: ignore[attr-defined]
         colour.setdefault(span.label, f"c{len(colour) % PALETTE_SIZE}")
         surface = text[span.start : span.end]
         span.surface = surface  # type: ignore[attr-defined]
@@ -185,6 +188,31 @@ def _answer(
         (messages.error if error else messages.info)(request, notice)
     url = reverse("document_detail", args=[request.project.slug, document.pk])
     return redirect(f"{url}{anchor}")
+
+
+@project_page(Can.ANNOTATE)
+def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """One span's editor (label, decision and pseudonym with suggestions, a flag), loaded
+    when asked for: the page itself stays light however many spans it holds."""
+    document = open_document(request, pk)
+    span = get_object_or_404(Span, document=document, pk=span_id)
+    choice = span_choices(document, [span]).get(span.pk)
+    surface = document.text[span.start : span.end]
+    return render(
+        request,
+        "annotator/_span_editor.html",
+        {
+            "project": request.project,
+            "document": document,
+            "span": span,
+            "labels": request.project.labels,
+            "decisions": DECISION_CHOICES,
+            "replacement": choice.replacement if choice else "",
+            "suggestions": suggestions_for(
+                request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
+            ),
+        },
+    )
 
 
 @project_page(Can.ANNOTATE)

@@ -122,6 +122,11 @@
     focusRow(all[next]);
   }
 
+  function focusedSlot() {
+    const row = focusedRow();
+    return row ? row.querySelector(".span-slot") : null;
+  }
+
   function act(values) {
     const row = focusedRow();
     if (!row) return;
@@ -147,17 +152,16 @@
     }
     picking = false;
     if (key === "s") {
-      const row = focusedRow();
-      const slot = row && row.querySelector(".suggestions-slot");
+      const slot = focusedSlot();
       if (!slot) return;
-      htmx.ajax("GET", slot.dataset.url, { target: slot, swap: "innerHTML" });
+      htmx.ajax("GET", slot.dataset.suggestUrl, { target: slot, swap: "innerHTML" });
       picking = true;
     } else if (key === "f") {
-      const row = focusedRow();
-      const details = row && row.querySelector("details");
-      if (!details) return;
-      details.open = true;
-      details.querySelector("textarea[name=comment]").focus();
+      const slot = focusedSlot();
+      if (!slot) return;
+      htmx
+        .ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" })
+        .then(() => slot.querySelector("textarea[name=comment]").focus());
     } else if (key === "j" || key === "k") {
       move(key === "j" ? 1 : -1);
     } else if (key === "a") {

@@ -40,6 +40,7 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     # The page's actions: whoever may open the English document acts and is sent back to it.
     "span_action": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "span_suggestions": ("get", ENGLISH_READERS),
+    "span_editor": ("get", ENGLISH_READERS),
     "span_add": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "spans_bulk": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "document_done": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
@@ -124,6 +125,7 @@ def targets(team: Team) -> dict[str, str]:
         "document_detail": reverse("document_detail", kwargs={**slug, "pk": document.pk}),
         "span_action": reverse("span_action", kwargs=on_span),
         "span_suggestions": reverse("span_suggestions", kwargs=on_span),
+        "span_editor": reverse("span_editor", kwargs=on_span),
         "span_add": reverse("span_add", kwargs={**slug, "pk": document.pk}),
         "spans_bulk": reverse("spans_bulk", kwargs={**slug, "pk": document.pk}),
         "document_done": reverse("document_done", kwargs={**slug, "pk": document.pk}),

@@ -48,7 +48,15 @@ def test_the_page_offers_an_action_for_each_span(team: Team, document: Document)
     page = client_for(team.annotator_en).get(url).content.decode()
     assert page.count('value="accept"') == 2 and "Mark done, next document" in page
     assert "2 proposals left to decide" in page
-    assert page.count('name="version"') == 2 * 4  # accept/reject, label, decision, flag
+    assert page.count('name="version"') == 2  # one light form a span; its editor on demand
+    span = span_of(document, "Moshe Chaya")
+    editor = client_for(team.annotator_en).get(
+        reverse("span_editor", args=[team.project.slug, document.pk, span.pk])
+    )
+    fragment = editor.content.decode()
+    for action in ("label", "decide", "flag"):
+        assert f'value="{action}"' in fragment
+    assert fragment.count("data-suggestion=") == 5 and "<html" not in fragment
 
 
 def test_accepting_records_a_pseudonym_and_answers_the_fragment(
