@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -33,6 +34,7 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
+from annotator.views.workspace_html import rows_html, text_html
 from pseudonymizer.vocabulary import Decision
 
 # Suggestions offered at once: keys 1-5 pick one.
@@ -102,8 +104,16 @@ def workspace_context(
         )
         for segment in segment_text(text, spans)
     ]
+    can_annotate = access_for(request.user, project).can(Can.ANNOTATE)
     return {
         **project_nav(request),
+        "text_html": text_html(segments),
+        "rows_html": rows_html(
+            spans,
+            language=document.language,
+            can_annotate=can_annotate,
+            csrf_token=get_token(request),
+        ),
         "document": document,
         "language_label": language_label(document.language),
         "direction": direction,
@@ -112,7 +122,7 @@ def workspace_context(
         "legend": legend,
         "rejected": SpanStatus.REJECTED,
         "characters": len(text),
-        "can_annotate": access_for(request.user, project).can(Can.ANNOTATE),
+        "can_annotate": can_annotate,
         "labels": project.labels,
         "decisions": DECISION_CHOICES,
         "open_proposals": len(proposals),
