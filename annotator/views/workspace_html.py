@@ -15,8 +15,13 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.models import SpanStatus
+from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, SpanStatus
 from annotator.views.segments import Segment
+
+# Labels of the choices, read once: Model.get_FOO_display() rebuilds its map on every call.
+SOURCE_LABELS = {value: str(label) for value, label in SOURCE_CHOICES}
+STATUS_LABELS = {value: str(label) for value, label in SpanStatus.choices}
+DECISION_LABELS = {value: str(label) for value, label in DECISION_CHOICES}
 
 
 def text_html(segments: Iterable[tuple[Segment, str, str]]) -> SafeString:
@@ -67,10 +72,10 @@ def rows_html(
             f'<td class="surface" dir="{span.direction}" lang="{escape(language)}">'
             f"{escape(span.surface)}</td>",
             f'<td><mark class="hl {span.colour}">{escape(span.label)}</mark></td>',
-            f"<td>{escape(span.get_source_display())}</td>",
+            f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>",
             f'<td><span class="status status-{escape(span.status)}">'
-            f"{escape(span.get_status_display())}</span></td>",
-            f"<td>{escape(span.get_decision_display())}{reason}</td>",
+            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span></td>",
+            f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>",
             f'<td dir="{span.replacement_direction}">{escape(span.replacement) or "—"}</td>',
             f'<td class="num">{score}</td>',
         ]
