@@ -36,6 +36,11 @@ def language_choices(languages: Sequence[str]) -> list[tuple[str, str]]:
     return [(code, language_label(code)) for code in languages]
 
 
+def form_errors(form: forms.Form) -> str:
+    """A refused form's messages as one sentence for a notice."""
+    return " ".join(str(error) for errors in form.errors.values() for error in errors)
+
+
 class DocumentFilterForm(forms.Form):
     """The filters of the document list; every field may be left empty."""
 

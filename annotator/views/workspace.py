@@ -31,7 +31,13 @@ from annotator.services.spans import (
     spans_decide_all,
 )
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, language_label
+from annotator.views.forms import (
+    BulkForm,
+    SpanActionForm,
+    SpanAddForm,
+    form_errors,
+    language_label,
+)
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
 from annotator.views.workspace_html import rows_html, text_html
@@ -167,7 +173,7 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
     form = SpanActionForm(request.POST, labels=request.project.labels)
     notice, error = "", False
     if not form.is_valid():
-        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        notice = form_errors(form)
         error = True
     else:
         try:
@@ -250,7 +256,7 @@ def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
     form = SpanAddForm(request.POST)
     if not form.is_valid():
-        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        notice = form_errors(form)
         return _answer(request, document, notice, True)
     try:
         span = span_create(
@@ -272,7 +278,7 @@ def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
     form = BulkForm(request.POST)
     if not form.is_valid():
-        notice = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        notice = form_errors(form)
         return _answer(request, document, notice, True)
     status = form.cleaned_data["status"]
     outcome = spans_decide_all(
