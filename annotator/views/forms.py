@@ -98,7 +98,7 @@ class AssignForm(forms.Form):
 class SpanActionForm(forms.Form):
     """One action on one span from the document page, with the span's version as read."""
 
-    ACTIONS = ("accept", "reject", "label", "decide", "flag")
+    ACTIONS = ("accept", "reject", "label", "decide", "flag", "move")
 
     version = forms.IntegerField(min_value=1, max_value=2**31 - 1)
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
@@ -107,6 +107,10 @@ class SpanActionForm(forms.Form):
     keep_reason = forms.CharField(required=False, max_length=255, label="Why keep it")
     replacement = forms.CharField(required=False, max_length=500, label="Pseudonym")
     comment = forms.CharField(required=False, max_length=5000, label="Comment for the lead")
+    # "move": one edge by one character or word, outwards (extend) or inwards.
+    edge = forms.ChoiceField(required=False, choices=[("start", "start"), ("end", "end")])
+    unit = forms.ChoiceField(required=False, choices=[("char", "character"), ("word", "word")])
+    extend = forms.BooleanField(required=False)
 
     def __init__(self, *args: Any, labels: Sequence[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -115,7 +119,11 @@ class SpanActionForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         action = data.get("action")
-        needed = {"label": "label", "decide": "decision", "flag": "comment"}.get(action or "")
+        needed = {"label": "label", "decide": "decision", "flag": "comment", "move": "edge"}.get(
+            action or ""
+        )
+        if action == "move" and not data.get("unit"):
+            self.add_error("unit", "give a unit (char or word) to move an edge by")
         if needed and not data.get(needed):
             self.add_error(needed, f"give a {needed} to {action}")
         return data

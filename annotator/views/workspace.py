@@ -41,8 +41,20 @@ from annotator.views.forms import (
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
 from annotator.views.workspace_html import rows_html, text_html
+from pseudonymizer.edges import move_edge
 from pseudonymizer.vocabulary import Decision
 
+# The editor's boundary buttons: (edge, unit, extend, what the button says).
+EDGE_MOVES = [
+    ("start", "char", True, "Start: one more character"),
+    ("start", "char", False, "Start: one fewer character"),
+    ("start", "word", True, "Start: one more word"),
+    ("start", "word", False, "Start: one fewer word"),
+    ("end", "char", True, "End: one more character"),
+    ("end", "char", False, "End: one fewer character"),
+    ("end", "word", True, "End: one more word"),
+    ("end", "word", False, "End: one fewer word"),
+]
 # Suggestions offered at once: keys 1-5 pick one.
 SUGGESTION_KEYS = 5
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
@@ -147,9 +159,16 @@ def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     return render(request, "annotator/document_detail.html", workspace_context(request, document))
 
 
-def _change(form: SpanActionForm) -> SpanChange:
+def _change(form: SpanActionForm, document: Document, span_id: int) -> SpanChange:
     data = form.cleaned_data
     action = data["action"]
+    if action == "move":
+        span = get_object_or_404(Span, document=document, pk=span_id)
+        start, end = move_edge(
+            document.text, span.start, span.end,
+            edge=data["edge"], unit=data["unit"], extend=data["extend"],
+        )  # fmt: skip
+        return SpanChange(start=start, end=end)
     if action == "accept":
         return SpanChange(status=SpanStatus.ACCEPTED)
     if action == "reject":
@@ -182,7 +201,7 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
                 span_id=span_id,
                 actor=request.user,
                 version=form.cleaned_data["version"],
-                change=_change(form),
+                change=_change(form, document, span_id),
             )
         except StaleVersion:
             notice = "This span changed since you opened it: here it is as it is now."
@@ -224,6 +243,7 @@ def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
             "labels": request.project.labels,
             "decisions": DECISION_CHOICES,
             "replacement": choice.replacement if choice else "",
+            "moves": EDGE_MOVES,
             "suggestions": suggestions_for(
                 request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
             ),

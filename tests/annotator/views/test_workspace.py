@@ -199,3 +199,17 @@ def test_suggestions_offer_the_chosen_pseudonym_first_and_save_one(
     assert fragment.count("data-suggestion=") == 5
     assert fragment.index("Raj Avrom") < fragment.index('data-suggestion="2"')
     assert "Moshe Chaya" not in fragment
+
+
+def test_an_edge_moves_by_a_word_and_by_a_whole_character(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="move", edge="start", unit="word",
+        extend="on")  # fmt: skip
+    span = Span.objects.get(document=document, label="PER")
+    assert TEXT[span.start : span.end] == "Met Moshe Chaya"
+    act(team, span, action="move", edge="end", unit="char", extend="on")
+    span.refresh_from_db()
+    assert TEXT[span.start : span.end] == "Met Moshe Chaya 👋"
+    editor = client_for(team.annotator_en).get(
+        reverse("span_editor", args=[team.project.slug, document.pk, span.pk])
+    )
+    assert editor.content.decode().count('name="action" value="move"') == 8

@@ -1,0 +1,113 @@
+"""Moving a span's edges as a person asks: by one character or one word, either way.
+
+A "character" is what a reader sees as one: a letter with its combining marks, an emoji
+with its skin tone, variation selector and zero-width-joined parts, a flag's two regional
+indicators, CR LF. So an edge never lands inside one, and a span never starts or ends on
+white space. Offsets are code points, as everywhere in the engine.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+Edge = Literal["start", "end"]
+Unit = Literal["char", "word"]
+
+_ZWJ = "\u200d"
+
+
+def _extends(char: str) -> bool:
+    """Whether `char` belongs to the character before it."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) in ("Mn", "Mc", "Me")
+        or 0xFE00 <= code <= 0xFE0F  # variation selectors
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # tag characters (subdivision flags)
+    )
+
+
+def _regional(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
+
+
+def character_after(text: str, index: int) -> int:
+    """Where the character that begins at `index` ends."""
+    if index >= len(text):
+        return len(text)
+    if text.startswith("\r\n", index):
+        return index + 2
+    end = index + 1
+    if _regional(text[index]) and end < len(text) and _regional(text[end]):
+        return end + 1
+    while end < len(text):
+        if _extends(text[end]):
+            end += 1
+        elif text[end] == _ZWJ and end + 1 < len(text):
+            end += 2
+        else:
+            break
+    return end
+
+
+def character_starts(text: str) -> list[int]:
+    """The index where each character of `text` begins, and len(text)."""
+    starts = [0]
+    while starts[-1] < len(text):
+        starts.append(character_after(text, starts[-1]))
+    return starts
+
+
+def _is_word(text: str, piece: tuple[int, int]) -> bool:
+    return any(char.isalnum() for char in text[piece[0] : piece[1]])
+
+
+def move_edge(
+    text: str, start: int, end: int, *, edge: Edge, unit: Unit, extend: bool
+) -> tuple[int, int]:
+    """[start, end) with one edge moved by one character or one word: outwards (`extend`)
+    or inwards. White space met on the way is crossed, never left at an edge. Returns the
+    span unchanged where the text or the span has no room left."""
+    starts = character_starts(text)
+    pieces = list(zip(starts, starts[1:], strict=False))
+    if not pieces:
+        return start, end
+    first = next((i for i, (a, _) in enumerate(pieces) if a >= start), len(pieces) - 1)
+    last = next((i for i, (_, b) in enumerate(pieces) if b >= end), len(pieces) - 1)
+
+    def space(index: int) -> bool:
+        return text[pieces[index][0]].isspace()
+
+    def past_word(index: int, step: int, inside: range) -> int:
+        """The last piece of the word at `index`, going `step`, within `inside`."""
+        if unit == "word" and _is_word(text, pieces[index]):
+            while index + step in inside and _is_word(text, pieces[index + step]):
+                index += step
+        return index
+
+    whole = range(len(pieces))
+    span = range(first, last + 1)
+    if edge == "start" and extend:
+        index = first - 1
+        while index in whole and space(index):
+            index -= 1
+        if index not in whole:
+            return start, end
+        return pieces[past_word(index, -1, whole)][0], end
+    if edge == "end" and extend:
+        index = last + 1
+        while index in whole and space(index):
+            index += 1
+        if index not in whole:
+            return start, end
+        return start, pieces[past_word(index, 1, whole)][1]
+    if edge == "start":
+        index = past_word(first, 1, span) + 1
+        while index in span and space(index):
+            index += 1
+        return (pieces[index][0], end) if index in span else (start, end)
+    index = past_word(last, -1, span) - 1
+    while index in span and space(index):
+        index -= 1
+    return (start, pieces[index][1]) if index in span else (start, end)
