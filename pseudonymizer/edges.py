@@ -44,8 +44,11 @@ def character_after(text: str, index: int) -> int:
     while end < len(text):
         if _extends(text[end]):
             end += 1
-        elif text[end] == _ZWJ and end + 1 < len(text):
-            end += 2
+        elif text[end] == _ZWJ:
+            # The joiner stays with what it follows; it joins on only a pictograph (👩‍💻).
+            end += 1
+            if end < len(text) and unicodedata.category(text[end]) == "So":
+                end += 1
         else:
             break
     return end

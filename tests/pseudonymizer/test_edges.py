@@ -65,3 +65,11 @@ def test_an_edge_always_lands_between_characters(text: str, data: st.DataObject)
     if (new_start, new_end) != (start, end):  # the edge that moved is not on white space
         moved_char = text[new_start] if how["edge"] == "start" else text[new_end - 1]
         assert not moved_char.isspace()
+
+
+def test_a_joiner_before_a_space_joins_nothing() -> None:
+    # Found by the property above: "a" + ZWJ took the space after it into one character.
+    text = "aa\u200d b"
+    assert character_starts(text) == [0, 1, 3, 4, 5]
+    assert move_edge(text, 0, 1, edge="end", unit="char", extend=True) == (0, 3)
+    assert character_starts("👩\u200d💻x") == [0, 3, 4]  # a joined emoji stays one
