@@ -264,7 +264,15 @@ def span_update(
 ) -> Span:
     """Apply `change` to the span, or raise (DomainError, StaleVersion, NotFoundError)
     having changed nothing."""
-    document = _locked_document(document)
+    return _update_locked(
+        _locked_document(document), span_id=span_id, actor=actor, version=version, change=change
+    )
+
+
+def _update_locked(
+    document: Document, *, span_id: int, actor: Any, version: int | None, change: SpanChange
+) -> Span:
+    """`span_update` on a document whose row this transaction has locked already."""
     span = _locked_span(document, span_id)
     _check_version(span, version)
     user = _user(actor)
@@ -382,13 +390,16 @@ def spans_decide_all(
     changed = conflicts = 0
     for span_id, version in list(proposals.values_list("pk", "version")):
         try:
-            span_update(
-                document=document,
-                span_id=span_id,
-                actor=actor,
-                version=version,
-                change=SpanChange(status=status),
-            )
+            # A savepoint each, so a conflict undoes that span alone; the document stays
+            # locked (and read) once for all of them.
+            with transaction.atomic():
+                _update_locked(
+                    document,
+                    span_id=span_id,
+                    actor=actor,
+                    version=version,
+                    change=SpanChange(status=status),
+                )
         except SurfaceConflict:
             conflicts += 1
         else:

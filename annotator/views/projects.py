@@ -134,8 +134,13 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
             )
         ]
     # Leads and admins see every queue; everyone sees their own.
-    queues = project_queues(project) if access.can(Can.VIEW_ALL_DOCUMENTS) else []
-    own = queues_of([project], request.user)[project.pk]
+    if access.can(Can.VIEW_ALL_DOCUMENTS):
+        queues = project_queues(project)
+        name = request.user.get_username()
+        own = next((q for q in queues if q.assignee == name), Queue(name))
+    else:
+        queues = []
+        own = queues_of([project], request.user)[project.pk]
     jobs: list[dict[str, Any]] = []
     if access.can(Can.IMPORT):
         jobs = [job_context(job) for job in project.import_jobs.select_related("created_by")[:5]]

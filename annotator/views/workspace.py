@@ -40,7 +40,7 @@ from annotator.views.forms import (
 )
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import first_strong_direction, segment_text
-from annotator.views.workspace_html import rows_html, text_html
+from annotator.views.workspace_html import SOURCE_LABELS, rows_html, text_html
 from pseudonymizer.edges import move_edge
 from pseudonymizer.vocabulary import Decision
 
@@ -146,7 +146,7 @@ def workspace_context(
         "open_proposals": len(proposals),
         "proposal_labels": sorted({span.label for span in proposals}),
         "proposal_sources": sorted(
-            {(span.source, span.get_source_display()) for span in proposals}
+            {(span.source, SOURCE_LABELS.get(span.source, span.source)) for span in proposals}
         ),
         "notice": notice,
         "notice_is_error": error,
