@@ -135,6 +135,17 @@ def alias_family(project: Project, alias_id: int) -> list[tuple[Alias, str]]:
     return [(alias, alias.original) for alias in rows]
 
 
+def _look_up(project: Project, column: str, values: set[str], known: dict[str, bool]) -> None:
+    """Whether each of `values` is in the aliases' `column` (an indexed one), into `known`:
+    the values not known yet, in one query."""
+    unknown = values - known.keys()
+    if unknown:
+        found = set(
+            _aliases(project).filter(**{f"{column}__in": unknown}).values_list(column, flat=True)
+        )
+        known.update((value, value in found) for value in unknown)
+
+
 class _DigestSet(SurfaceSet):
     """The project's originals as `suggest` asks about them, answered by keyed digest through
     the table's unique index: the originals are never decrypted, and a suggestion costs a few
@@ -152,14 +163,7 @@ class _DigestSet(SurfaceSet):
         return {crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)}
 
     def _any(self, digests: set[str]) -> bool:
-        unknown = digests - self._known.keys()
-        if unknown:
-            found = set(
-                _aliases(self._project)
-                .filter(original_digest__in=unknown)
-                .values_list("original_digest", flat=True)
-            )
-            self._known.update((digest, digest in found) for digest in unknown)
+        _look_up(self._project, "original_digest", digests, self._known)
         return any(self._known[digest] for digest in digests)
 
     @staticmethod
@@ -188,6 +192,13 @@ class _DigestSet(SurfaceSet):
         """Whether an original is a run of the words of `text`."""
         return self._any(self._digests(self._runs(text)))
 
+    def prefetch(self, candidates: Iterable[str]) -> None:
+        """Every candidate and every run of its words, in one query."""
+        surfaces = set(candidates)
+        for candidate in list(surfaces):
+            surfaces |= self._runs(candidate)
+        self._any(self._digests(surfaces))
+
 
 class _ReplacementsInUse(SurfaceSet):
     """The pseudonyms the project's table holds, asked one at a time through its unique index
@@ -196,12 +207,22 @@ class _ReplacementsInUse(SurfaceSet):
     def __init__(self, project: Project) -> None:
         super().__init__()
         self._project = project
+        self._known: dict[str, bool] = {}  # normalised replacement → whether in use
 
     def __contains__(self, surface: object) -> bool:
         if not isinstance(surface, str):
             return False
         key = crypto.normalise_surface(surface)
-        return bool(key) and _aliases(self._project).filter(replacement_key=key).exists()
+        if not key:
+            return False
+        if key not in self._known:
+            self.prefetch([surface])
+        return self._known[key]
+
+    def prefetch(self, candidates: Iterable[str]) -> None:
+        """Whether each candidate is in use, in one query through the unique index."""
+        keys = {crypto.normalise_surface(c) for c in candidates} - {""}
+        _look_up(self._project, "replacement_key", keys, self._known)
 
     def __len__(self) -> int:
         return int(_aliases(self._project).exclude(replacement_key="").count())
