@@ -4,7 +4,8 @@ Creates a project with an Arabic document of about 6,000 words holding 400 machi
 (names, places, handles, phone numbers), starts gunicorn on 127.0.0.1, logs an annotator in,
 and times, one request at a time (the server's time plus loopback): opening the document's
 page R times, then R span actions as the page sends them with htmx (accept, reject or
-relabel, each answered with the re-rendered workspace fragment). Prints p50, p95 and max of
+relabel, each answered with the patch the page applies: the span's row, the stretch of text
+around it and the status bar). Prints p50, p95 and max of
 each. Targets: p95 ≤ 50 ms to open, ≤ 30 ms per action.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cloak_bench \\
@@ -159,7 +160,8 @@ def main() -> None:
             status, page = request("GET", page_path)
             if status != 200:
                 errors.append(f"GET {status}")
-        rows = re.findall(r'data-span-id="(\d+)" data-version="(\d+)" data-action-url="([^"]+)"',
+        rows = re.findall(r'data-span-id="(\d+)" data-version="(\d+)" data-order="[^"]*" '
+                          r'data-action-url="([^"]+)"',
                           page)  # fmt: skip
         versions = {span_id: int(version) for span_id, version, _ in rows}
         urls = {span_id: url for span_id, _, url in rows}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotator import tasks
@@ -147,6 +148,8 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
         proposals.append(other.pk)
     if proposals:
         now = timezone.now()
+        # A new version: a form still holding the proposal cannot accept it over the span
+        # that pushed it aside.
         Span.objects.filter(pk__in=proposals).update(
             status=SpanStatus.REJECTED,
             decided_by=actor,
@@ -154,6 +157,7 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
             updated_by=actor,
             updated_at=now,
             entity_id=None,
+            version=F("version") + 1,
         )
 
 
@@ -359,7 +363,6 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
     _touch_document(document)
 
 
-@transaction.atomic
 @dataclass(frozen=True)
 class BulkOutcome:
     changed: int

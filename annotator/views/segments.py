@@ -3,7 +3,7 @@
 Spans may overlap or nest, and HTML elements may not. So the text is cut at every span
 boundary and each piece carries the set of spans covering it; the page then renders a flat
 sequence of elements, one per piece. Offsets are code points (Python string indices), the
-same as everywhere else on the server; the template escapes every piece.
+same as everywhere else on the server; annotator.views.workspace_html escapes every piece.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 
 
 class SpanLike(Protocol):
@@ -48,12 +45,6 @@ class Segment:
     @property
     def label_text(self) -> str:
         return ", ".join(self.labels)
-
-    @property
-    def html(self) -> str:
-        """The piece escaped for HTML, carriage returns as character references: a browser's
-        parser turns a raw CRLF into LF, which would shift every offset after it."""
-        return mark_safe(escape(self.text).replace("\r", "&#13;"))
 
     @property
     def ending_labels(self) -> str:
@@ -103,20 +94,24 @@ def first_strong_direction(text: str) -> str:
     return ""
 
 
-def segment_text(text: str, spans: Iterable[SpanLike]) -> list[Segment]:
+def segment_text(
+    text: str, spans: Iterable[SpanLike], window: tuple[int, int] | None = None
+) -> list[Segment]:
     """Cut `text` at every span boundary; each piece lists the spans that cover it.
 
     Spans reaching past the end of the text are clipped to it (the database does not know
     the text's length; a wrong offset must not break the page). Empty spans are skipped.
-    The pieces, joined, give back `text` exactly.
+    The pieces, joined, give back `text` exactly; with `window` (start, end), the pieces
+    of that stretch alone, which no span may cross (see `closed_window`).
     """
     length = len(text)
+    low, high = (0, length) if window is None else (max(0, window[0]), min(length, window[1]))
     ordered: list[SpanLike] = sorted(
-        (s for s in spans if 0 <= s.start < min(s.end, length)),
+        (s for s in spans if 0 <= s.start < min(s.end, length) and low <= s.start < high),
         key=lambda s: (s.start, s.end),
     )
     boundaries = sorted(
-        {0, length, *(s.start for s in ordered), *(min(s.end, length) for s in ordered)}
+        {low, high, *(s.start for s in ordered), *(min(s.end, high) for s in ordered)}
     )
     starting: dict[int, list[SpanLike]] = {}
     for span in ordered:
@@ -129,6 +124,20 @@ def segment_text(text: str, spans: Iterable[SpanLike]) -> list[Segment]:
         active.extend(starting.get(left, ()))
         segments.append(Segment(left, right, text[left:right], _in_order(active)))
     return segments
+
+
+def closed_window(start: int, end: int, spans: Iterable[SpanLike]) -> tuple[int, int]:
+    """[start, end) widened until no span of `spans` crosses either edge: the stretch of
+    text that re-renders whole when spans within it change."""
+    ranges = sorted((s.start, s.end) for s in spans)
+    changed = True
+    while changed:
+        changed = False
+        for left, right in ranges:
+            if left < end and right > start and (left < start or right > end):
+                start, end = min(start, left), max(end, right)
+                changed = True
+    return start, end
 
 
 def _in_order(active: Sequence[SpanLike]) -> tuple[SpanLike, ...]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import assignments, documents, health, imports, projects, runs, workspace
+from annotator.views import (
+    assignments,
+    documents,
+    health,
+    imports,
+    projects,
+    runs,
+    span_actions,
+    workspace,
+)
 
 urlpatterns = [
     path("healthz/", health.healthz, name="healthz"),
@@ -27,32 +36,37 @@ urlpatterns = [
     ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/",
-        workspace.span_action,
+        span_actions.span_action,
         name="span_action",
     ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/spans/",
-        workspace.span_add,
+        span_actions.span_add,
         name="span_add",
     ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/editor/",
-        workspace.span_editor,
+        span_actions.span_editor,
         name="span_editor",
     ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/suggestions/",
-        workspace.span_suggestions,
+        span_actions.span_suggestions,
         name="span_suggestions",
     ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/spans/bulk/",
-        workspace.spans_bulk,
+        span_actions.spans_bulk,
         name="spans_bulk",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/undo/",
+        span_actions.span_undo,
+        name="span_undo",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/done/",
-        workspace.document_done,
+        span_actions.document_done,
         name="document_done",
     ),
     path("projects/<slug:slug>/imports/", imports.import_list, name="import_list"),

@@ -1,69 +1,53 @@
-"""The document page, where an annotator works: the text with its spans, and each decision.
+"""The document page, where an annotator works: the text with its spans, and what it shows
+after each action.
 
-Every change goes through annotator.services.spans, as the API's do. A form posts one action
-on one span with the span's `version` as the page read it; the answer is the workspace again
-(the fragment alone for htmx, else a redirect back to the page), with a notice when the span
-changed meanwhile (its state now is shown, nothing is overwritten) or the action was refused.
+The page renders whole once. After an action (annotator.views.span_actions) an htmx request
+gets a patch back, not the page: the rows of the spans that changed, the stretch of text
+around them (cut where no span crosses, so it replaces whole elements), and the status bar
+(counts, notice, undo). The page's script puts each piece in place. An action that touched
+many spans (accept all) gets the workspace whole instead.
 """
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.contrib import messages
+from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.utils.cache import add_never_cache_headers, patch_cache_control
 
-from annotator.keys.services import suggestions_for
-from annotator.models import DECISION_CHOICES, Document, DocumentStatus, Span, SpanStatus
+from annotator.models import DECISION_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, access_for, can_view_document
-from annotator.selectors.queues import next_document
-from annotator.services.errors import DomainError, StaleVersion
-from annotator.services.spans import (
-    SpanChange,
-    document_status_set,
-    span_choices,
-    span_create,
-    span_update,
-    spans_decide_all,
-)
+from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import (
-    BulkForm,
-    SpanActionForm,
-    SpanAddForm,
-    form_errors,
-    language_label,
-)
-from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.segments import first_strong_direction, segment_text
+from annotator.views.forms import language_label
+from annotator.views.nav import project_nav
+from annotator.views.segments import closed_window, first_strong_direction, segment_text
+from annotator.views.undo_stack import undo_label
 from annotator.views.workspace_html import SOURCE_LABELS, rows_html, text_html
-from pseudonymizer.edges import move_edge
-from pseudonymizer.vocabulary import Decision
 
-# The editor's boundary buttons: (edge, unit, extend, what the button says).
-EDGE_MOVES = [
-    ("start", "char", True, "Start: one more character"),
-    ("start", "char", False, "Start: one fewer character"),
-    ("start", "word", True, "Start: one more word"),
-    ("start", "word", False, "Start: one fewer word"),
-    ("end", "char", True, "End: one more character"),
-    ("end", "char", False, "End: one fewer character"),
-    ("end", "word", True, "End: one more word"),
-    ("end", "word", False, "End: one fewer word"),
-]
-# Suggestions offered at once: keys 1-5 pick one.
-SUGGESTION_KEYS = 5
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
 # Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
 PALETTE_SIZE = 8
+# An action that changed more spans than this re-renders the whole workspace.
+PATCH_LIMIT = 40
 
 
 def text_direction(language: str) -> str:
     return "rtl" if language.split("-")[0].lower() in RTL_LANGUAGES else "ltr"
+
+
+def label_colour(labels: Sequence[str], label: str) -> str:
+    """A label's highlight class, by its place in the project's schema: the same label has
+    the same colour on every page and after every change (a label the schema lost still
+    gets a stable one)."""
+    index = labels.index(label) if label in labels else zlib.crc32(label.encode())
+    return f"c{index % PALETTE_SIZE}"
 
 
 def open_document(request: ProjectRequest, pk: int) -> Document:
@@ -80,25 +64,20 @@ def open_document(request: ProjectRequest, pk: int) -> Document:
     return document
 
 
-def workspace_context(
-    request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False
-) -> dict[str, Any]:
-    project = request.project
-    spans = list(Span.objects.for_document(document).order_by("start", "end", "id"))
-    text = document.text
+def _decorate(request: ProjectRequest, document: Document, spans: list[Span]) -> None:
+    """Give each span what its row and highlight show: URL, surface, colour, directions,
+    the replacement its surface has in the correspondence table."""
+    labels = request.project.labels
     direction = text_direction(document.language)
     choices = span_choices(document, spans)
-    # Colours by first appearance here: a schema has more labels than a palette has colours,
-    # but one document rarely shows more than eight, and then no two of them look alike.
     # The spans' own URLs, built from their common prefix: one reverse, not four per span.
-    spans_url = reverse("span_add", args=[project.slug, document.pk])
-    colour: dict[str, str] = {}
+    spans_url = reverse("span_add", args=[request.project.slug, document.pk])
+    text = document.text
     for span in spans:
         span.action_url = f"{spans_url}{span.pk}/"  # type: ignore[attr-defined]
-        colour.setdefault(span.label, f"c{len(colour) % PALETTE_SIZE}")
         surface = text[span.start : span.end]
         span.surface = surface  # type: ignore[attr-defined]
-        span.colour = colour[span.label]  # type: ignore[attr-defined]
+        span.colour = label_colour(labels, span.label)  # type: ignore[attr-defined]
         # A surface with no letters (a phone number) reads in the document's direction.
         span.direction = first_strong_direction(surface) or direction  # type: ignore[attr-defined]
         choice = choices.get(span.pk)
@@ -108,230 +87,159 @@ def workspace_context(
             first_strong_direction(replacement) or direction
         )
 
-    proposals = [span for span in spans if span.status == SpanStatus.PROPOSED]
-    descriptions = {
-        label["name"]: label.get("description", "")
-        for label in project.label_schema.get("labels", [])
-    }
-    legend = [(label, css, descriptions.get(label, "")) for label, css in colour.items()]
-    segments = [
+
+def _text(request: ProjectRequest, document: Document, spans: Iterable[Span],
+          window: tuple[int, int] | None = None) -> str:  # fmt: skip
+    labels = request.project.labels
+    direction = text_direction(document.language)
+    segments = (
         (
             segment,
-            colour[segment.spans[0].label] if segment.spans else "",
+            label_colour(labels, segment.spans[0].label) if segment.spans else "",
             segment.direction_in(direction) if segment.spans else "",
         )
-        for segment in segment_text(text, spans)
+        for segment in segment_text(document.text, spans, window)
+    )
+    return text_html(segments)
+
+
+def _rows(request: ProjectRequest, document: Document, spans: list[Span]) -> str:
+    _decorate(request, document, spans)
+    return rows_html(
+        spans,
+        language=document.language,
+        can_annotate=access_for(request.user, request.project).can(Can.ANNOTATE),
+        csrf_token=get_token(request),
+    )
+
+
+def status_context(
+    request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
+    undo: str = "",
+) -> dict[str, Any]:  # fmt: skip
+    """What the status bar shows: counts, the labels present, the bulk choices, the notice
+    of the last action and what `u` would undo. One grouped query, however many spans."""
+    counts = (
+        Span.objects.for_document(document)
+        .order_by()
+        .values_list("label", "status", "source")
+        .annotate(n=Count("id"))
+    )
+    spans = proposals = 0
+    present: set[str] = set()
+    proposal_labels: set[str] = set()
+    proposal_sources: set[str] = set()
+    for label, status, source, n in counts:
+        spans += n
+        present.add(label)
+        if status == SpanStatus.PROPOSED:
+            proposals += n
+            proposal_labels.add(label)
+            proposal_sources.add(source)
+    labels = request.project.labels
+    descriptions = {
+        label["name"]: label.get("description", "")
+        for label in request.project.label_schema.get("labels", [])
+    }
+    order = {label: n for n, label in enumerate(labels)}
+    legend = [
+        (label, label_colour(labels, label), descriptions.get(label, ""))
+        for label in sorted(present, key=lambda label: (order.get(label, len(order)), label))
     ]
-    can_annotate = access_for(request.user, project).can(Can.ANNOTATE)
     return {
-        **project_nav(request),
-        "text_html": text_html(segments),
-        "rows_html": rows_html(
-            spans,
-            language=document.language,
-            can_annotate=can_annotate,
-            csrf_token=get_token(request),
-        ),
+        "project": request.project,
         "document": document,
+        "span_count": spans,
+        "characters": len(document.text),
         "language_label": language_label(document.language),
-        "direction": direction,
-        "segments": segments,
-        "spans": spans,
         "legend": legend,
-        "rejected": SpanStatus.REJECTED,
-        "characters": len(text),
-        "can_annotate": can_annotate,
-        "labels": project.labels,
-        "decisions": DECISION_CHOICES,
-        "open_proposals": len(proposals),
-        "proposal_labels": sorted({span.label for span in proposals}),
-        "proposal_sources": sorted(
-            {(span.source, SOURCE_LABELS.get(span.source, span.source)) for span in proposals}
-        ),
+        "can_annotate": access_for(request.user, request.project).can(Can.ANNOTATE),
+        "open_proposals": proposals,
+        "proposal_labels": sorted(proposal_labels),
+        "proposal_sources": sorted((s, SOURCE_LABELS.get(s, s)) for s in proposal_sources),
         "notice": notice,
         "notice_is_error": error,
+        "undo": undo,
     }
+
+
+def workspace_context(
+    request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
+    undo: str = "",
+) -> dict[str, Any]:  # fmt: skip
+    spans = list(Span.objects.for_document(document).order_by("start", "end", "id"))
+    return {
+        **project_nav(request),
+        **status_context(request, document, notice=notice, error=error, undo=undo),
+        "text_html": _text(request, document, spans),
+        "rows_html": _rows(request, document, spans),
+        "direction": text_direction(document.language),
+        "spans": spans,
+        "labels": request.project.labels,
+        "decisions": DECISION_CHOICES,
+    }
+
+
+def no_store(response: HttpResponse) -> HttpResponse:
+    """Never kept by the browser: the page holds a person's data, and going back to it must
+    show the spans as they are now, not as they were when it was first opened."""
+    add_never_cache_headers(response)
+    patch_cache_control(response, no_store=True, private=True)
+    return response
 
 
 @project_page(Can.VIEW_PROJECT)
 def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
-    return render(request, "annotator/document_detail.html", workspace_context(request, document))
+    context = workspace_context(request, document, undo=undo_label(request, document))
+    return no_store(render(request, "annotator/document_detail.html", context))
 
 
-def _change(form: SpanActionForm, document: Document, span_id: int) -> SpanChange:
-    data = form.cleaned_data
-    action = data["action"]
-    if action == "move":
-        span = get_object_or_404(Span, document=document, pk=span_id)
-        start, end = move_edge(
-            document.text, span.start, span.end,
-            edge=data["edge"], unit=data["unit"], extend=data["extend"],
-        )  # fmt: skip
-        return SpanChange(start=start, end=end)
-    if action == "accept":
-        return SpanChange(status=SpanStatus.ACCEPTED)
-    if action == "reject":
-        return SpanChange(status=SpanStatus.REJECTED)
-    if action == "label":
-        return SpanChange(label=data["label"])
-    if action == "flag":
-        return SpanChange(flag=data["comment"])
-    return SpanChange(
-        decision=data["decision"],
-        keep_reason=data["keep_reason"] if data["decision"] == Decision.KEEP else None,
-        replacement=data["replacement"] or None,
-    )
+def render_workspace(request: ProjectRequest, document: Document, **status: Any) -> HttpResponse:
+    """The whole workspace, as a fragment that replaces the page's."""
+    context = workspace_context(request, document, **status)
+    response = render(request, "annotator/document_detail.html#workspace", context)
+    response["HX-Retarget"] = "#workspace"
+    response["HX-Reswap"] = "outerHTML"
+    return no_store(response)
 
 
-@require_POST
-@project_page(Can.ANNOTATE)
-def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
-    """One action on one span (accept, reject, label, decide, flag) with the version read."""
-    document = open_document(request, pk)
-    form = SpanActionForm(request.POST, labels=request.project.labels)
-    notice, error = "", False
-    if not form.is_valid():
-        notice = form_errors(form)
-        error = True
-    else:
-        try:
-            span_update(
-                document=document,
-                span_id=span_id,
-                actor=request.user,
-                version=form.cleaned_data["version"],
-                change=_change(form, document, span_id),
-            )
-        except StaleVersion:
-            notice = "This span changed since you opened it: here it is as it is now."
-            error = True
-        except DomainError as refused:
-            notice, error = str(refused), True
-    return _answer(request, document, notice, error, anchor=f"#span-{span_id}")
-
-
-def _answer(
-    request: HtmxProjectRequest, document: Document, notice: str, error: bool, anchor: str = ""
+def render_patch(
+    request: ProjectRequest,
+    document: Document,
+    *,
+    changed: Sequence[int],
+    ranges: Iterable[tuple[int, int]],
+    **status: Any,
 ) -> HttpResponse:
-    """The workspace fragment for htmx; else back to the page, the notice as a message."""
-    if request.htmx:
-        document.refresh_from_db()
-        context = workspace_context(request, document, notice=notice, error=error)
-        return render(request, "annotator/document_detail.html#workspace", context)
-    if notice:
-        (messages.error if error else messages.info)(request, notice)
-    url = reverse("document_detail", args=[request.project.slug, document.pk])
-    return redirect(f"{url}{anchor}")
-
-
-@project_page(Can.ANNOTATE)
-def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
-    """One span's editor (label, decision and pseudonym with suggestions, a flag), loaded
-    when asked for: the page itself stays light however many spans it holds."""
-    document = open_document(request, pk)
-    span = get_object_or_404(Span, document=document, pk=span_id)
-    choice = span_choices(document, [span]).get(span.pk)
-    surface = document.text[span.start : span.end]
-    return render(
-        request,
-        "annotator/_span_editor.html",
-        {
-            "project": request.project,
-            "document": document,
-            "span": span,
-            "labels": request.project.labels,
-            "decisions": DECISION_CHOICES,
-            "replacement": choice.replacement if choice else "",
-            "moves": EDGE_MOVES,
-            "suggestions": suggestions_for(
-                request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
-            ),
-        },
+    """What an action changed: the rows of the spans `changed` (a row whose span is gone is
+    removed), the text over `ranges` widened until no span crosses its edges, the status."""
+    if len(changed) > PATCH_LIMIT:
+        return render_workspace(request, document, **status)
+    rows = list(
+        Span.objects.for_document(document).filter(pk__in=changed).order_by("start", "end", "id")
     )
-
-
-@project_page(Can.ANNOTATE)
-def span_suggestions(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
-    """Up to five pseudonyms for the span's surface (the one already chosen first), each a
-    button that saves it as the span's pseudonym: the fragment `s` then 1-5 picks from."""
-    document = open_document(request, pk)
-    span = get_object_or_404(Span, document=document, pk=span_id)
-    surface = document.text[span.start : span.end]
-    suggestions = suggestions_for(
-        request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
-    )
-    return render(
-        request,
-        "annotator/_span_suggestions.html",
-        {"project": request.project, "document": document, "span": span,
-         "suggestions": suggestions},
-    )  # fmt: skip
-
-
-@require_POST
-@project_page(Can.ANNOTATE)
-def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    """A span the machine missed, from a selection on the page (accepted, source `human`)."""
-    document = open_document(request, pk)
-    form = SpanAddForm(request.POST)
-    if not form.is_valid():
-        notice = form_errors(form)
-        return _answer(request, document, notice, True)
-    try:
-        span = span_create(
-            document=document,
-            actor=request.user,
-            start=form.cleaned_data["start"],
-            end=form.cleaned_data["end"],
-            label=form.cleaned_data["label"],
-        )
-    except DomainError as refused:
-        return _answer(request, document, str(refused), True)
-    return _answer(request, document, "", False, anchor=f"#span-{span.pk}")
-
-
-@require_POST
-@project_page(Can.ANNOTATE)
-def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    """Accept every proposal of a label, or reject every proposal of a source."""
-    document = open_document(request, pk)
-    form = BulkForm(request.POST)
-    if not form.is_valid():
-        notice = form_errors(form)
-        return _answer(request, document, notice, True)
-    status = form.cleaned_data["status"]
-    outcome = spans_decide_all(
-        document=document,
-        actor=request.user,
-        status=status,
-        label=form.cleaned_data["label"] or None,
-        source=form.cleaned_data["source"] or None,
-    )
-    verb = "accepted" if status == SpanStatus.ACCEPTED else "rejected"
-    notice = f"{outcome.changed} proposal{'s' if outcome.changed != 1 else ''} {verb}."
-    if outcome.conflicts:
-        notice += (
-            f" {outcome.conflicts} left: their surface is decided otherwise in the project;"
-            " decide them one by one."
-        )
-    return _answer(request, document, notice, bool(outcome.conflicts))
-
-
-@require_POST
-@project_page(Can.ANNOTATE)
-def document_done(request: ProjectRequest, pk: int) -> HttpResponse:
-    """Mark the document done (no proposal left), then on to the next of one's queue."""
-    document = open_document(request, pk)
-    slug = request.project.slug
-    try:
-        document_status_set(document=document, actor=request.user, status=DocumentStatus.DONE)
-    except DomainError as refused:
-        messages.error(request, str(refused))
-        return redirect("document_detail", slug, document.pk)
-    following = next_document(request.user, request.project, after=document.pk)
-    if following is None:
-        messages.success(request, "Done. Nothing is left in your queue for this project.")
-        return redirect("project_detail", slug)
-    messages.success(request, f"{document.external_id} is done.")
-    return redirect("document_detail", slug, following.pk)
+    removed = sorted(set(changed) - {span.pk for span in rows})
+    ranges = list(ranges) + [(span.start, span.end) for span in rows]
+    text = ""
+    low = high = 0
+    if ranges:
+        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+        spans: list[Span] = []
+        while True:
+            spans = list(Span.objects.for_document(document).filter(start__lt=high, end__gt=low))
+            wider = closed_window(low, high, spans)
+            if wider == (low, high):
+                break
+            low, high = wider
+        text = _text(request, document, spans, (low, high))
+    context = {
+        **status_context(request, document, **status),
+        "rows_html": _rows(request, document, rows),
+        "removed": removed,
+        "text_html": text,
+        "text_from": low,
+        "text_to": high,
+        "has_text": bool(ranges),
+    }
+    return no_store(render(request, "annotator/_workspace_patch.html", context))

@@ -3,6 +3,11 @@
 // (code points) plus the code points of the text before the caret in that segment. A
 // selection is snapped to whole characters (never half an emoji or a mark without its
 // letter) and trimmed of spaces at its edges before it becomes a span.
+//
+// After an action the server answers with a patch (into #workspace-patch), not the page:
+// the status bar, the rows of the spans that changed and the stretch of text around them,
+// which no span crosses. applyPatch puts each in place; an editor that was open on a
+// changed span opens again on its new version.
 "use strict";
 
 (() => {
@@ -89,10 +94,92 @@
 
   function post(url, values) {
     htmx.ajax("POST", url, {
-      target: "#workspace",
-      swap: "outerHTML",
+      target: "#workspace-patch",
+      swap: "innerHTML",
       values: { csrfmiddlewaretoken: csrf(), ...values },
     });
+  }
+
+  // Cut the plain piece of text that holds code point `point` in two, so that an element
+  // starts there. Only plain pieces can hold it: the server cut the patch where no span is.
+  function splitAt(box, point) {
+    for (const piece of box.children) {
+      const start = Number(piece.dataset.start);
+      const end = Number(piece.dataset.end);
+      if (start < point && point < end) {
+        const chars = Array.from(piece.textContent);
+        const left = document.createElement("span");
+        left.dataset.start = String(start);
+        left.dataset.end = String(point);
+        left.textContent = chars.slice(0, point - start).join("");
+        piece.textContent = chars.slice(point - start).join("");
+        piece.dataset.start = String(point);
+        piece.before(left);
+        return;
+      }
+      if (start >= point) return;
+    }
+  }
+
+  function patchText(patch) {
+    const box = textBox();
+    const from = Number(patch.dataset.from);
+    const to = Number(patch.dataset.to);
+    splitAt(box, from);
+    splitAt(box, to);
+    let after = null;
+    for (const piece of Array.from(box.children)) {
+      const start = Number(piece.dataset.start);
+      if (start >= to) {
+        after = piece;
+        break;
+      }
+      if (start >= from) piece.remove();
+    }
+    for (const piece of Array.from(patch.children)) box.insertBefore(piece, after);
+  }
+
+  const order = (row) => row.dataset.order.split(" ").map(Number);
+  function before(a, b) {
+    const [x, y] = [order(a), order(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  }
+
+  function patchRows(patch) {
+    const body = document.querySelector("#workspace table.spans tbody");
+    const fresh = Array.from(patch.children);
+    const gone = (patch.dataset.removed || "").split(" ").filter(Boolean);
+    const reopen = new Set();
+    for (const id of gone.concat(fresh.map((row) => row.dataset.spanId))) {
+      const old = body.querySelector(`tr[data-span-id="${id}"]`);
+      if (!old) continue;
+      const slot = old.querySelector(".span-slot");
+      if (slot && slot.children.length) reopen.add(id);
+      old.remove();
+    }
+    for (const row of fresh) {
+      const next = Array.from(body.children).find((other) => before(row, other) < 0);
+      body.insertBefore(row, next || null);
+      htmx.process(row);
+      if (reopen.has(row.dataset.spanId)) {
+        const slot = row.querySelector(".span-slot");
+        htmx.ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" });
+      }
+    }
+    document.getElementById("no-spans").hidden = body.children.length > 0;
+  }
+
+  function applyPatch(holder) {
+    const status = holder.querySelector('[data-patch="status"] > #workspace-status');
+    if (status) {
+      document.getElementById("workspace-status").replaceWith(status);
+      htmx.process(status);
+    }
+    const rowsPatch = holder.querySelector('[data-patch="rows"]');
+    if (rowsPatch) patchRows(rowsPatch);
+    const text = holder.querySelector('[data-patch="text"]');
+    if (text) patchText(text);
+    holder.replaceChildren();
   }
 
   function focusRow(row) {
@@ -102,6 +189,8 @@
     row.focus({ preventScroll: true });
     row.scrollIntoView({ block: "nearest" });
     focusedId = row.dataset.spanId;
+    // The focused span is in the address: reloading, or coming back, finds it again.
+    history.replaceState(history.state, "", `#span-${focusedId}`);
     document
       .querySelectorAll("#workspace .doc-text .is-focused")
       .forEach((mark) => mark.classList.remove("is-focused"));
@@ -178,6 +267,8 @@
       } else {
         act({ action: "label", label });
       }
+    } else if (key === "u") {
+      if (box.dataset.undoUrl) post(box.dataset.undoUrl, {});
     } else if (key === "n") {
       window.location.assign(box.dataset.nextUrl);
     } else if (key === "?") {
@@ -196,9 +287,27 @@
     const id = mark.dataset.spans.split(" ")[0];
     focusRow(rows().find((row) => row.dataset.spanId === id) || null);
   });
-  document.addEventListener("htmx:afterSwap", () => {
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "workspace-patch") {
+      applyPatch(event.detail.target);
+    }
     if (focusedId) focusRow(focusedRow());
   });
+
+  // Back (or forward) to this page shows it as it is now: a page the browser kept in its
+  // back-forward cache would show spans as they were, with versions since gone stale.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && workspace()) window.location.reload();
+  });
+  function focusFromAddress() {
+    const match = /^#span-(\d+)$/.exec(window.location.hash);
+    if (match) focusRow(rows().find((row) => row.dataset.spanId === match[1]) || null);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", focusFromAddress);
+  } else {
+    focusFromAddress();
+  }
 
   window.cloakWorkspace = { selectedSpan, snapped };
 })();

@@ -44,6 +44,7 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "span_add": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "spans_bulk": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "document_done": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
+    "span_undo": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "import_list": ("get", ADMINS_ONLY),
     # To the next document of one's queue, or back to the project when it is empty.
     "next_document": ("get", {**MEMBERS_ONLY, **dict.fromkeys(ROLES[2:], 302)}),
@@ -129,6 +130,7 @@ def targets(team: Team) -> dict[str, str]:
         "span_add": reverse("span_add", kwargs={**slug, "pk": document.pk}),
         "spans_bulk": reverse("spans_bulk", kwargs={**slug, "pk": document.pk}),
         "document_done": reverse("document_done", kwargs={**slug, "pk": document.pk}),
+        "span_undo": reverse("span_undo", kwargs={**slug, "pk": document.pk}),
         "import_list": reverse("import_list", kwargs=slug),
         "next_document": reverse("next_document", kwargs=slug),
         "documents_assign": reverse("documents_assign", kwargs=slug),

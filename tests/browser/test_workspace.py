@@ -94,6 +94,39 @@ def press(page: Any, key: str) -> None:
         page.keyboard.press(key)
     page.wait_for_load_state()
     page.wait_for_timeout(100)  # htmx settles the swap
+    assert_text_intact(page)
+
+
+def assert_text_intact(page: Any) -> None:
+    """After a patch the text is still the document's, cut into pieces that follow each
+    other in code points, with each highlight where its spans say; the rows are every span's,
+    in order, at its version now; and the page was patched, not reloaded (the marker set on
+    it is still there)."""
+    pieces = page.eval_on_selector_all(
+        "#workspace .doc-text > *",
+        "pieces => pieces.map(p => [+p.dataset.start, +p.dataset.end, p.textContent,"
+        " p.dataset.spans || ''])",
+    )
+    assert "".join(text for _, _, text, _ in pieces) == TEXT
+    at = 0
+    for start, end, text, ids in pieces:
+        assert (start, end, text) == (at, at + len(text), TEXT[start:end])
+        at = end
+        for span_id in ids.split():
+            span = Span.objects.get(pk=int(span_id))
+            assert span.start <= start and end <= span.end
+    rows = page.eval_on_selector_all(
+        "#workspace table.spans tbody tr",
+        "rows => rows.map(r => [+r.dataset.spanId, +r.dataset.version])",
+    )
+    spans = Span.objects.filter(document__text=TEXT).order_by("start", "end", "id")
+    assert rows == [[span.pk, span.version] for span in spans]  # every row, fresh, in order
+    assert page.evaluate("window.patchedNotReloaded") is True
+
+
+def open_workspace(page: Any, url: str) -> None:
+    page.goto(url)
+    page.evaluate("window.patchedNotReloaded = true")
 
 
 def test_keys_and_selection_write_exact_code_point_offsets(
@@ -101,7 +134,7 @@ def test_keys_and_selection_write_exact_code_point_offsets(
 ) -> None:
     labels = team.project.labels
     page = logged_in(browser, live_server, team.annotator_en.username)
-    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
+    open_workspace(page, f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
     # The text in the browser is the text on the server, CRLF and all.
     assert page.eval_on_selector("#workspace .doc-text", "box => box.textContent") == TEXT
 
@@ -138,6 +171,36 @@ def test_keys_and_selection_write_exact_code_point_offsets(
     press(page, "3")
     assert Span.objects.get(pk=added.pk).label == labels[2]
 
+    # `u` takes it back, then the span added before it: the machine's "Lyon" returns.
+    press(page, "u")
+    assert Span.objects.get(pk=added.pk).label == labels[0]
+    lyon = Span.objects.get(document=document, source=SpanSource.NER, label="LOC")
+    assert lyon.status == SpanStatus.REJECTED
+    press(page, "u")
+    press(page, "u")
+    assert Span.objects.get(pk=lyon.pk).status == SpanStatus.PROPOSED
+    assert page.locator(f"#span-{lyon.pk}").count() == 1
+    assert "Proposed" in page.inner_text(f"#span-{lyon.pk}")
+
+
+def test_back_to_the_page_shows_the_spans_as_they_are_now(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    url = f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/"
+    open_workspace(page, url)
+    page.keyboard.press("j")
+    press(page, "x")
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
+    assert moshe.status == SpanStatus.REJECTED
+    # The focused span is in the address; away, then back: the page as it is now.
+    assert page.url.endswith(f"#span-{moshe.pk}")
+    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/")
+    page.go_back()
+    page.wait_for_selector(f"#span-{moshe.pk}.is-focused")
+    assert "Rejected" in page.inner_text(f"#span-{moshe.pk}")
+    assert page.get_attribute(f"#span-{moshe.pk}", "data-version") == str(moshe.version)
+
 
 def test_a_second_tab_gets_the_conflict_and_the_fresh_state(
     team: Team, document: Document, browser: Any, live_server: Any
@@ -163,7 +226,7 @@ def test_s_then_a_number_picks_a_suggested_pseudonym(
     team: Team, document: Document, browser: Any, live_server: Any
 ) -> None:
     page = logged_in(browser, live_server, team.annotator_en.username)
-    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
+    open_workspace(page, f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
     page.keyboard.press("j")
     with page.expect_response(lambda response: "/suggestions/" in response.url):
         page.keyboard.press("s")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotator.views.segments import segment_text
+from hypothesis import given
+from hypothesis import strategies as st
+
+from annotator.views.segments import closed_window, segment_text
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,29 @@ def test_only_rejected_spans_mark_the_segment_as_rejected() -> None:
     spans = [FakeSpan(1, 0, 2, "A", "rejected"), FakeSpan(2, 1, 4, "B", "accepted")]
     segments = segment_text(text, spans)
     assert [s.all_rejected for s in segments] == [True, False, False]
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12)), max_size=8),
+    st.integers(0, 30),
+    st.integers(1, 10),
+)
+def test_a_closed_window_renders_as_the_whole_text_does_there(
+    ranges: list[tuple[int, int]], start: int, width: int
+) -> None:
+    """The page patches a stretch of its text after an action: the stretch, cut where no span
+    crosses, must come out as the same stretch of the whole text, once the plain pieces
+    around it are cut at its edges (which the page's script does)."""
+    text = "Moshe 👋 Chaya, Rue Alphonse Metayer\r\n"
+    spans = [FakeSpan(n, a, min(a + w, len(text)), "PER") for n, (a, w) in enumerate(ranges)]
+    spans = [span for span in spans if span.start < span.end]
+    low, high = closed_window(start, min(start + width, len(text)), spans)
+    assert not any(s.start < low < s.end or s.start < high < s.end for s in spans)
+    whole = [
+        (max(s.start, low), min(s.end, high), s.labels)
+        for s in segment_text(text, spans)
+        if s.start < high and s.end > low
+    ]
+    part = [(s.start, s.end, s.labels) for s in segment_text(text, spans, (low, high))]
+    assert part == whole
+    assert "".join(s.text for s in segment_text(text, spans, (low, high))) == text[low:high]

@@ -3,8 +3,11 @@ htmx request gets the workspace fragment back, and a stale form changes nothing.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -31,6 +34,22 @@ def document(team: Team) -> Document:
     return document
 
 
+# One browser for the annotator in each test: the undo stack lives in its session.
+_annotators: dict[int, Client] = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_annotators() -> None:
+    _annotators.clear()
+
+
+def annotator_of(team: Team) -> Client:
+    user = team.annotator_en
+    if user.pk not in _annotators:
+        _annotators[user.pk] = client_for(user)
+    return _annotators[user.pk]
+
+
 def span_of(document: Document, surface: str) -> Span:
     return Span.objects.get(document=document, start=TEXT.index(surface))
 
@@ -38,7 +57,7 @@ def span_of(document: Document, surface: str) -> Span:
 def act(team: Team, span: Span, htmx: bool = True, **data: str) -> str:
     url = reverse("span_action", args=[team.project.slug, span.document_id, span.pk])
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    response = client_for(team.annotator_en).post(url, {"version": span.version, **data}, **headers)
+    response = annotator_of(team).post(url, {"version": span.version, **data}, **headers)
     assert response.status_code == (200 if htmx else 302)
     return response.content.decode()
 
@@ -67,7 +86,7 @@ def test_accepting_records_a_pseudonym_and_answers_the_fragment(
     assert span.status == SpanStatus.ACCEPTED and span.decided_by == team.annotator_en
     choice = surface_choice(team.project, "Moshe Chaya")
     assert choice is not None and choice.replacement in fragment
-    assert fragment.lstrip().startswith('<div id="workspace"') and "<html" not in fragment
+    assert "<html" not in fragment and 'id="workspace"' not in fragment  # a patch, not the page
     assert "1 proposal left to decide" in fragment
 
 
@@ -213,3 +232,154 @@ def test_an_edge_moves_by_a_word_and_by_a_whole_character(team: Team, document: 
         reverse("span_editor", args=[team.project.slug, document.pk, span.pk])
     )
     assert editor.content.decode().count('name="action" value="move"') == 8
+
+
+def undo(team: Team, document: Document) -> str:
+    url = reverse("span_undo", args=[team.project.slug, document.pk])
+    response = annotator_of(team).post(url, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def patch_of(fragment: str) -> tuple[list[str], tuple[int, int] | None]:
+    """The span ids of the rows a patch carries, and the stretch of text it re-renders."""
+    rows = re.findall(r'<tr id="span-(\d+)"', fragment)
+    text = re.search(r'data-patch="text" data-from="(\d+)" data-to="(\d+)"', fragment)
+    return rows, (int(text[1]), int(text[2])) if text else None
+
+
+def test_an_action_answers_with_only_what_changed(team: Team, document: Document) -> None:
+    moshe, rue = span_of(document, "Moshe Chaya"), span_of(document, "Rue Alphonse")
+    fragment = act(team, moshe, action="label", label="LOC")
+    assert patch_of(fragment) == ([str(moshe.pk)], (moshe.start, moshe.end))
+    assert str(rue.pk) not in fragment and "Rue Alphonse" not in fragment
+    assert 'id="workspace-status"' in fragment and "2 proposals left" in fragment
+    assert "Undo the new label" in fragment
+
+
+def test_a_move_patches_the_text_over_the_old_and_the_new_edges(
+    team: Team, document: Document
+) -> None:
+    moshe = span_of(document, "Moshe Chaya")
+    fragment = act(team, moshe, action="move", edge="start", unit="word", extend="on")
+    assert patch_of(fragment) == ([str(moshe.pk)], (0, moshe.end))
+    assert '<mark class="hl c0" data-start="0" data-end="15"' in fragment
+
+
+def test_an_added_span_rejects_the_proposal_it_overlaps_and_undo_brings_it_back(
+    team: Team, document: Document
+) -> None:
+    rue = span_of(document, "Rue Alphonse")
+    start = TEXT.index("Alphonse")
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    response = annotator_of(team).post(
+        url, {"start": start, "end": start + len("Alphonse"), "label": "PER"},
+        HTTP_HX_REQUEST="true",
+    )  # fmt: skip
+    added = Span.objects.get(document=document, source=SpanSource.HUMAN)
+    rows, window = patch_of(response.content.decode())
+    assert sorted(rows) == sorted([str(rue.pk), str(added.pk)])
+    assert window == (rue.start, rue.end)
+    assert Span.objects.get(pk=rue.pk).status == SpanStatus.REJECTED
+
+    fragment = undo(team, document)
+    assert not Span.objects.filter(pk=added.pk).exists()
+    back = Span.objects.get(pk=rue.pk)
+    assert back.status == SpanStatus.PROPOSED and back.version > rue.version
+    assert f'data-removed="{added.pk}"' in fragment and "Undone: the span added." in fragment
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"action": "accept"},
+        {"action": "reject"},
+        {"action": "label", "label": "LOC"},
+        {"action": "move", "edge": "end", "unit": "char", "extend": "on"},
+        {"action": "decide", "decision": "keep", "keep_reason": "a public figure"},
+        {"action": "flag", "comment": "Is he a public figure?"},
+    ],
+    ids=lambda action: action["action"],
+)
+def test_undo_puts_a_span_back_as_it_was(
+    team: Team, document: Document, action: dict[str, str]
+) -> None:
+    fields = ("start", "end", "label", "status", "decision", "keep_reason", "entity_id")
+    span = span_of(document, "Moshe Chaya")
+    before = {name: getattr(span, name) for name in fields}
+    act(team, span, **action)
+    assert (
+        Span.objects.filter(pk=span.pk).values(*fields).get() != before
+        or action["action"] == "flag"
+    )
+    undo(team, document)
+    assert Span.objects.filter(pk=span.pk).values(*fields).get() == before
+    assert not ReviewItem.objects.filter(span=span).exists()
+    assert "Nothing to undo" in undo(team, document)
+
+
+def test_undo_brings_back_the_pseudonym_chosen_before(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Ilan Peretz")  # fmt: skip
+    assert surface_choice(team.project, "Moshe Chaya").replacement == "Ilan Peretz"  # type: ignore[union-attr]
+    fragment = undo(team, document)
+    assert surface_choice(team.project, "Moshe Chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
+    assert "Raj Avrom" in fragment and "Moshe Chaya" in fragment  # its row, for its annotator
+
+
+def test_undo_of_accept_all_puts_every_proposal_back(team: Team, document: Document) -> None:
+    url = reverse("spans_bulk", args=[team.project.slug, document.pk])
+    annotator_of(team).post(url, {"status": "rejected", "source": "ner"}, HTTP_HX_REQUEST="true")
+    assert not Span.objects.filter(document=document, status=SpanStatus.PROPOSED).exists()
+    assert "Undone: reject all." in undo(team, document)
+    assert Span.objects.filter(document=document, status=SpanStatus.PROPOSED).count() == 2
+
+
+def test_undo_never_takes_back_what_someone_changed_since(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="accept")
+    span = span_of(document, "Moshe Chaya")
+    lead = client_for(team.lead)  # the lead relabels it meanwhile
+    lead.post(
+        reverse("span_action", args=[team.project.slug, document.pk, span.pk]),
+        {"version": span.version, "action": "label", "label": "LOC"},
+    )
+    fragment = undo(team, document)
+    assert "nothing was undone" in fragment
+    after = span_of(document, "Moshe Chaya")
+    assert (after.status, after.label) == (SpanStatus.ACCEPTED, "LOC")
+
+
+def test_an_action_costs_the_same_queries_for_two_spans_or_forty(team: Team) -> None:
+    def queries(spans: int) -> int:
+        text = " ".join(f"Name{n} Surname{n}" for n in range(spans))
+        document = DocumentFactory(project=team.project, language="en", text=text)
+        for n in range(spans):
+            start = text.index(f"Name{n} ")
+            Span.objects.create(
+                document=document, start=start, end=start + len(f"Name{n}"), label="PER",
+                source=SpanSource.NER,
+            )  # fmt: skip
+        span = Span.objects.filter(document=document).order_by("start")[spans // 2]
+        url = reverse("span_action", args=[team.project.slug, document.pk, span.pk])
+        client = client_for(team.annotator_en)
+        with CaptureQueriesContext(connection) as captured:
+            response = client.post(
+                url, {"version": span.version, "action": "label", "label": "LOC"},
+                HTTP_HX_REQUEST="true",
+            )  # fmt: skip
+        assert response.status_code == 200 and patch_of(response.content.decode())[0] == [
+            str(span.pk)
+        ]
+        return len(captured.captured_queries)
+
+    assert queries(2) == queries(40)
+
+
+def test_the_page_is_never_stored_by_the_browser(team: Team, document: Document) -> None:
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    response = client_for(team.annotator_en).get(url)
+    assert "no-store" in response["Cache-Control"]
+    page = response.content.decode()
+    assert 'id="workspace-patch"' in page and "Undo" not in page.split('id="keys-legend"')[0]

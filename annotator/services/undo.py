@@ -1,0 +1,135 @@
+"""Undo: what one action did to a document's spans, and putting it back.
+
+An action (accept, reject, relabel, move, decide, flag, add, accept-all) changes one span
+or several: moving or adding a span rejects the proposals it now overlaps. Before it, the
+caller takes a `Snapshot` of the spans it may touch; after it, `undo_entry` keeps the
+state before of each span whose version moved (or None for a span the action created) and
+its version after. `undo_apply` puts those states back in one transaction, and only if no
+span changed since (someone else's change is never undone by mistake: StaleVersion, and
+nothing moves). A decision goes back through the correspondence table, as any decision
+does, so the surface's pseudonym is the one it had.
+
+An entry is plain JSON (it lives in the session): offsets, labels, statuses, decisions,
+the pseudonym chosen (a replacement, never an original) and ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from annotator.models import Comment, Document, ReviewItem, ReviewStatus, Span, SpanStatus
+from annotator.services.errors import StaleVersion
+from annotator.services.spans import (
+    _decide,
+    _locked_document,
+    _touch_document,
+    _user,
+    span_choices,
+)
+
+# The fields of a span an action may change, and undo puts back.
+FIELDS = ("start", "end", "label", "status", "decision", "keep_reason", "entity_id",
+          "decided_by_id")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The spans of a document in [start, end) (and `extra` ids) as they were."""
+
+    states: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def _state(span: Span, replacement: str | None) -> dict[str, Any]:
+    state: dict[str, Any] = {name: getattr(span, name) for name in FIELDS}
+    state["decided_at"] = span.decided_at.isoformat() if span.decided_at else None
+    state["replacement"] = replacement
+    state["version"] = span.version
+    return state
+
+
+def _overlapping(document: Document, start: int, end: int, extra: tuple[int, ...]) -> Any:
+    return Span.objects.filter(document=document).filter(
+        Q(start__lt=end, end__gt=start) | Q(pk__in=extra)
+    )
+
+
+def take_snapshot(
+    document: Document, start: int, end: int, extra: tuple[int, ...] = ()
+) -> Snapshot:
+    """The state of every span of `document` overlapping [start, end), and of `extra`; the
+    pseudonym of those accepted (a decision undone goes back to it)."""
+    spans = list(_overlapping(document, start, end, extra))
+    accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
+    choices = span_choices(document, accepted) if accepted else {}
+    return Snapshot(
+        {
+            span.pk: _state(span, choices[span.pk].replacement if span.pk in choices else None)
+            for span in spans
+        }
+    )
+
+
+def undo_entry(
+    document: Document, before: Snapshot, start: int, end: int, extra: tuple[int, ...] = ()
+) -> list[dict[str, Any]]:
+    """What the action did, as undo needs it: each span in [start, end) (or `extra`) whose
+    version moved, with its version now and its state before (None: the action made it)."""
+    after = _overlapping(document, start, end, extra).values_list("pk", "version")
+    entry = []
+    for span_id, version in after:
+        old = before.states.get(span_id)
+        if old is None or old["version"] != version:
+            entry.append({"id": span_id, "version": version, "before": old})
+    # Spans the action removed are not undone (no action removes a span but undo itself).
+    return entry
+
+
+@transaction.atomic
+def undo_apply(
+    *, document: Document, actor: Any, entry: list[dict[str, Any]], comment_id: int | None = None
+) -> list[int]:
+    """Put each span of `entry` back as it was; the ids of the spans changed. Raises
+    StaleVersion (and changes nothing) when any of them changed since."""
+    document = _locked_document(document)
+    user = _user(actor)
+    ids = [item["id"] for item in entry]
+    spans = {span.pk: span for span in Span.objects.select_for_update().filter(pk__in=ids)}
+    for item in entry:
+        span = spans.get(item["id"])
+        if span is None or span.document_id != document.pk or span.version != item["version"]:
+            raise StaleVersion(
+                "a span changed since, by you elsewhere or by someone else: nothing was undone",
+                span,
+            )
+    now = timezone.now()
+    # Spans the action created go first: the proposals they pushed aside come back after.
+    for item in sorted(entry, key=lambda item: item["before"] is not None):
+        span = spans[item["id"]]
+        before = item["before"]
+        if before is None:
+            span.delete()
+            continue
+        for name in FIELDS:
+            setattr(span, name, before[name])
+        span.decided_at = parse_datetime(before["decided_at"]) if before["decided_at"] else None
+        span.version += 1
+        span.updated_by = user
+        span.updated_at = now
+        if span.status == SpanStatus.ACCEPTED:
+            _decide(span, document, user, before["replacement"])
+        span.save()
+    if comment_id is not None:
+        comment = Comment.objects.filter(pk=comment_id, author=user).select_related("review_item")
+        for found in comment:
+            review = found.review_item
+            found.delete()
+            if review.status == ReviewStatus.OPEN and not review.comments.exists():
+                ReviewItem.objects.filter(pk=review.pk).delete()
+    _touch_document(document)
+    return ids

@@ -1,0 +1,296 @@
+"""What an annotator does on the document page: one action on one span, a span added,
+proposals accepted or rejected together, undo, the document marked done.
+
+Every change goes through annotator.services.spans, as the API's do. A form posts one action
+on one span with the span's `version` as the page read it. The answer is a patch of what
+changed (annotator.views.workspace.render_patch) for htmx, else a redirect back to the page,
+with a notice when the span changed meanwhile (its state now is shown, nothing is
+overwritten) or the action was refused.
+
+Each change that went through is pushed on the session's undo stack for that document
+(annotator.services.undo): `u`, or the Undo button, takes back the last one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotator.keys.services import suggestions_for
+from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
+from annotator.permissions import Can
+from annotator.selectors.queues import next_document
+from annotator.services.errors import DomainError, StaleVersion
+from annotator.services.spans import (
+    SpanChange,
+    document_status_set,
+    span_choices,
+    span_create,
+    span_update,
+    spans_decide_all,
+)
+from annotator.services.undo import take_snapshot, undo_apply, undo_entry
+from annotator.views.access import ProjectRequest, project_page
+from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
+from annotator.views.nav import HtmxProjectRequest
+from annotator.views.undo_stack import UNDO_KEY, UNDO_LABELS, push, stacks_of, undo_label
+from annotator.views.workspace import open_document, render_patch
+from pseudonymizer.edges import move_edge
+from pseudonymizer.vocabulary import Decision
+
+# The editor's boundary buttons: (edge, unit, extend, what the button says).
+EDGE_MOVES = [
+    ("start", "char", True, "Start: one more character"),
+    ("start", "char", False, "Start: one fewer character"),
+    ("start", "word", True, "Start: one more word"),
+    ("start", "word", False, "Start: one fewer word"),
+    ("end", "char", True, "End: one more character"),
+    ("end", "char", False, "End: one fewer character"),
+    ("end", "word", True, "End: one more word"),
+    ("end", "word", False, "End: one fewer word"),
+]
+# Suggestions offered at once: keys 1-5 pick one.
+SUGGESTION_KEYS = 5
+STALE = "This span changed since you opened it: here it is as it is now."
+
+
+def _answer(
+    request: HtmxProjectRequest,
+    document: Document,
+    notice: str = "",
+    error: bool = False,
+    *,
+    changed: Iterable[int] = (),
+    ranges: Iterable[tuple[int, int]] = (),
+    anchor: str = "",
+) -> HttpResponse:
+    """The patch for htmx; else back to the page, the notice as a message."""
+    if request.htmx:
+        document.refresh_from_db(fields=["status", "version"])
+        return render_patch(
+            request, document, changed=list(changed), ranges=ranges,
+            notice=notice, error=error, undo=undo_label(request, document),
+        )  # fmt: skip
+    if notice:
+        (messages.error if error else messages.info)(request, notice)
+    url = reverse("document_detail", args=[request.project.slug, document.pk])
+    return redirect(f"{url}{anchor}")
+
+
+def _change(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
+    data = form.cleaned_data
+    action = data["action"]
+    if action == "move":
+        start, end = move_edge(
+            document.text, span.start, span.end,
+            edge=data["edge"], unit=data["unit"], extend=data["extend"],
+        )  # fmt: skip
+        return SpanChange(start=start, end=end)
+    if action == "accept":
+        return SpanChange(status=SpanStatus.ACCEPTED)
+    if action == "reject":
+        return SpanChange(status=SpanStatus.REJECTED)
+    if action == "label":
+        return SpanChange(label=data["label"])
+    if action == "flag":
+        return SpanChange(flag=data["comment"])
+    return SpanChange(
+        decision=data["decision"],
+        keep_reason=data["keep_reason"] if data["decision"] == Decision.KEEP else None,
+        replacement=data["replacement"] or None,
+    )
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """One action on one span (accept, reject, label, decide, flag, move) with the version
+    read."""
+    document = open_document(request, pk)
+    span = get_object_or_404(Span, document=document, pk=span_id)
+    here = [(span.start, span.end)]
+    form = SpanActionForm(request.POST, labels=request.project.labels)
+    if not form.is_valid():
+        return _answer(request, document, form_errors(form), True, changed=[span_id], ranges=here)
+    change = _change(form, document, span)
+    low = min(span.start, change.start if change.start is not None else span.start)
+    high = max(span.end, change.end if change.end is not None else span.end)
+    before = take_snapshot(document, low, high, (span_id,))
+    try:
+        span_update(
+            document=document,
+            span_id=span_id,
+            actor=request.user,
+            version=form.cleaned_data["version"],
+            change=change,
+        )
+    except StaleVersion:
+        return _answer(request, document, STALE, True, changed=[span_id], ranges=here)
+    except DomainError as refused:
+        return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
+    entry = undo_entry(document, before, low, high, (span_id,))
+    comment = None
+    if change.flag is not None:
+        comment = (
+            Comment.objects.filter(review_item__span_id=span_id, author_id=request.user.pk)
+            .values_list("pk", flat=True)
+            .order_by("-pk")
+            .first()
+        )
+    push(request, document, form.cleaned_data["action"], entry, comment)
+    changed = [item["id"] for item in entry] or [span_id]
+    return _answer(
+        request, document, changed=changed, ranges=[(low, high)], anchor=f"#span-{span_id}"
+    )
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """A span the machine missed, from a selection on the page (accepted, source `human`)."""
+    document = open_document(request, pk)
+    form = SpanAddForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, document, form_errors(form), True)
+    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+    before = take_snapshot(document, start, end)
+    try:
+        span = span_create(
+            document=document,
+            actor=request.user,
+            start=start,
+            end=end,
+            label=form.cleaned_data["label"],
+        )
+    except DomainError as refused:
+        return _answer(request, document, str(refused), True)
+    entry = undo_entry(document, before, start, end, (span.pk,))
+    push(request, document, "add", entry)
+    return _answer(
+        request, document, changed=[item["id"] for item in entry], ranges=[(start, end)],
+        anchor=f"#span-{span.pk}",
+    )  # fmt: skip
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """Accept every proposal of a label, or reject every proposal of a source."""
+    document = open_document(request, pk)
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, document, form_errors(form), True)
+    status = form.cleaned_data["status"]
+    whole = (0, len(document.text))
+    before = take_snapshot(document, *whole)
+    outcome = spans_decide_all(
+        document=document,
+        actor=request.user,
+        status=status,
+        label=form.cleaned_data["label"] or None,
+        source=form.cleaned_data["source"] or None,
+    )
+    entry = undo_entry(document, before, *whole)
+    push(request, document, f"bulk-{status}", entry)
+    verb = "accepted" if status == SpanStatus.ACCEPTED else "rejected"
+    notice = f"{outcome.changed} proposal{'s' if outcome.changed != 1 else ''} {verb}."
+    if outcome.conflicts:
+        notice += (
+            f" {outcome.conflicts} left: their surface is decided otherwise in the project;"
+            " decide them one by one."
+        )
+    changed = [item["id"] for item in entry]
+    return _answer(request, document, notice, bool(outcome.conflicts), changed=changed)
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def span_undo(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """Take back the last action on this document from this session, unless a span it
+    changed has changed again since (then nothing moves, and the notice says so)."""
+    document = open_document(request, pk)
+    stacks = stacks_of(request)
+    stack = stacks.get(str(document.pk))
+    if not stack:
+        return _answer(request, document, "Nothing to undo on this document.", True)
+    action = stack.pop()
+    request.session[UNDO_KEY] = stacks
+    ids = [item["id"] for item in action["spans"]]
+    ranges = list(Span.objects.filter(pk__in=ids).values_list("start", "end"))
+    befores = [item["before"] for item in action["spans"] if item["before"]]
+    ranges += [(before["start"], before["end"]) for before in befores]
+    try:
+        undo_apply(document=document, actor=request.user, entry=action["spans"],
+                   comment_id=action["comment"])  # fmt: skip
+    except (StaleVersion, DomainError) as refused:
+        return _answer(request, document, str(refused), True, changed=ids, ranges=ranges)
+    what = UNDO_LABELS.get(action["what"], "the last action")
+    return _answer(request, document, f"Undone: {what}.", changed=ids, ranges=ranges)
+
+
+@project_page(Can.ANNOTATE)
+def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """One span's editor (label, decision and pseudonym with suggestions, a flag), loaded
+    when asked for: the page itself stays light however many spans it holds."""
+    document = open_document(request, pk)
+    span = get_object_or_404(Span, document=document, pk=span_id)
+    choice = span_choices(document, [span]).get(span.pk)
+    surface = document.text[span.start : span.end]
+    return render(
+        request,
+        "annotator/_span_editor.html",
+        {
+            "project": request.project,
+            "document": document,
+            "span": span,
+            "labels": request.project.labels,
+            "decisions": DECISION_CHOICES,
+            "replacement": choice.replacement if choice else "",
+            "moves": EDGE_MOVES,
+            "suggestions": suggestions_for(
+                request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
+            ),
+        },
+    )
+
+
+@project_page(Can.ANNOTATE)
+def span_suggestions(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+    """Up to five pseudonyms for the span's surface (the one already chosen first), each a
+    button that saves it as the span's pseudonym: the fragment `s` then 1-5 picks from."""
+    document = open_document(request, pk)
+    span = get_object_or_404(Span, document=document, pk=span_id)
+    surface = document.text[span.start : span.end]
+    suggestions = suggestions_for(
+        request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
+    )
+    return render(
+        request,
+        "annotator/_span_suggestions.html",
+        {"project": request.project, "document": document, "span": span,
+         "suggestions": suggestions},
+    )  # fmt: skip
+
+
+@require_POST
+@project_page(Can.ANNOTATE)
+def document_done(request: ProjectRequest, pk: int) -> HttpResponse:
+    """Mark the document done (no proposal left), then on to the next of one's queue."""
+    document = open_document(request, pk)
+    slug = request.project.slug
+    try:
+        document_status_set(document=document, actor=request.user, status=DocumentStatus.DONE)
+    except DomainError as refused:
+        messages.error(request, str(refused))
+        return redirect("document_detail", slug, document.pk)
+    following = next_document(request.user, request.project, after=document.pk)
+    if following is None:
+        messages.success(request, "Done. Nothing is left in your queue for this project.")
+        return redirect("project_detail", slug)
+    messages.success(request, f"{document.external_id} is done.")
+    return redirect("document_detail", slug, following.pk)
