@@ -61,7 +61,9 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
-    list_display = ("slug", "name", "languages", "schema_preset", "created_by", "created_at")
+    list_display = (
+        "slug", "name", "languages", "schema_preset", "strategy", "created_by", "created_at"
+    )  # fmt: skip
     search_fields = ("slug", "name")
     list_filter = ("schema_preset",)
     readonly_fields = ("created_by", "created_at")

@@ -60,6 +60,11 @@ class Project(models.Model):
     # Seeds deterministic pseudonyms: the same original gets the same suggestion in this
     # project only. Kept out of every release.
     secret = models.CharField(max_length=64, default=new_project_secret, editable=False)
+    # How its documents are released unless a release says otherwise; the workspace's
+    # preview shows a document so.
+    strategy = models.CharField(
+        max_length=16, choices=STRATEGY_CHOICES, default=Strategy.REALISTIC.value
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -34,6 +34,7 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
             "languages",
             "schema_preset",
             "label_schema",
+            "strategy",
             "role",
             "created_at",
         ]

@@ -35,6 +35,11 @@ urlpatterns = [
         name="document_detail",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/preview/",
+        workspace.document_preview,
+        name="document_preview",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/spans/<int:span_id>/",
         span_actions.span_action,
         name="span_action",

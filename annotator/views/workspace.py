@@ -21,15 +21,16 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 
-from annotator.models import DECISION_CHOICES, Document, Span, SpanStatus
+from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, access_for, can_view_document
+from annotator.selectors.rendering import document_rendered
 from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_label
-from annotator.views.nav import project_nav
+from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import closed_window, first_strong_direction, segment_text
 from annotator.views.undo_stack import undo_label
-from annotator.views.workspace_html import SOURCE_LABELS, rows_html, text_html
+from annotator.views.workspace_html import SOURCE_LABELS, released_html, rows_html, text_html
 
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
 # Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
@@ -177,6 +178,7 @@ def workspace_context(
         "spans": spans,
         "labels": request.project.labels,
         "decisions": DECISION_CHOICES,
+        "strategies": STRATEGY_CHOICES,
     }
 
 
@@ -243,3 +245,32 @@ def render_patch(
         "has_text": bool(ranges),
     }
     return no_store(render(request, "annotator/_workspace_patch.html", context))
+
+
+@project_page(Can.VIEW_PROJECT)
+def document_preview(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """The document as a release would render it now, under the project's strategy or the
+    one asked for (`?strategy=`): what its decisions so far put in place of each original."""
+    document = open_document(request, pk)
+    strategies = [value for value, _ in STRATEGY_CHOICES]
+    strategy = request.GET.get("strategy") or request.project.strategy
+    if strategy not in strategies:
+        return HttpResponse(
+            f"Unknown strategy; the strategies are {', '.join(strategies)}.", status=400
+        )
+    rendered = document_rendered(document, strategy)
+    labels = request.project.labels
+    context = {
+        **project_nav(request),
+        "document": document,
+        "strategy": strategy,
+        "strategy_label": dict(STRATEGY_CHOICES)[strategy],
+        "strategies": STRATEGY_CHOICES,
+        "rendered": rendered,
+        "released_html": released_html(
+            rendered.text, rendered.spans, lambda label: label_colour(labels, label)
+        ),
+        "direction": text_direction(document.language),
+    }
+    template = "annotator/document_preview.html"
+    return no_store(render(request, f"{template}#preview" if request.htmx else template, context))

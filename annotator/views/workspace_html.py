@@ -11,7 +11,7 @@ data-span-id, data-version, data-order, data-action-url).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 from typing import Any
 
@@ -117,3 +117,21 @@ def rows_html(
             f'tabindex="-1"{rejected}>{"".join(cells)}</tr>'
         )
     return mark_safe("\n".join(rows))
+
+
+def released_html(text: str, spans: Sequence[Any], colour: Callable[[str], str]) -> SafeString:
+    """A rendered document (annotator.selectors.rendering): its text, with what stands for
+    each original marked by its label's colour and its label after it, as on the page."""
+    parts: list[str] = []
+    position = 0
+    for span in spans:
+        parts.append(_text(text[position : span.start]))
+        label = escape(span.label)
+        decision = escape(DECISION_LABELS.get(span.decision or "", span.decision or ""))
+        parts.append(
+            f'<mark class="hl {colour(span.label)}" data-label="{label}" '
+            f'title="{label}: {decision}">{_text(text[span.start : span.end])}</mark>'
+        )
+        position = span.end
+    parts.append(_text(text[position:]))
+    return mark_safe("".join(parts))

@@ -180,6 +180,9 @@
     const text = holder.querySelector('[data-patch="text"]');
     if (text) patchText(text);
     holder.replaceChildren();
+    // An open preview shows the document as released: after a change, as it is now.
+    const preview = document.getElementById("release-preview");
+    if (preview && preview.open) htmx.trigger(preview.querySelector("form"), "change");
   }
 
   function focusRow(row) {
@@ -267,6 +270,9 @@
       } else {
         act({ action: "label", label });
       }
+    } else if (key === "p") {
+      const preview = document.getElementById("release-preview");
+      if (preview) preview.open = !preview.open;
     } else if (key === "u") {
       if (box.dataset.undoUrl) post(box.dataset.undoUrl, {});
     } else if (key === "n") {

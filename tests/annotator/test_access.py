@@ -37,6 +37,7 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "project_detail": ("get", MEMBERS_ONLY),
     "document_list": ("get", MEMBERS_ONLY),
     "document_detail": ("get", ENGLISH_READERS),
+    "document_preview": ("get", ENGLISH_READERS),
     # The page's actions: whoever may open the English document acts and is sent back to it.
     "span_action": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "span_suggestions": ("get", ENGLISH_READERS),
@@ -124,6 +125,7 @@ def targets(team: Team) -> dict[str, str]:
         "project_detail": reverse("project_detail", kwargs=slug),
         "document_list": reverse("document_list", kwargs=slug),
         "document_detail": reverse("document_detail", kwargs={**slug, "pk": document.pk}),
+        "document_preview": reverse("document_preview", kwargs={**slug, "pk": document.pk}),
         "span_action": reverse("span_action", kwargs=on_span),
         "span_suggestions": reverse("span_suggestions", kwargs=on_span),
         "span_editor": reverse("span_editor", kwargs=on_span),

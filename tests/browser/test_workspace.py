@@ -236,3 +236,10 @@ def test_s_then_a_number_picks_a_suggested_pseudonym(
     moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
     assert moshe.status == SpanStatus.ACCEPTED
     assert surface_choice(team.project, "Moshe Chaya").replacement == second  # type: ignore[union-attr]
+
+    # `p` shows the document as released: the pseudonym in place of the name.
+    with page.expect_response(lambda response: "/preview/" in response.url):
+        page.keyboard.press("p")
+    page.wait_for_selector("#preview-body .doc-released")
+    released = page.inner_text("#preview-body .doc-released")
+    assert second in released and "Moshe Chaya" not in released

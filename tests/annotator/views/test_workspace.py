@@ -3,6 +3,7 @@ htmx request gets the workspace fragment back, and a stale form changes nothing.
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -383,3 +384,45 @@ def test_the_page_is_never_stored_by_the_browser(team: Team, document: Document)
     assert "no-store" in response["Cache-Control"]
     page = response.content.decode()
     assert 'id="workspace-patch"' in page and "Undo" not in page.split('id="keys-legend"')[0]
+
+
+def preview(team: Team, document: Document, strategy: str = "") -> str:
+    url = reverse("document_preview", args=[team.project.slug, document.pk])
+    response = annotator_of(team).get(
+        url, {"strategy": strategy} if strategy else {}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    return response.content.decode()
+
+
+def released_text(fragment: str) -> str:
+    body = fragment.split('class="doc-text doc-released"')[1].split(">", 1)[1]
+    return html.unescape(re.sub(r"<[^>]+>", "", body.rsplit("</div>", 2)[0]))
+
+
+def test_the_preview_renders_the_decisions_under_each_strategy(
+    team: Team, document: Document
+) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    fragment = preview(team, document)  # the project's strategy: realistic
+    assert released_text(fragment) == "Met Raj Avrom 👋 at Rue Alphonse Metayer."
+    assert "1 proposal not decided yet stays as written" in fragment
+    act(team, span_of(document, "Rue Alphonse"), action="decide", decision="delete")
+    assert released_text(preview(team, document, "S3")) == "Met PER_1 👋 at ."
+    assert released_text(preview(team, document, "S2")) == "Met PER 👋 at ."
+    assert released_text(preview(team, document, "S0")) == "Met  👋 at ."
+    assert "<html" not in preview(team, document, "S1")
+
+
+def test_the_preview_says_why_a_document_cannot_be_released(team: Team, document: Document) -> None:
+    start = TEXT.index("Chaya")  # a second machine proposal across "Moshe Chaya", accepted too
+    Span.objects.create(document=document, start=start, end=TEXT.index("👋") + 1,
+                        label="PER", source=SpanSource.REGEX)  # fmt: skip
+    for span in Span.objects.filter(document=document, label="PER"):
+        act(team, span, action="accept")
+    fragment = preview(team, document)
+    assert "cannot be released as it is" in fragment and "overlap" in fragment
+    assert "Moshe" not in fragment.split("cannot be released")[1]
+    url = reverse("document_preview", args=[team.project.slug, document.pk])
+    assert annotator_of(team).get(url, {"strategy": "S9"}).status_code == 400

@@ -1,0 +1,70 @@
+"""A document as it will be released: its accepted spans rendered by the engine's strategies
+(pseudonymizer.strategies.render) from the project's decisions and correspondence table.
+
+The workspace previews one document with it; a release renders every document the same way,
+passing one `numbering` to all so that S3 numbers an entity once across the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+
+from annotator.models import Document, Span, SpanStatus
+from annotator.services.spans import span_choices
+from pseudonymizer.pseudonyms.invalidation import invalidate
+from pseudonymizer.spans import Span as EngineSpan
+from pseudonymizer.strategies import Strategy, default_entity, render
+
+
+@dataclass(frozen=True)
+class RenderedDocument:
+    text: str
+    # The spans of what stands in the text for the originals, in its own code points.
+    spans: list[EngineSpan] = field(default_factory=list)
+    # Proposals no one has decided: they stay as they are in this rendering.
+    undecided: int = 0
+    # Why the document cannot be rendered yet ("" when it can): two accepted spans overlap.
+    problem: str = ""
+
+
+def document_rendered(
+    document: Document,
+    strategy: Strategy | str,
+    *,
+    numbering: MutableMapping[object, int] | None = None,
+) -> RenderedDocument:
+    """`document` under `strategy`, from its accepted spans and their decisions."""
+    spans = list(Span.objects.for_document(document).exclude(status=SpanStatus.REJECTED))
+    accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
+    undecided = len(spans) - len(accepted)
+    choices = span_choices(document, accepted)
+    by_place = {(span.start, span.end): span for span in accepted}
+    secret = document.project.secret
+
+    def replacement(span: EngineSpan, surface: str) -> str:
+        choice = choices.get(by_place[(span.start, span.end)].pk)
+        # An accepted span always has a choice; were one missing, its label stands in.
+        return choice.replacement if choice and choice.replacement else f"[{span.label}]"
+
+    def entity_of(span: EngineSpan, surface: str) -> object:
+        entity = by_place[(span.start, span.end)].entity_id
+        return ("entity", entity) if entity is not None else default_entity(span, surface)
+
+    engine_spans = [
+        EngineSpan(span.start, span.end, span.label, span.score, span.source, span.decision)
+        for span in accepted
+    ]
+    try:
+        rendered = render(
+            document.text,
+            engine_spans,
+            strategy,
+            replacement=replacement,
+            entity_of=entity_of,
+            invalidate=lambda surface: invalidate(surface, secret),
+            numbering=numbering,
+        )
+    except ValueError as problem:
+        return RenderedDocument(document.text, [], undecided, str(problem))
+    return RenderedDocument(rendered.text, rendered.spans, undecided)
