@@ -318,7 +318,10 @@ def _update_locked(
         fields |= {"status", "decided_by", "decided_at"}
 
     final = span.status
-    if moved and final != SpanStatus.REJECTED:
+    accepting = "status" in fields and final == SpanStatus.ACCEPTED
+    if (moved or accepting) and final != SpanStatus.REJECTED:
+        # An accepted span is a person's: it may not overlap another person's, and the
+        # proposals it overlaps (alternatives to it) are rejected.
         _make_room(document, span.start, span.end, user, keep=span.pk)
     if final == SpanStatus.REJECTED:
         span.entity_id = None
@@ -381,7 +384,8 @@ def spans_decide_all(
 ) -> BulkOutcome:
     """Accept or reject every proposal of `document` (of `label`, of `source`), each as one
     person's decision through `span_update`. A proposal whose surface already has another
-    choice in the correspondence table stays a proposal, counted in `conflicts`."""
+    choice in the correspondence table, or that overlaps a span a person decided, stays a
+    proposal, counted in `conflicts`."""
     if status not in (SpanStatus.ACCEPTED, SpanStatus.REJECTED):
         raise DomainError("proposals can be accepted or rejected together, nothing else")
     document = _locked_document(document)
@@ -403,7 +407,8 @@ def spans_decide_all(
                     version=version,
                     change=SpanChange(status=status),
                 )
-        except SurfaceConflict:
+        except (SurfaceConflict, DomainError):
+            # Decided otherwise in the project, or across a span a person decided.
             conflicts += 1
         else:
             changed += 1

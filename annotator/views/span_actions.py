@@ -201,8 +201,8 @@ def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     notice = f"{outcome.changed} proposal{'s' if outcome.changed != 1 else ''} {verb}."
     if outcome.conflicts:
         notice += (
-            f" {outcome.conflicts} left: their surface is decided otherwise in the project;"
-            " decide them one by one."
+            f" {outcome.conflicts} left: their surface is decided otherwise in the project,"
+            " or they overlap a decided span; decide them one by one."
         )
     changed = [item["id"] for item in entry]
     return _answer(request, document, notice, bool(outcome.conflicts), changed=changed)

@@ -416,13 +416,30 @@ def test_the_preview_renders_the_decisions_under_each_strategy(
 
 
 def test_the_preview_says_why_a_document_cannot_be_released(team: Team, document: Document) -> None:
-    start = TEXT.index("Chaya")  # a second machine proposal across "Moshe Chaya", accepted too
-    Span.objects.create(document=document, start=start, end=TEXT.index("👋") + 1,
-                        label="PER", source=SpanSource.REGEX)  # fmt: skip
-    for span in Span.objects.filter(document=document, label="PER"):
-        act(team, span, action="accept")
+    # Two accepted spans across each other, as data imported from another tool may hold.
+    start = TEXT.index("Chaya")
+    Span.objects.create(document=document, start=start, end=TEXT.index("👋") + 1, label="PER",
+                        source=SpanSource.IMPORT, status=SpanStatus.ACCEPTED)  # fmt: skip
+    Span.objects.filter(pk=span_of(document, "Moshe Chaya").pk).update(status=SpanStatus.ACCEPTED)
     fragment = preview(team, document)
     assert "cannot be released as it is" in fragment and "overlap" in fragment
     assert "Moshe" not in fragment.split("cannot be released")[1]
     url = reverse("document_preview", args=[team.project.slug, document.pk])
     assert annotator_of(team).get(url, {"strategy": "S9"}).status_code == 400
+
+
+def test_accepting_a_proposal_rejects_the_proposals_across_it(
+    team: Team, document: Document
+) -> None:
+    start = TEXT.index("Chaya")  # a machine alternative across "Moshe Chaya"
+    other = Span.objects.create(document=document, start=start, end=TEXT.index("👋") + 1,
+                                label="PER", source=SpanSource.REGEX)  # fmt: skip
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="accept")
+    assert Span.objects.get(pk=other.pk).status == SpanStatus.REJECTED
+    assert f'<tr id="span-{other.pk}"' in fragment  # its row is patched too
+    other.refresh_from_db()
+    refused = act(team, other, action="accept")  # now across a person's span: refused
+    assert "which a person decided" in refused
+    assert Span.objects.get(pk=other.pk).status == SpanStatus.REJECTED
+    undo(team, document)
+    assert Span.objects.get(pk=other.pk).status == SpanStatus.PROPOSED
