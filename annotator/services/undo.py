@@ -15,7 +15,6 @@ the pseudonym chosen (a replacement, never an original) and ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -23,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from annotator.models import Comment, Document, ReviewItem, ReviewStatus, Span, SpanStatus
+from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     _decide,
@@ -38,11 +37,8 @@ FIELDS = ("start", "end", "label", "status", "decision", "keep_reason", "entity_
           "decided_by_id")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """The spans of a document in [start, end) (and `extra` ids) as they were."""
-
-    states: dict[int, dict[str, Any]] = field(default_factory=dict)
+# The spans of a document in [start, end) (and `extra` ids) as they were, by id.
+Snapshot = dict[int, dict[str, Any]]
 
 
 def _state(span: Span, replacement: str | None) -> dict[str, Any]:
@@ -67,12 +63,10 @@ def take_snapshot(
     spans = list(_overlapping(document, start, end, extra))
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     choices = span_choices(document, accepted) if accepted else {}
-    return Snapshot(
-        {
-            span.pk: _state(span, choices[span.pk].replacement if span.pk in choices else None)
-            for span in spans
-        }
-    )
+    return {
+        span.pk: _state(span, choices[span.pk].replacement if span.pk in choices else None)
+        for span in spans
+    }
 
 
 def undo_entry(
@@ -83,7 +77,7 @@ def undo_entry(
     after = _overlapping(document, start, end, extra).values_list("pk", "version")
     entry = []
     for span_id, version in after:
-        old = before.states.get(span_id)
+        old = before.get(span_id)
         if old is None or old["version"] != version:
             entry.append({"id": span_id, "version": version, "before": old})
     # Spans the action removed are not undone (no action removes a span but undo itself).
@@ -125,11 +119,13 @@ def undo_apply(
             _decide(span, document, user, before["replacement"])
         span.save()
     if comment_id is not None:
-        comment = Comment.objects.filter(pk=comment_id, author=user).select_related("review_item")
-        for found in comment:
-            review = found.review_item
-            found.delete()
+        comment = (
+            Comment.objects.filter(pk=comment_id, author=user).select_related("review_item").first()
+        )
+        if comment is not None:
+            review = comment.review_item
+            comment.delete()
             if review.status == ReviewStatus.OPEN and not review.comments.exists():
-                ReviewItem.objects.filter(pk=review.pk).delete()
+                review.delete()
     _touch_document(document)
     return ids

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
-from annotator.permissions import Can, access_for, can_view_document
+from annotator.permissions import Can, can_view_document
 from annotator.selectors.rendering import document_rendered
 from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
@@ -109,7 +109,7 @@ def _rows(request: ProjectRequest, document: Document, spans: list[Span]) -> str
     return rows_html(
         spans,
         language=document.language,
-        can_annotate=access_for(request.user, request.project).can(Can.ANNOTATE),
+        can_annotate=request.access.can(Can.ANNOTATE),
         csrf_token=get_token(request),
     )
 
@@ -154,7 +154,7 @@ def status_context(
         "characters": len(document.text),
         "language_label": language_label(document.language),
         "legend": legend,
-        "can_annotate": access_for(request.user, request.project).can(Can.ANNOTATE),
+        "can_annotate": request.access.can(Can.ANNOTATE),
         "open_proposals": proposals,
         "proposal_labels": sorted(proposal_labels),
         "proposal_sources": sorted((s, SOURCE_LABELS.get(s, s)) for s in proposal_sources),
@@ -227,7 +227,6 @@ def render_patch(
     low = high = 0
     if ranges:
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        spans: list[Span] = []
         while True:
             spans = list(Span.objects.for_document(document).filter(start__lt=high, end__gt=low))
             wider = closed_window(low, high, spans)
