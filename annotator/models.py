@@ -146,6 +146,11 @@ class Document(models.Model):
     import_job = models.ForeignKey(
         "ImportJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="documents"
     )
+    # A blind second annotation for agreement: a copy of `replica_of` given to a second
+    # annotator. It never reaches the correspondence table, the queues of others or a release.
+    replica_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="replicas"
+    )
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -212,6 +217,11 @@ class Span(models.Model):
     run = models.ForeignKey(
         "PreannotationRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="spans"
     )
+    # What a machine proposed, before a person moved or relabelled it: pre-annotation is
+    # measured against the final decisions from these (null for a person's own span).
+    proposed_start = models.PositiveIntegerField(null=True, blank=True)
+    proposed_end = models.PositiveIntegerField(null=True, blank=True)
+    proposed_label = models.CharField(max_length=64, blank=True)
     # Optimistic concurrency: a write names the version it read and fails if it moved.
     version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(
@@ -385,6 +395,8 @@ class ReviewKind(models.TextChoices):
     FLAG = "flag", "Flagged by an annotator"
     SURFACE_CONFLICT = "surface_conflict", "One surface, two decisions"
     ENTITY_CONFLICT = "entity_conflict", "One entity, two pseudonyms"
+    KEEP_CONFLICT = "keep_conflict", "Kept in one language, replaced in another"
+    ORIGINAL_REPLACEMENT = "original_replacement", "A pseudonym that is an original elsewhere"
 
 
 class ReviewStatus(models.TextChoices):
@@ -407,6 +419,11 @@ class ReviewItem(models.Model):
     entity_id = models.BigIntegerField(null=True, blank=True)
     # What the item is about, without originals: the decisions or replacements in conflict.
     detail = models.JSONField(default=dict, blank=True)
+    # A conflict the system found, named so that finding it again does not raise it twice
+    # (a hash of its kind and what it is about; blank for a flag).
+    fingerprint = models.CharField(max_length=64, blank=True)
+    # What the lead decided, without originals: the decision and pseudonym applied.
+    resolution = models.JSONField(default=dict, blank=True)
     raised_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -423,7 +440,12 @@ class ReviewItem(models.Model):
             models.CheckConstraint(
                 condition=Q(status=ReviewStatus.OPEN) | Q(resolved_at__isnull=False),
                 name="review_resolved_has_time",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["project", "fingerprint"],
+                condition=Q(status="open") & ~Q(fingerprint=""),
+                name="review_one_open_per_conflict",
+            ),
         ]
         indexes = [models.Index(fields=["project", "status", "kind"], name="review_queue_idx")]
 
@@ -504,6 +526,12 @@ class AuditAction(models.TextChoices):
     MEMBER_CHANGE = "member_change", "Changed a membership"
     PROJECT_CHANGE = "project_change", "Changed a project"
     ASSIGN = "assign", "Assigned documents"
+    KEY_SEARCH = "key_search", "Searched the correspondence table"
+    KEY_EDIT = "key_edit", "Edited the correspondence table"
+    KEY_IMPORT = "key_import", "Imported keys"
+    REVIEW_RESOLVE = "review_resolve", "Resolved a review item"
+    DOUBLE_ASSIGN = "double_assign", "Assigned documents for double annotation"
+    AUDIT_READ = "audit_read", "Read the audit log"
 
 
 class AuditEvent(models.Model):

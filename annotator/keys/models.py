@@ -96,3 +96,24 @@ class Alias(models.Model):
     def set_replacement(self, replacement: str) -> None:
         self.replacement = replacement
         self.replacement_key = crypto.normalise_surface(replacement)
+
+
+class AliasWord(models.Model):
+    """A blind index of an alias's words: the keyed digest of each word of its original, so
+    that a lead's search for "Chaya" finds "Moshe Chaya" without the database ever holding
+    or comparing a plaintext word."""
+
+    alias = models.ForeignKey(Alias, on_delete=models.CASCADE, related_name="words")
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    digest = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "digest"], name="aliasword_project_digest_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["alias", "digest"], name="aliasword_unique_word")
+        ]
+
+    def __str__(self) -> str:
+        return f"word of alias #{self.alias_id}"
