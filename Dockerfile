@@ -53,4 +53,7 @@ USER cloak
 EXPOSE 8000
 
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
-CMD ["gunicorn", "annotator.wsgi:application", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]
+# The access log leaves out the query string and the referrer: a lead's key search (?q=) names
+# a person (docker-compose's web service says the same).
+CMD ["gunicorn", "annotator.wsgi:application", "--bind", "0.0.0.0:8000", "--access-logfile", "-", \
+     "--access-logformat", "%(h)s %(l)s %(u)s %(t)s \"%(m)s %(U)s %(H)s\" %(s)s %(b)s \"%(a)s\""]

@@ -1,19 +1,22 @@
-"""Django's admin for every model of `annotator` and `annotator.keys`.
+"""Django's admin for every model of `annotator`, and none of `annotator.keys`.
 
-The admin is a tool for the people who run Cloak, not a way around the services: what the
-services audit (memberships, reads of the correspondence table) is audited here too, the
-audit log and releases cannot be edited, and an alias never shows its original.
+The admin is a tool for the people who run Cloak, not a way around the services: memberships
+are written by `membership_set`, with its checks and its audit; the audit log and releases
+cannot be edited. The correspondence table is not here at all: the admin runs on the web
+pages' database connection, whose role must not read the key tables (`provision_keys_db`);
+leads and admins work on the table through the key pages, which audit every look.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 
-from annotator.keys.models import Alias, Entity
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -28,11 +31,9 @@ from annotator.models import (
     RunBatch,
     Span,
 )
-from annotator.services.audit import audit_record
-
-
-def _client_ip(request: HttpRequest) -> str | None:
-    return request.META.get("REMOTE_ADDR") or None
+from annotator.services.audit import audit_record, client_ip
+from annotator.services.errors import DomainError
+from annotator.services.projects import membership_set
 
 
 class ReadOnlyAdminMixin:
@@ -51,8 +52,81 @@ class ReadOnlyAdminMixin:
 # --- Projects and people ---------------------------------------------------------------------
 
 
+class _TrialOver(Exception):
+    """Ends a trial write of `membership_set`, rolling it back."""
+
+
+class MembershipForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A membership as the admin edits it, checked by the service that will write it.
+
+    `membership_set` holds the rules (a known role, the project's languages, an annotator
+    with one); the form asks it in a savepoint that is always rolled back, so that a refusal
+    is shown on the form instead of failing the save, and no rule is copied here.
+    """
+
+    class Meta:
+        model = Membership
+        fields = ("user", "project", "role", "languages")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if self.instance.pk and {"user", "project"} & set(self.changed_data):
+            raise forms.ValidationError(
+                "a membership's user and project stay: remove it and add another"
+            )
+        # On a saved membership, user and project are read-only: the row's own.
+        instance = self.instance
+        user = cleaned.get("user") or (instance.user if instance.user_id else None)
+        project = cleaned.get("project") or (instance.project if instance.project_id else None)
+        if user is None or project is None or self.errors:
+            return cleaned
+        try:
+            with transaction.atomic():
+                membership_set(
+                    project=project,
+                    username=user.get_username(),
+                    role=cleaned.get("role", ""),
+                    languages=list(cleaned.get("languages") or []),
+                )
+                raise _TrialOver
+        except _TrialOver:
+            pass
+        except DomainError as error:
+            raise forms.ValidationError(str(error)) from None
+        return cleaned
+
+
+def _membership_write(request: HttpRequest, obj: Membership) -> None:
+    """Write `obj`'s role and languages through the service (which audits), and give `obj`
+    the row's id, as the admin expects of a saved object."""
+    membership = membership_set(
+        project=obj.project,
+        username=obj.user.get_username(),
+        role=obj.role,
+        languages=list(obj.languages or []),
+        actor=request.user,
+        via="admin",
+        ip_address=client_ip(request),
+    )
+    obj.pk = membership.pk
+    obj.created_at = membership.created_at
+
+
+def _membership_remove(request: HttpRequest, obj: Membership) -> None:
+    audit_record(
+        action=AuditAction.MEMBER_CHANGE,
+        actor=request.user,
+        project=obj.project,
+        target=f"user:{obj.user_id}",
+        detail={"event": "removed", "via": "admin"},
+        ip_address=client_ip(request),
+    )
+    obj.delete()
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
+    form = MembershipForm
     extra = 0
     raw_id_fields = ("user",)
     fields = ("user", "role", "languages", "created_at")
@@ -71,41 +145,41 @@ class ProjectAdmin(admin.ModelAdmin):
     inlines = (MembershipInline,)
     list_select_related = ("created_by",)
 
+    def get_inlines(self, request: HttpRequest, obj: Project | None) -> list[Any]:
+        # Members join a saved project: the service checks them against its languages.
+        return list(self.inlines) if obj is not None else []
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is not Membership:
+            super().save_formset(request, form, formset, change)
+            return
+        for obj in formset.save(commit=False):
+            _membership_write(request, obj)
+        for obj in formset.deleted_objects:
+            _membership_remove(request, obj)
+
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipForm
     list_display = ("user", "project", "role", "languages", "created_at")
     list_filter = ("role", "project")
     search_fields = ("user__username", "project__slug")
     raw_id_fields = ("user",)
     list_select_related = ("user", "project")
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return ("user", "project", "created_at") if obj is not None else ("created_at",)
+
     def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        audit_record(
-            action=AuditAction.MEMBER_CHANGE,
-            actor=request.user,
-            project=obj.project,
-            target=f"user:{obj.user_id}",
-            detail={
-                "event": "changed" if change else "added",
-                "role": obj.role,
-                "languages": obj.languages,
-                "via": "admin",
-            },
-            ip_address=_client_ip(request),
-        )
+        _membership_write(request, obj)
 
     def delete_model(self, request: HttpRequest, obj: Membership) -> None:
-        audit_record(
-            action=AuditAction.MEMBER_CHANGE,
-            actor=request.user,
-            project=obj.project,
-            target=f"user:{obj.user_id}",
-            detail={"event": "removed", "via": "admin"},
-            ip_address=_client_ip(request),
-        )
-        super().delete_model(request, obj)
+        _membership_remove(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
+        for obj in queryset.select_related("project"):
+            _membership_remove(request, obj)
 
 
 # --- Documents and spans ---------------------------------------------------------------------
@@ -246,84 +320,3 @@ class AuditEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("actor", "project")
     show_full_result_count = False
-
-
-# --- The correspondence table ----------------------------------------------------------------
-# It may live in another database (annotator.routers): no joins to projects or users here,
-# ids only. Every look at it by a person is audited, as the design requires.
-
-
-class KeysAuditMixin:
-    def _audit_read(self, request: HttpRequest, target: str) -> None:
-        audit_record(
-            action=AuditAction.KEY_READ,
-            actor=request.user,
-            target=target,
-            detail={"via": "admin"},
-            ip_address=_client_ip(request),
-        )
-
-    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        if request.method == "GET":
-            self._audit_read(request, f"admin:{self.model._meta.model_name}:list")  # type: ignore[attr-defined]
-        return super().changelist_view(request, extra_context)  # type: ignore[misc]
-
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
-    ) -> HttpResponse:
-        if request.method == "GET":
-            self._audit_read(request, f"{self.model._meta.model_name}:{object_id}")  # type: ignore[attr-defined]
-        return super().change_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
-
-
-class AliasInline(admin.TabularInline):
-    model = Alias
-    fk_name = "entity"
-    extra = 0
-    can_delete = False
-    fields = ("digest_prefix", "language", "script", "replacement", "parent")
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="digest")
-    def digest_prefix(self, obj: Alias) -> str:
-        return f"{obj.original_digest[:12]}…"
-
-
-@admin.register(Entity)
-class EntityAdmin(KeysAuditMixin, admin.ModelAdmin):
-    list_display = ("id", "project_id", "label", "decision", "keep_reason", "created_at")
-    list_filter = ("label", "decision")
-    search_fields = ("=id", "label")
-    raw_id_fields = ("project", "created_by")
-    readonly_fields = ("created_at", "updated_at")
-    inlines = (AliasInline,)
-
-
-@admin.register(Alias)
-class AliasAdmin(KeysAuditMixin, admin.ModelAdmin):
-    # The original is never shown: not in the list, not on the page, not in __str__.
-    list_display = ("id", "digest_prefix", "entity_id", "project_id", "language", "script",
-                    "replacement")  # fmt: skip
-    list_filter = ("language", "script")
-    search_fields = ("replacement", "=original_digest")
-    exclude = ("original_encrypted",)
-    raw_id_fields = ("entity", "project", "parent")
-    readonly_fields = ("entity", "project", "original_digest", "language", "parent", "created_at")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # An alias needs its original encrypted and digested: the services make them.
-        return False
-
-    @admin.display(description="digest", ordering="original_digest")
-    def digest_prefix(self, obj: Alias) -> str:
-        return f"{obj.original_digest[:12]}…"
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Alias]:
-        # Never load the ciphertext for a list: it is not shown, and need not travel.
-        return super().get_queryset(request).defer("original_encrypted")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 
@@ -39,6 +40,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 SQLITE_TIMEOUT_S = 20.0
+_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
 def sqlite_options(query: dict[str, str]) -> dict[str, object]:
@@ -65,7 +67,11 @@ def sqlite_options(query: dict[str, str]) -> dict[str, object]:
 
 
 def database_from_url(url: str) -> dict[str, object]:
-    """Turn `postgres://user:pass@host:port/name?opt=v` or `sqlite:///path` into DATABASES form."""
+    """Turn `postgres://user:pass@host:port/name?opt=v` or `sqlite:///path` into DATABASES form.
+
+    A Postgres URL's query becomes the connection's options (libpq's, such as `sslmode`),
+    except `schema`, which sets the connection's search_path to that one schema.
+    """
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
         path = unquote(parts.path)
@@ -77,7 +83,16 @@ def database_from_url(url: str) -> dict[str, object]:
             "OPTIONS": sqlite_options(dict(parse_qsl(parts.query))),
         }
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
-        options = dict(parse_qsl(parts.query))
+        options: dict[str, object] = dict(parse_qsl(parts.query))
+        schema = options.pop("schema", "")
+        if schema:
+            # `?schema=cloak_keys`: every connection works in that schema alone (its tables,
+            # its django_migrations), as libpq's `options=-c search_path=...` would say.
+            if not isinstance(schema, str) or not _SCHEMA.match(schema):
+                raise ValueError(f"schema must be a plain lower-case identifier, got {schema!r}")
+            if "options" in options:
+                raise ValueError("give the schema either as ?schema= or in ?options=, not both")
+            options["options"] = f"-c search_path={schema}"
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")) or "postgres",

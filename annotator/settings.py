@@ -17,6 +17,24 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY", "cloak-insecure-development-key-change
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
+# HTTPS. CLOAK_HTTPS=1 says people reach Cloak only over TLS (docker-compose.yml sets it): it
+# turns on the redirect, secure cookies and HSTS together, each overridable on its own.
+CLOAK_HTTPS = env_bool("CLOAK_HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("CLOAK_SSL_REDIRECT", CLOAK_HTTPS)
+# The health check is asked over plain HTTP from inside the container.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]
+SESSION_COOKIE_SECURE = env_bool("CLOAK_SESSION_COOKIE_SECURE", CLOAK_HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CLOAK_CSRF_COOKIE_SECURE", CLOAK_HTTPS)
+# HSTS binds browsers to HTTPS for this long, the host's subdomains too, and consents to
+# browsers' preload lists: set CLOAK_HSTS_INCLUDE_SUBDOMAINS=0 if a subdomain serves plain HTTP.
+SECURE_HSTS_SECONDS = env_int("CLOAK_HSTS_SECONDS", 31_536_000 if CLOAK_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("CLOAK_HSTS_INCLUDE_SUBDOMAINS", CLOAK_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("CLOAK_HSTS_PRELOAD", CLOAK_HTTPS)
+# Behind a proxy that terminates TLS, its X-Forwarded-Proto says whether the request was
+# HTTPS. Only set this when such a proxy is the one way in (it must overwrite the header).
+if env_bool("CLOAK_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -70,7 +88,9 @@ DATABASES = {
     "default": database_from_url(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cloak.sqlite3'}")),
 }
 # The correspondence table (app `keys`) can live in its own database or Postgres schema,
-# reachable only through a role that the annotators' pages do not use.
+# reachable only through a role that the annotators' pages do not use: a schema of its own
+# is `KEYS_DATABASE_URL=postgres://keys_role:pass@host/name?schema=cloak_keys`, set up by
+# `manage.py provision_keys_db` (annotator.checks warns while the table has no guard of its own).
 _keys_url = env_str("KEYS_DATABASE_URL", "")
 if _keys_url:
     DATABASES["keys"] = database_from_url(_keys_url)
@@ -190,7 +210,11 @@ SPECTACULAR_SETTINGS = {
         "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
         "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
     },
-    "ENUM_NAME_OVERRIDES": {"DocumentStatusEnum": "annotator.models.DocumentStatus.choices"},
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "annotator.models.DocumentStatus.choices",
+        "SpanStatusEnum": "annotator.models.SpanStatus.choices",
+        "ReviewStatusEnum": "annotator.models.ReviewStatus.choices",
+    },
 }
 
 # --- Cloak's own ---------------------------------------------------------------------------

@@ -5,17 +5,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SECRETS = {"DJANGO_SECRET_KEY": "test-secret-key", "CLOAK_KEYS_SECRET": "test-keys-secret"}
+SECRETS = {
+    "DJANGO_SECRET_KEY": "test-secret-key",
+    "CLOAK_KEYS_SECRET": "test-keys-secret",
+    "POSTGRES_PASSWORD": "test-admin-password",
+    "CLOAK_DB_PASSWORD": "test-app-password",
+    "CLOAK_KEYS_DB_PASSWORD": "test-keys-password",
+}
+CLOAK_SERVICES = ("web", "worker", "beat", "gpu-worker")
 
 
 def _compose(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -56,18 +65,14 @@ def test_it_validates_with_the_secrets_set() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_it_refuses_to_start_without_the_django_secret_key() -> None:
-    result = _compose("config", "-q", env=_env(CLOAK_KEYS_SECRET="test-keys-secret"))
+@pytest.mark.parametrize("missing", sorted(SECRETS))
+def test_it_refuses_to_start_without_each_secret(missing: str) -> None:
+    others = {name: value for name, value in SECRETS.items() if name != missing}
+
+    result = _compose("config", "-q", env=_env(**others))
 
     assert result.returncode != 0
-    assert "DJANGO_SECRET_KEY" in result.stderr
-
-
-def test_it_refuses_to_start_without_the_keys_secret() -> None:
-    result = _compose("config", "-q", env=_env(DJANGO_SECRET_KEY="test-secret-key"))
-
-    assert result.returncode != 0
-    assert "CLOAK_KEYS_SECRET" in result.stderr
+    assert missing in result.stderr
 
 
 def test_the_gpu_worker_consumes_the_ner_queue_on_an_nvidia_gpu() -> None:
@@ -91,20 +96,55 @@ def test_the_cpu_worker_consumes_the_default_queue() -> None:
     assert command[command.index("-Q") + 1] == "default"
 
 
-def test_only_the_web_service_runs_migrations() -> None:
+def test_one_one_shot_service_provisions_the_keys_and_migrates_before_the_others() -> None:
     services = _config()["services"]
 
-    migrating = {
-        name for name, s in services.items() if "RUN_MIGRATIONS" in s.get("environment", {})
-    }
-    assert migrating == {"web"}
-    assert services["web"]["environment"]["RUN_MIGRATIONS"] == "1"
+    migrate = services["migrate"]
+    assert migrate["command"] == ["python", "manage.py", "provision_keys_db"]
+    assert migrate["restart"] == "no"
+    assert migrate["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    # Nobody else migrates, or knows the administrator's password.
+    assert not [n for n, s in services.items() if "RUN_MIGRATIONS" in s.get("environment", {})]
+    holders = {n for n, s in services.items() if "DATABASE_ADMIN_URL" in s.get("environment", {})}
+    assert holders == {"migrate"}
+    admin_url = migrate["environment"]["DATABASE_ADMIN_URL"]
+    assert admin_url.startswith(f"postgres://postgres:{SECRETS['POSTGRES_PASSWORD']}@postgres:")
+    for name in CLOAK_SERVICES:
+        condition = services[name]["depends_on"]["migrate"]["condition"]
+        assert condition == "service_completed_successfully", name
+
+
+def test_the_keys_get_a_role_and_schema_that_the_web_role_is_not() -> None:
+    services = _config()["services"]
+
+    assert services["postgres"]["environment"]["POSTGRES_USER"] == "postgres"
+    for name in (*CLOAK_SERVICES, "migrate"):
+        env = services[name]["environment"]
+        app = urlsplit(env["DATABASE_URL"])
+        keys = urlsplit(env["KEYS_DATABASE_URL"])
+        assert (app.username, app.password) == ("cloak_app", SECRETS["CLOAK_DB_PASSWORD"]), name
+        assert (keys.username, keys.password) == (
+            "cloak_keys",
+            SECRETS["CLOAK_KEYS_DB_PASSWORD"],
+        ), name
+        assert (keys.hostname, keys.path) == (app.hostname, app.path), name
+        assert parse_qs(keys.query) == {"schema": ["cloak_keys"]}, name
+
+
+def test_the_deployment_is_served_over_https_behind_a_proxy() -> None:
+    services = _config()["services"]
+
+    for name in CLOAK_SERVICES:
+        env = services[name]["environment"]
+        assert env["CLOAK_HTTPS"] == "1", name
+        assert env["CLOAK_BEHIND_PROXY"] == "1", name
+        assert env["DJANGO_DEBUG"] == "false", name
 
 
 def test_every_cloak_service_gets_the_shared_settings_and_waits_for_healthy_stores() -> None:
     services = _config()["services"]
 
-    for name in ("web", "worker", "gpu-worker"):
+    for name in CLOAK_SERVICES:
         env = services[name]["environment"]
         assert env["DJANGO_SECRET_KEY"] == SECRETS["DJANGO_SECRET_KEY"], name
         assert env["CLOAK_KEYS_SECRET"] == SECRETS["CLOAK_KEYS_SECRET"], name
@@ -129,3 +169,26 @@ def test_exactly_one_beat_runs_the_schedule_with_the_shared_settings() -> None:
     assert beat["command"][:4] == ["celery", "-A", "annotator", "beat"]
     assert beat["environment"]["CELERY_BROKER_URL"].startswith("redis://")
     assert beat["environment"]["CLOAK_VAR_DIR"] == "/var/lib/cloak"  # its schedule file
+
+
+def test_the_access_log_leaves_out_query_strings_and_referrers() -> None:
+    # A lead's search of the key table is a GET with the name in its query string.
+    command = _config()["services"]["web"]["command"]
+
+    (log_format,) = [arg for arg in command if arg.startswith("--access-logformat=")]
+    assert "%(U)s" in log_format
+    for field in ("%(r)s", "%(q)s", "%(f)s", "%({"):
+        assert field not in log_format
+
+
+def test_the_image_logs_access_as_docker_compose_does() -> None:
+    dockerfile = (REPO_ROOT / "Dockerfile").read_text(encoding="utf-8")
+    (cmd,) = dockerfile.split("\nCMD ")[1:]
+    arguments = json.loads(cmd.replace("\\\n", "").strip())
+    log_format = arguments[arguments.index("--access-logformat") + 1]
+    compose = [
+        arg
+        for arg in _config()["services"]["web"]["command"]
+        if arg.startswith("--access-logformat=")
+    ]
+    assert compose == [f"--access-logformat={log_format}"]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project, Span
@@ -55,6 +56,9 @@ class MembershipSerializer(serializers.ModelSerializer[Membership]):
         read_only_fields = fields
 
 
+# The document's read-only spans; the span API's own serializer (with its choice and
+# pseudonym) is the schema's "Span".
+@extend_schema_serializer(component_name="DocumentSpan")
 class SpanSerializer(serializers.ModelSerializer[Span]):
     class Meta:
         model = Span

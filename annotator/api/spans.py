@@ -23,12 +23,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.views import ProjectScoped
-from annotator.keys.services import Choice, SurfaceConflict, suggestions_for, surface_choice
+from annotator.keys.services import Choice, SurfaceConflict
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     SpanChange,
+    pseudonym_chosen,
+    pseudonym_suggestions,
     span_choices,
     span_create,
     span_delete,
@@ -47,10 +49,10 @@ class SpanSerializer(serializers.ModelSerializer[Span]):
     replacement = serializers.SerializerMethodField()
     flagged = serializers.SerializerMethodField()
     decided_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     updated_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
 
     class Meta:
@@ -303,8 +305,8 @@ class SpanSuggestions(DocumentScoped, generics.GenericAPIView[Span]):
         document = self.get_document()
         span = get_object_or_404(Span, document=document, pk=span_id)
         surface = document.text[span.start : span.end]
-        suggestions = suggestions_for(document.project, surface, span.label, document.language)
-        chosen = surface_choice(document.project, surface)
+        suggestions = pseudonym_suggestions(document, surface, span.label)
+        chosen = pseudonym_chosen(document, surface)
         return Response(
             {
                 "chosen": chosen.replacement if chosen is not None else None,

@@ -86,8 +86,13 @@ def membership_set(
     password: str | None = None,
     email: str = "",
     actor: Any = None,
+    via: str = "",
+    ip_address: str | None = None,
 ) -> Membership:
-    """Add a user to a project or change their role; creates the user when a password is given."""
+    """Add a user to a project or change their role; creates the user when a password is given.
+
+    `via` and `ip_address` say for the audit log where the change came from (the admin, a
+    command) and from which address."""
     if role not in Role.values:
         raise DomainError(f"unknown role {role!r}; roles are {', '.join(Role.values)}")
     languages = list(languages or [])
@@ -119,6 +124,12 @@ def membership_set(
         actor=actor,
         project=project,
         target=f"user:{user.pk}",
-        detail={"event": "added" if created else "changed", "role": role, "languages": languages},
+        detail={
+            "event": "added" if created else "changed",
+            "role": role,
+            "languages": languages,
+            **({"via": via} if via else {}),
+        },
+        ip_address=ip_address,
     )
     return membership

@@ -1,4 +1,5 @@
-"""Django's admin: every model is there, the keys never show an original, the log is read-only."""
+"""Django's admin: every model of `annotator` is there and none of the correspondence table,
+memberships are written by the service (its checks, its audit), the log is read-only."""
 
 from __future__ import annotations
 
@@ -6,12 +7,23 @@ from typing import Any
 
 import pytest
 from django.contrib import admin
-from django.urls import reverse
+from django.db import connections
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import NoReverseMatch, reverse
 
 from annotator.keys.models import Alias, Entity
-from annotator.models import AuditAction, AuditEvent, ImportJob, ReviewItem
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    ImportJob,
+    Membership,
+    ReviewItem,
+    Role,
+)
+from annotator.routers import keys_alias
 from tests.conftest import Team, client_for
-from tests.factories import SpanFactory, UserFactory
+from tests.factories import DocumentFactory, SpanFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -32,51 +44,184 @@ def alias(team: Team) -> Alias:
     return alias
 
 
-def test_every_model_is_registered() -> None:
+def _form_data(client: Client, url: str) -> dict[str, Any]:
+    """The POST an admin change page would send unchanged: its form and inline formsets."""
+    response = client.get(url)
+    assert response.status_code == 200
+    forms = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        forms += [inline.formset.management_form, *inline.formset.forms]
+    data: dict[str, Any] = {}
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            if value is not None and value is not False:
+                data[form.add_prefix(name)] = value
+                if form.fields[name].show_hidden_initial:  # as the page's hidden input
+                    data[form.add_initial_prefix(name)] = value
+    return data
+
+
+def test_every_annotator_model_is_registered_and_no_key_model_is() -> None:
     from django.apps import apps
 
-    for app_label in ("annotator", "keys"):
-        for model in apps.get_app_config(app_label).get_models():
-            assert admin.site.is_registered(model), model
+    for model in apps.get_app_config("annotator").get_models():
+        assert admin.site.is_registered(model), model
+    for model in apps.get_app_config("keys").get_models():
+        assert not admin.site.is_registered(model), model
 
 
-def test_every_changelist_and_change_page_opens(team: Team, superuser: Any, alias: Alias) -> None:
+def test_every_page_opens_and_none_reads_the_key_tables(
+    team: Team, superuser: Any, alias: Alias
+) -> None:
     span = SpanFactory(document__project=team.project)
     ImportJob.objects.create(project=team.project, filename="a.jsonl")
     ReviewItem.objects.create(project=team.project, kind="flag", document=span.document)
     client = client_for(superuser)
+    pages = [reverse("admin:index")]
     for model, model_admin in admin.site._registry.items():
         meta = model._meta
-        response = client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
-        assert response.status_code == 200, meta.label
-        row = model_admin.get_queryset(response.wsgi_request).first()
+        changelist = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+        pages.append(changelist)
+        row = model_admin.get_queryset(client.get(changelist).wsgi_request).first()
         if row is not None:
-            url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[row.pk])
-            assert client.get(url).status_code == 200, meta.label
+            pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[row.pk]))
+
+    captures = [CaptureQueriesContext(connections[alias]) for alias in {"default", keys_alias()}]
+    for capture in captures:
+        capture.__enter__()
+    try:
+        for page in pages:
+            assert client.get(page).status_code == 200, page
+    finally:
+        for capture in reversed(captures):
+            capture.__exit__(None, None, None)
+    statements = [query["sql"] for capture in captures for query in capture.captured_queries]
+    assert statements  # the pages did query
+    assert not [sql for sql in statements if "keys_" in sql]
 
 
-def test_an_alias_never_shows_its_original(team: Team, superuser: Any, alias: Alias) -> None:
+def test_the_correspondence_table_has_no_admin_page(superuser: Any) -> None:
     client = client_for(superuser)
-    listing = client.get(reverse("admin:keys_alias_changelist")).content.decode()
-    change = client.get(reverse("admin:keys_alias_change", args=[alias.pk])).content.decode()
-    entity = client.get(
-        reverse("admin:keys_entity_change", args=[alias.entity_id])
-    ).content.decode()
-    for page in (listing, change, entity):
-        assert ORIGINAL not in page
-        assert "original_encrypted" not in page
-    assert alias.original_digest[:12] in listing
-    assert "Raj Avrom" in listing
-    assert ORIGINAL not in str(alias)
+
+    for model in ("alias", "entity", "aliasword"):
+        with pytest.raises(NoReverseMatch):
+            reverse(f"admin:keys_{model}_changelist")
+        assert client.get(f"/admin/keys/{model}/").status_code == 404
+    index = client.get(reverse("admin:index")).content.decode()
+    assert "Aliases" not in index
+    assert "Entities" not in index
 
 
-def test_looking_at_the_keys_in_the_admin_is_audited(
-    team: Team, superuser: Any, alias: Alias
-) -> None:
-    client_for(superuser).get(reverse("admin:keys_alias_changelist"))
-    event = AuditEvent.objects.filter(action=AuditAction.KEY_READ).get()
+def test_adding_a_member_goes_through_the_service_and_its_audit(team: Team, superuser: Any) -> None:
+    newcomer = UserFactory(username="newcomer")
+    waiting = DocumentFactory(project=team.project, language="ar", assignee=None)
+
+    response = client_for(superuser).post(
+        reverse("admin:annotator_membership_add"),
+        {
+            "user": newcomer.pk,
+            "project": team.project.pk,
+            "role": "annotator",
+            "languages": '["ar"]',
+        },
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    membership = Membership.objects.get(user=newcomer, project=team.project)
+    assert (membership.role, membership.languages) == ("annotator", ["ar"])
+    event = AuditEvent.objects.get(action=AuditAction.MEMBER_CHANGE, target=f"user:{newcomer.pk}")
     assert event.actor == superuser
-    assert event.target == "admin:alias:list"
+    assert event.detail["event"] == "added"
+    assert event.detail["via"] == "admin"
+    assert event.ip_address == "127.0.0.1"  # the test client's REMOTE_ADDR
+    # The service's own work: the new annotator gets their language's waiting documents.
+    waiting.refresh_from_db()
+    assert waiting.assignee == newcomer
+
+
+@pytest.mark.parametrize(
+    ("role", "languages", "message"),
+    [
+        ("annotator", "[]", "an annotator needs at least one language"),
+        ("annotator", '["de"]', "not in project radical"),
+    ],
+)
+def test_a_member_the_service_refuses_is_an_error_on_the_form(
+    team: Team, superuser: Any, role: str, languages: str, message: str
+) -> None:
+    newcomer = UserFactory(username="newcomer")
+    events = AuditEvent.objects.count()
+
+    response = client_for(superuser).post(
+        reverse("admin:annotator_membership_add"),
+        {"user": newcomer.pk, "project": team.project.pk, "role": role, "languages": languages},
+    )
+
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Membership.objects.filter(user=newcomer).exists()
+    assert AuditEvent.objects.count() == events
+
+
+def test_changing_a_role_is_audited_and_cannot_move_the_membership(
+    team: Team, superuser: Any
+) -> None:
+    membership = Membership.objects.get(user=team.annotator_fr, project=team.project)
+    client = client_for(superuser)
+    url = reverse("admin:annotator_membership_change", args=[membership.pk])
+
+    response = client.post(url, {"user": team.outsider.pk, "role": Role.LEAD, "languages": "[]"})
+
+    assert response.status_code == 302
+    membership.refresh_from_db()
+    assert (membership.user, membership.role) == (team.annotator_fr, Role.LEAD)
+    event = AuditEvent.objects.get(
+        action=AuditAction.MEMBER_CHANGE, target=f"user:{team.annotator_fr.pk}"
+    )
+    assert event.detail == {"event": "changed", "role": Role.LEAD, "languages": [], "via": "admin"}
+
+
+def test_the_project_page_adds_and_removes_members_through_the_service(
+    team: Team, superuser: Any
+) -> None:
+    newcomer = UserFactory(username="newcomer")
+    client = client_for(superuser)
+    url = reverse("admin:annotator_project_change", args=[team.project.pk])
+    data = _form_data(client, url)
+    total = int(data["memberships-TOTAL_FORMS"])
+    leaving = next(
+        index
+        for index in range(total)
+        if data.get(f"memberships-{index}-user") == team.annotator_en.pk
+    )
+    data[f"memberships-{leaving}-DELETE"] = "on"
+    data.update(
+        {
+            "memberships-TOTAL_FORMS": total + 1,
+            f"memberships-{total}-user": newcomer.pk,
+            f"memberships-{total}-role": "annotator",
+            f"memberships-{total}-languages": '["en"]',
+        }
+    )
+
+    response = client.post(url, data)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert Membership.objects.filter(user=newcomer, project=team.project, role="annotator").exists()
+    assert not Membership.objects.filter(user=team.annotator_en, project=team.project).exists()
+    events = {
+        event.target: event.detail["event"]
+        for event in AuditEvent.objects.filter(action=AuditAction.MEMBER_CHANGE)
+    }
+    assert events == {f"user:{newcomer.pk}": "added", f"user:{team.annotator_en.pk}": "removed"}
+
+
+def test_a_new_project_gets_its_members_once_saved(superuser: Any) -> None:
+    response = client_for(superuser).get(reverse("admin:annotator_project_add"))
+
+    assert response.status_code == 200
+    assert list(response.context["inline_admin_formsets"]) == []
 
 
 def test_the_audit_log_cannot_be_added_changed_or_deleted(team: Team, superuser: Any) -> None:
