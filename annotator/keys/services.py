@@ -26,6 +26,7 @@ from django.db.models import Q
 
 from annotator.keys import crypto
 from annotator.keys.models import Alias, Entity
+from annotator.keys.words import words_write
 from annotator.models import Project, Span
 from annotator.routers import keys_alias
 from annotator.services.errors import ConflictError, DomainError
@@ -434,6 +435,7 @@ def _create(
             alias.set_original(surface, project.secret)
             alias.set_replacement(replacement)
             alias.save(using=database)
+            words_write(project.secret, [(alias, surface)])
     except IntegrityError:
         winner = _aliases(project).select_related("entity").filter(original_digest=digest).first()
         if winner is None:
@@ -468,7 +470,8 @@ def _add_token_aliases(
     (ON CONFLICT DO NOTHING) and keeps that choice."""
     secret = project.secret
     candidates: list[Alias] = []
-    for word, piece in token_aliases(surface, replacement, label):
+    pieces_of = token_aliases(surface, replacement, label)
+    for word, piece in pieces_of:
         alias = Alias(
             entity_id=parent.entity_id,
             project_id=project.pk,
@@ -499,7 +502,16 @@ def _add_token_aliases(
         and alias.replacement_key not in in_use
         and pieces[id(alias)] not in originals
     ]
+    if not free:
+        return
     Alias.objects.using(keys_alias()).bulk_create(free, ignore_conflicts=True)
+    # ON CONFLICT DO NOTHING returns no ids: read back the rows that went in, to index them.
+    pairs = zip(candidates, pieces_of, strict=True)
+    words = {alias.original_digest: word for alias, (word, _) in pairs}
+    inserted = _aliases(project).filter(
+        parent_id=parent.pk, original_digest__in=[alias.original_digest for alias in free]
+    )
+    words_write(secret, [(alias, words[alias.original_digest]) for alias in inserted])
 
 
 def _script(surface: str) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+
+from django.http import HttpRequest
 
 from annotator.models import AuditEvent, Project
 
@@ -24,3 +27,17 @@ def audit_record(
         detail=detail or {},
         ip_address=ip_address,
     )
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    """Where a request came from, for the audit log: REMOTE_ADDR, the address of the peer.
+
+    Never `X-Forwarded-For`: anyone can send that header, and Cloak is not configured with
+    a proxy it trusts (docker-compose serves gunicorn directly). Behind a proxy, the proxy's
+    own address is recorded, until a trusted-proxy setting says which header to believe.
+    """
+    address = request.META.get("REMOTE_ADDR") or ""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return None

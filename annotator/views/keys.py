@@ -1,0 +1,370 @@
+"""The correspondence table's pages, for leads and admins: browse and search it (htmx live
+search), open an entity to edit its decision or pseudonyms, merge, split, link, and the
+candidate links with a one-click merge.
+
+Leads and admins both read and edit (a lead "links the same entity across languages"), so the
+writes need the capability the reads need. Every view and search is audited
+(`annotator.keys.table.table_read_record`); no page is kept by the browser (`no_store`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from annotator.keys.links import link_candidates
+from annotator.keys.table import (
+    DEFAULT_LIMIT,
+    EntityChange,
+    EntityRow,
+    KeyFilters,
+    alias_link,
+    entity_get,
+    entity_merge,
+    entity_page,
+    entity_queryset,
+    entity_rows,
+    entity_split,
+    entity_update,
+    table_read_record,
+)
+from annotator.models import DECISION_CHOICES
+from annotator.permissions import Can
+from annotator.services.audit import client_ip
+from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.views.access import project_page
+from annotator.views.forms import language_choices
+from annotator.views.nav import HtmxProjectRequest, project_nav
+from annotator.views.workspace import no_store
+
+READ_KEYS = Can.READ_KEYS
+# Leads and admins both edit the table: the same people who may read it.
+EDIT_KEYS = Can.READ_KEYS
+ENTITIES_PER_PAGE = DEFAULT_LIMIT
+VERSION_MAX = 2**31 - 1
+
+
+class KeySearchForm(forms.Form):
+    q = forms.CharField(
+        label="Search",
+        required=False,
+        max_length=200,
+        widget=forms.TextInput(
+            attrs={"type": "search", "placeholder": "a name, a pseudonym or #id"}
+        ),
+    )
+    label = forms.ChoiceField(label="Label", required=False)
+    decision = forms.ChoiceField(
+        label="Decision", required=False, choices=[("", "Any decision"), *DECISION_CHOICES]
+    )
+    language = forms.ChoiceField(label="Language", required=False)
+
+    def __init__(self, *args: Any, labels: list[str], languages: list[str], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        label = cast(forms.ChoiceField, self.fields["label"])
+        label.choices = [("", "Any label"), *((name, name) for name in labels)]
+        language = cast(forms.ChoiceField, self.fields["language"])
+        language.choices = [("", "Any language"), *language_choices(languages)]
+
+    def filters(self) -> KeyFilters:
+        data = self.cleaned_data if self.is_valid() else {}
+        return KeyFilters(
+            label=data.get("label", ""),
+            decision=data.get("decision", ""),
+            language=data.get("language", ""),
+            q=data.get("q", ""),
+        )
+
+
+class EntityEditForm(forms.Form):
+    version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
+    decision = forms.ChoiceField(label="Decision", choices=DECISION_CHOICES)
+    keep_reason = forms.CharField(label="Why it is kept", required=False, max_length=255)
+
+    def __init__(self, *args: Any, row: EntityRow, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.row = row
+        for alias in row.aliases:
+            self.fields[f"replacement_{alias.id}"] = forms.CharField(
+                label=f"Pseudonym of alias {alias.id}",
+                required=False,
+                max_length=500,
+                initial=alias.replacement,
+            )
+
+    def alias_fields(self) -> list[tuple[Any, forms.BoundField]]:
+        return [(alias, self[f"replacement_{alias.id}"]) for alias in self.row.aliases]
+
+    def change(self) -> EntityChange:
+        data = self.cleaned_data
+        replacements = {
+            alias.id: data[f"replacement_{alias.id}"]
+            for alias in self.row.aliases
+            if data[f"replacement_{alias.id}"] != alias.replacement
+        }
+        decision = data["decision"]
+        return EntityChange(
+            decision=decision,
+            keep_reason=data["keep_reason"],
+            # A kept or deleted entity has no pseudonyms: their fields are left out.
+            replacements=replacements if decision in ("pseudonymize", "invalidate") else {},
+        )
+
+
+class MergeForm(forms.Form):
+    other = forms.IntegerField(label="Entity to merge into this one (#id)", min_value=1)
+    version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
+    other_version = forms.IntegerField(
+        min_value=1, max_value=VERSION_MAX, required=False, widget=forms.HiddenInput
+    )
+    decision = forms.ChoiceField(
+        label="Decision of the merged entity",
+        required=False,
+        choices=[("", "Theirs, when they agree"), *DECISION_CHOICES],
+    )
+    keep_reason = forms.CharField(label="Why it is kept", required=False, max_length=255)
+
+
+class SplitForm(forms.Form):
+    version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
+    aliases = forms.TypedMultipleChoiceField(coerce=int, label="Aliases to move")
+
+    def __init__(self, *args: Any, row: EntityRow, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        aliases = cast(forms.TypedMultipleChoiceField, self.fields["aliases"])
+        aliases.choices = [(alias.id, f"{alias.language}: {alias.original}") for alias in row.names]
+
+
+class LinkForm(forms.Form):
+    alias = forms.IntegerField(label="Alias of another entity to link here (id)", min_value=1)
+    version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
+
+
+# --- The table ------------------------------------------------------------------------------
+
+
+@project_page(READ_KEYS)
+@vary_on_headers("HX-Request", "HX-Target")
+def key_list(request: HtmxProjectRequest) -> HttpResponse:
+    project = request.project
+    form = KeySearchForm(request.GET or None, labels=project.labels, languages=project.languages)
+    filters = form.filters()
+    asked = request.GET.get("page", "1")
+    number = int(asked) if asked.isdigit() and 0 < int(asked) < 100_000 else 1
+    page = entity_page(project, filters, offset=(number - 1) * ENTITIES_PER_PAGE)
+    if not page.rows and page.total:  # past the last page: the last one
+        last = (page.num_pages - 1) * ENTITIES_PER_PAGE
+        page = entity_page(project, filters, offset=last)
+    rows = page.rows
+    table_read_record(
+        project=project,
+        actor=request.user,
+        filters=filters,
+        shown=len(rows),
+        ip_address=client_ip(request),
+    )
+    context = {
+        **project_nav(request),
+        "form": form,
+        "page": page,
+        "rows": rows,
+        "filtered": filters.any,
+    }
+    if request.htmx and not request.htmx.history_restore_request:
+        return no_store(render(request, "annotator/key_list.html#key-table", context))
+    return no_store(render(request, "annotator/key_list.html", context))
+
+
+def _entity_page(
+    request: HtmxProjectRequest,
+    row: EntityRow,
+    *,
+    status: int = 200,
+    edit: EntityEditForm | None = None,
+    merge: MergeForm | None = None,
+    split: SplitForm | None = None,
+    link: LinkForm | None = None,
+    error: str = "",
+) -> HttpResponse:
+    version = {"version": row.version}
+    context = {
+        **project_nav(request),
+        "row": row,
+        "edit_form": edit
+        or EntityEditForm(
+            initial={**version, "decision": row.decision, "keep_reason": row.keep_reason},
+            row=row,
+        ),
+        "merge_form": merge or MergeForm(initial=version),
+        "split_form": split or SplitForm(initial=version, row=row),
+        "link_form": link or LinkForm(initial=version),
+        "error": error,
+    }
+    return no_store(render(request, "annotator/key_entity.html", context, status=status))
+
+
+def _current(request: HtmxProjectRequest, pk: int) -> EntityRow:
+    try:
+        return entity_get(request.project, pk)
+    except NotFoundError as missing:
+        raise Http404(str(missing)) from None
+
+
+def _refused(
+    request: HtmxProjectRequest, pk: int, error: DomainError, **forms_: Any
+) -> HttpResponse:
+    """The entity's page again, saying why: 409 with the entity as it is now for a stale
+    version, else 400 with the forms as sent (an unknown other entity or alias included)."""
+    row = _current(request, pk)
+    if isinstance(error, StaleVersion):
+        return _entity_page(request, row, status=409, error=str(error))
+    return _entity_page(request, row, status=400, error=str(error), **forms_)
+
+
+@project_page(READ_KEYS)
+def _entity_show(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    row = _current(request, pk)
+    table_read_record(
+        project=request.project,
+        actor=request.user,
+        entity_id=pk,
+        shown=1,
+        ip_address=client_ip(request),
+    )
+    return _entity_page(request, row)
+
+
+@project_page(EDIT_KEYS)
+def _entity_edit(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    row = _current(request, pk)
+    form = EntityEditForm(request.POST, row=row)
+    if not form.is_valid():
+        return _entity_page(request, row, status=400, edit=form, error="The edit was refused.")
+    try:
+        entity_update(
+            project=request.project,
+            entity_id=pk,
+            actor=request.user,
+            version=form.cleaned_data["version"],
+            change=form.change(),
+            ip_address=client_ip(request),
+        )
+    except DomainError as refused:
+        return _refused(request, pk, refused, edit=form)
+    messages.success(request, f"Entity {pk} saved.")
+    return redirect("key_entity", slug=request.project.slug, pk=pk)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def key_entity(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """GET: one entity with its aliases and the forms to change it; POST: save an edit."""
+    if request.method == "POST":
+        return _entity_edit(request, slug, pk)
+    return _entity_show(request, slug, pk)
+
+
+@project_page(EDIT_KEYS)
+@require_POST
+def key_merge(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    form = MergeForm(request.POST)
+    if not form.is_valid():
+        return _entity_page(
+            request, _current(request, pk), status=400, merge=form, error="Nothing was merged."
+        )
+    data = form.cleaned_data
+    try:
+        entity_merge(
+            project=request.project,
+            entity_id=pk,
+            other_id=data["other"],
+            actor=request.user,
+            version=data["version"],
+            other_version=data["other_version"],
+            decision=data["decision"] or None,
+            keep_reason=data["keep_reason"] or None,
+            ip_address=client_ip(request),
+        )
+    except DomainError as refused:
+        return _refused(request, pk, refused, merge=form)
+    messages.success(request, f"Entity {data['other']} merged into entity {pk}.")
+    return redirect("key_entity", slug=request.project.slug, pk=pk)
+
+
+@project_page(EDIT_KEYS)
+@require_POST
+def key_split(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    row = _current(request, pk)
+    form = SplitForm(request.POST, row=row)
+    if not form.is_valid():
+        return _entity_page(request, row, status=400, split=form, error="Nothing was moved.")
+    try:
+        _, new = entity_split(
+            project=request.project,
+            entity_id=pk,
+            alias_ids=form.cleaned_data["aliases"],
+            actor=request.user,
+            version=form.cleaned_data["version"],
+            ip_address=client_ip(request),
+        )
+    except DomainError as refused:
+        return _refused(request, pk, refused, split=form)
+    messages.success(request, f"The chosen aliases are now entity {new.id}.")
+    return redirect("key_entity", slug=request.project.slug, pk=new.id)
+
+
+@project_page(EDIT_KEYS)
+@require_POST
+def key_link(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    form = LinkForm(request.POST)
+    if not form.is_valid():
+        return _entity_page(
+            request, _current(request, pk), status=400, link=form, error="Nothing was linked."
+        )
+    try:
+        alias_link(
+            project=request.project,
+            entity_id=pk,
+            alias_id=form.cleaned_data["alias"],
+            actor=request.user,
+            version=form.cleaned_data["version"],
+            ip_address=client_ip(request),
+        )
+    except DomainError as refused:
+        return _refused(request, pk, refused, link=form)
+    messages.success(request, f"Alias {form.cleaned_data['alias']} linked to entity {pk}.")
+    return redirect("key_entity", slug=request.project.slug, pk=pk)
+
+
+@project_page(READ_KEYS)
+def key_candidates(request: HtmxProjectRequest) -> HttpResponse:
+    project = request.project
+    label = request.GET.get("label", "")
+    found = link_candidates(project, label=label if label in project.labels else "")
+    ids = {c.entity_id for c in found} | {c.other_id for c in found}
+    entities = entity_queryset(project, KeyFilters()).filter(pk__in=ids)
+    rows = {row.id: row for row in entity_rows(list(entities))}
+    pairs = [
+        (candidate, rows[candidate.entity_id], rows[candidate.other_id])
+        for candidate in found
+        if candidate.entity_id in rows and candidate.other_id in rows
+    ]
+    table_read_record(
+        project=project,
+        actor=request.user,
+        shown=len(pairs),
+        candidates=True,
+        ip_address=client_ip(request),
+    )
+    context = {
+        **project_nav(request),
+        "pairs": pairs,
+        "label": label,
+        "decisions": DECISION_CHOICES,
+    }
+    return no_store(render(request, "annotator/key_candidates.html", context))
