@@ -120,6 +120,24 @@ class DocumentQuerySet(models.QuerySet["Document"]):
     def in_languages(self, languages: list[str]) -> DocumentQuerySet:
         return self.filter(language__in=languages)
 
+    def originals(self) -> DocumentQuerySet:
+        """The corpus itself: no replica of a document given to a second annotator."""
+        return self.filter(replica_of__isnull=True)
+
+    def replicas(self) -> DocumentQuerySet:
+        """Copies given to a second annotator for agreement (blind double annotation)."""
+        return self.filter(replica_of__isnull=False)
+
+    def listed_for(self, user: Any, *, blind: bool) -> DocumentQuerySet:
+        """What a list shows `user`: the originals and `user`'s own replicas. `blind` (an
+        annotator's lists) also leaves out the originals of those replicas: the second
+        annotator does not see the first one's work."""
+        mine = Q(replica_of__isnull=False, assignee=user)
+        documents = self.filter(Q(replica_of__isnull=True) | mine)
+        if blind:
+            documents = documents.exclude(replicas__assignee=user)
+        return documents
+
 
 class Document(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")

@@ -119,7 +119,16 @@ def can(user: Any, project: Project, capability: Can) -> bool:
 
 
 def can_view_document(user: Any, document: Document) -> bool:
-    return access_for(user, document.project).can_see_language(document.language)
+    access = access_for(user, document.project)
+    if not access.can_see_language(document.language):
+        return False
+    if access.can(Can.VIEW_ALL_DOCUMENTS):
+        return True
+    # Blind double annotation: an annotator opens a replica only when it is theirs, and never
+    # the original of one they hold.
+    if document.replica_of_id is not None:
+        return bool(document.assignee_id == user.pk)
+    return not Document.objects.filter(replica_of=document, assignee=user).exists()
 
 
 def visible_documents(user: Any, project: Project) -> DocumentQuerySet:
@@ -128,6 +137,7 @@ def visible_documents(user: Any, project: Project) -> DocumentQuerySet:
     documents = Document.objects.for_project(project)
     if not access.is_member:
         return documents.none()
+    documents = documents.listed_for(user, blind=not access.can(Can.VIEW_ALL_DOCUMENTS))
     if access.all_languages:
         return documents
     return documents.in_languages(list(access.languages))

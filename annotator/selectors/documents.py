@@ -22,6 +22,8 @@ def document_list(
     """The documents of `project` that `user` may open, filtered, in id order.
 
     Each row carries `span_count` and its assignee; `q` matches part of the external id.
+    Replicas (blind double annotation) are listed to their own annotator only
+    (`annotator.permissions.visible_documents`).
     """
     # A correlated count runs for the rows of one page only, not for the whole project.
     span_count = (
@@ -53,3 +55,26 @@ def document_list(
     if q:
         documents = documents.filter(external_id__icontains=q)
     return documents
+
+
+def replica_pairs(project: Project, *, language: str | None = None) -> QuerySet[Document]:
+    """The replicas of `project` (blind double annotation), each with its original and both
+    annotators, by original then replica: for the people who assign them, never for a list
+    an annotator reads."""
+    replicas = (
+        Document.objects.for_project(project)
+        .replicas()
+        .select_related("assignee", "replica_of", "replica_of__assignee")
+        .defer(
+            "text",
+            "search_text",
+            "metadata",
+            "replica_of__text",
+            "replica_of__search_text",
+            "replica_of__metadata",
+        )  # fmt: skip
+        .order_by("replica_of_id", "id")
+    )
+    if language:
+        replicas = replicas.filter(language=language)
+    return replicas

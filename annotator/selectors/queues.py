@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Q
 
 from annotator.models import Document, DocumentStatus, Project
 
@@ -53,7 +53,8 @@ class Queue:
 
 
 def queues_of(projects: Iterable[Project], user: Any) -> dict[int, Queue]:
-    """`user`'s queue in each of `projects`, by project id, in one grouped query."""
+    """`user`'s queue in each of `projects`, by project id, in one grouped query (the
+    replicas given to `user` for double annotation among them)."""
     ids = [project.pk for project in projects]
     queues: dict[int, Queue] = {pk: Queue(user.username) for pk in ids}
     rows = (
@@ -68,10 +69,14 @@ def queues_of(projects: Iterable[Project], user: Any) -> dict[int, Queue]:
 
 
 def project_queues(project: Project) -> list[Queue]:
-    """Every queue of `project`: each assignee's (by name), then the documents nobody holds."""
+    """Every queue of `project`: each assignee's (by name), then the documents nobody holds.
+
+    A replica counts in its second annotator's queue only: one nobody holds (its annotator
+    left) is not work for anyone else."""
     grouped: dict[str | None, Queue] = defaultdict(lambda: Queue(None))
     rows = (
         Document.objects.filter(project=project)
+        .filter(Q(replica_of__isnull=True) | Q(assignee__isnull=False))
         .values_list("assignee__username", "status")
         .annotate(n=Count("id"))
         .order_by()

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotator.models import AuditAction, Document, Membership, Project, Role
@@ -48,8 +49,9 @@ def documents_assign_arrivals(*, project: Project, languages: Iterable[str] | No
     for language, user in annotators_by_language(project).items():
         if wanted is not None and language not in wanted:
             continue
+        # A replica nobody holds is not the first annotator's to take: an admin gives it.
         assigned += Document.objects.filter(
-            project=project, language=language, assignee__isnull=True
+            project=project, language=language, assignee__isnull=True, replica_of__isnull=True
         ).update(assignee=user, updated_at=timezone.now())
     return assigned
 
@@ -93,6 +95,20 @@ def documents_assign(
             raise DomainError(
                 f"{assignee} does not work on {', '.join(unseen)}: "
                 "assign those documents to a member who does"
+            )
+        # Blind double annotation: nobody holds both a document and its replica.
+        paired = sorted(
+            set(
+                documents.filter(
+                    Q(replica_of__assignee=user) | Q(replicas__assignee=user)
+                ).values_list("pk", flat=True)
+            )
+        )
+        if paired:
+            shown = ", ".join(str(pk) for pk in paired[:10])
+            raise DomainError(
+                f"{assignee} holds the other half of a double annotation of {shown}: "
+                "give those documents to someone else"
             )
     changed = documents.exclude(assignee=user) if user else documents.exclude(assignee=None)
     count = changed.update(assignee=user, updated_at=timezone.now())

@@ -196,6 +196,9 @@ class _OrmWriter(_Writer):
                 score=span.score,
                 status=SpanStatus.PROPOSED,
                 decision=span.decision or "pseudonymize",
+                proposed_start=span.start,
+                proposed_end=span.end,
+                proposed_label=span.label,
             )
             for row, document in zip(documents, batch, strict=True)
             for span in document.spans
@@ -214,7 +217,8 @@ class _RowWriter(_Writer):
     SPAN_COLUMNS = (
         "document_id", "start", "end", "label", "source", "score", "status", "decision",
         "keep_reason", "entity_id", "run_id", "version", "created_by_id", "created_at",
-        "decided_by_id", "decided_at", "updated_by_id", "updated_at",
+        "decided_by_id", "decided_at", "updated_by_id", "updated_at", "proposed_start",
+        "proposed_end", "proposed_label",
     )  # fmt: skip
 
     def __init__(self, project: Project, job: ImportJob | None) -> None:
@@ -236,6 +240,7 @@ class _RowWriter(_Writer):
                 document_id, span.start, span.end, span.label, SpanSource.IMPORT.value,
                 span.score, SpanStatus.PROPOSED.value, span.decision or "pseudonymize", "",
                 None, None, 1, None, self.stamp, None, None, None, self.stamp,
+                span.start, span.end, span.label,
             )  # fmt: skip
 
     @staticmethod

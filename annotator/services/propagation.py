@@ -153,7 +153,9 @@ def propagate_choice(
     if not finder.patterns:
         return summary
     candidates = (
+        # Never into a replica: a second annotation stays blind to the project's choices.
         Document.objects.filter(project=project)
+        .originals()
         .filter(finder.query())
         .values_list("pk", "text")
         .order_by("pk")
@@ -270,6 +272,9 @@ def _propagate_batch(
                 decision=target.decision,
                 keep_reason=target.keep_reason,
                 entity_id=target.alias.entity_id,
+                proposed_start=start,
+                proposed_end=end,
+                proposed_label=target.label,
                 created_at=now,
                 updated_at=now,
             )

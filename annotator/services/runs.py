@@ -139,7 +139,8 @@ def run_create(
             f"run {busy.pk} is still {busy.status} over these documents: wait for it to end, "
             "or resume it if its worker stopped."
         )
-    documents = Document.objects.for_project(project)
+    # Replicas are a second annotator's copies: a run never proposes into them.
+    documents = Document.objects.for_project(project).originals()
     if language:
         documents = documents.filter(language=language)
     rows = list(documents.order_by("language", "id").values_list("language", "id"))
@@ -429,6 +430,9 @@ def run_batch_write(
                     status=SpanStatus.PROPOSED,
                     decision=found.decision if found.decision in DECISIONS else "pseudonymize",
                     run=run,
+                    proposed_start=found.start,
+                    proposed_end=found.end,
+                    proposed_label=label,
                 )
             )
     Span.objects.bulk_create(created, batch_size=2000)

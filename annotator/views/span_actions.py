@@ -21,7 +21,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotator.keys.services import suggestions_for
 from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can
 from annotator.selectors.queues import next_document
@@ -29,6 +28,7 @@ from annotator.services.errors import DomainError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
     document_status_set,
+    pseudonym_suggestions,
     span_choices,
     span_create,
     span_update,
@@ -252,8 +252,8 @@ def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
             "decisions": DECISION_CHOICES,
             "replacement": choice.replacement if choice else "",
             "moves": EDGE_MOVES,
-            "suggestions": suggestions_for(
-                request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
+            "suggestions": pseudonym_suggestions(
+                document, surface, span.label, count=SUGGESTION_KEYS
             ),
         },
     )
@@ -266,9 +266,7 @@ def span_suggestions(request: ProjectRequest, pk: int, span_id: int) -> HttpResp
     document = open_document(request, pk)
     span = get_object_or_404(Span, document=document, pk=span_id)
     surface = document.text[span.start : span.end]
-    suggestions = suggestions_for(
-        request.project, surface, span.label, document.language, count=SUGGESTION_KEYS
-    )
+    suggestions = pseudonym_suggestions(document, surface, span.label, count=SUGGESTION_KEYS)
     return render(
         request,
         "annotator/_span_suggestions.html",
