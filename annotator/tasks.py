@@ -44,6 +44,17 @@ def propagate(project_id: int, alias_id: int, source_span_id: int | None = None)
     propagate_choice(project_id=project_id, alias_id=alias_id, source_span_id=source_span_id)
 
 
+@shared_task(name="annotator.tasks.review_scan", acks_late=True)
+def review_scan(project_id: int) -> dict[str, int]:
+    """Look over a project for conflicts and raise each in the lead's review queue."""
+    from annotator.models import Project
+    from annotator.services.review import review_scan as scan
+
+    # Safe to run twice: a conflict is raised once, by its fingerprint.
+    project = Project.objects.filter(pk=project_id).first()
+    return scan(project=project).raised if project is not None else {}
+
+
 # --- Pre-annotation runs ----------------------------------------------------------------------
 
 

@@ -8,6 +8,8 @@ status along (new or pre-annotated → in progress on the first change; done onl
 proposal is left). A span accepted with a decision goes through the correspondence table
 (`annotator.keys.services.surface_decide`), so one surface has one choice in the project; a
 choice new to the table is then proposed everywhere else it occurs (propagation, a task).
+A replica (blind double annotation, `annotator.services.double`) keeps its decisions on its
+spans: they never reach the table, and the table's choices are not shown on it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.services import Choice, SurfaceConflict, surface_choices, surface_decide
+from annotator.keys.services import (
+    SUGGESTIONS,
+    Choice,
+    SurfaceConflict,
+    suggestions_for,
+    surface_choice,
+    surface_choices,
+    surface_decide,
+)
 from annotator.models import (
     Comment,
     Document,
@@ -33,10 +43,11 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.review import review_attempt_record
 from pseudonymizer.vocabulary import Decision
 
-MAX_KEEP_REASON = 255
 MAX_COMMENT = 5000
 # Statuses a change to a span moves a document out of.
 _REOPENED = (DocumentStatus.NEW, DocumentStatus.PREANNOTATED, DocumentStatus.DONE)
@@ -169,8 +180,13 @@ def _touch_document(document: Document) -> None:
         document.status = DocumentStatus.IN_PROGRESS
 
 
-def _decide(span: Span, document: Document, actor: Any, replacement: str | None) -> Choice:
-    """Record the span's decision for its surface in the correspondence table."""
+def _decide(span: Span, document: Document, actor: Any, replacement: str | None) -> Choice | None:
+    """Record the span's decision for its surface in the correspondence table. A replica's
+    decision stays on its span (None): a second annotation is measured, never a choice of
+    the project, so it neither writes the table nor propagates."""
+    if document.replica_of_id is not None:
+        span.entity_id = None
+        return None
     choice = surface_decide(
         project=document.project,
         surface=document.text[span.start : span.end],
@@ -187,17 +203,6 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
         project_id, alias_id = document.project_id, choice.alias_id
         transaction.on_commit(lambda: tasks.propagate.delay(project_id, alias_id, span.pk))
     return choice
-
-
-def _check_decision(decision: str, keep_reason: str) -> None:
-    if decision not in set(Decision):
-        raise DomainError(
-            f"unknown decision {decision!r}; decisions are {', '.join(d.value for d in Decision)}"
-        )
-    if len(keep_reason) > MAX_KEEP_REASON:
-        raise DomainError(f"a reason to keep is at most {MAX_KEEP_REASON} characters")
-    if decision == Decision.KEEP and not keep_reason.strip():
-        raise DomainError("say why the span is kept (keep_reason): a public figure, a media…")
 
 
 def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
@@ -238,7 +243,7 @@ def span_create(
     user = _user(actor)
     _check_offsets(document.text, start, end)
     _check_label(document, label)
-    _check_decision(decision, keep_reason)
+    check_decision(decision, keep_reason)
     _make_room(document, start, end, user, keep=None)
     now = timezone.now()
     span = Span(
@@ -262,15 +267,26 @@ def span_create(
     return span
 
 
-@transaction.atomic
 def span_update(
     *, document: Document, span_id: int, actor: Any, version: int | None, change: SpanChange
 ) -> Span:
     """Apply `change` to the span, or raise (DomainError, StaleVersion, NotFoundError)
-    having changed nothing."""
-    return _update_locked(
-        _locked_document(document), span_id=span_id, actor=actor, version=version, change=change
-    )
+    having changed nothing. A decision or pseudonym the table refuses (SurfaceConflict) is
+    recorded for the lead's review, once the refused write has rolled back."""
+    try:
+        with transaction.atomic():
+            return _update_locked(
+                _locked_document(document), span_id=span_id, actor=actor, version=version,
+                change=change,
+            )  # fmt: skip
+    except SurfaceConflict as conflict:
+        if change.decision is not None or change.replacement is not None:
+            review_attempt_record(
+                document=document, actor=_user(actor), conflict=conflict, span_id=span_id,
+                decision=change.decision, replacement=change.replacement,
+                keep_reason=change.keep_reason or "",
+            )  # fmt: skip
+        raise
 
 
 def _update_locked(
@@ -308,7 +324,7 @@ def _update_locked(
     if change.decision is not None or change.keep_reason is not None:
         decision = span.decision if change.decision is None else change.decision
         keep_reason = span.keep_reason if change.keep_reason is None else change.keep_reason
-        _check_decision(decision, keep_reason)
+        check_decision(decision, keep_reason)
         span.decision = decision
         span.keep_reason = keep_reason if decision == Decision.KEEP else ""
         fields |= {"decision", "keep_reason"}
@@ -451,7 +467,10 @@ def document_status_set(
 def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
     """The correspondence-table choice for the surface of each span of `document` that is not
     rejected, by span id: the one replacement for a surface the caller is annotating (already
-    chosen elsewhere, it is preselected), and nothing else of the table."""
+    chosen elsewhere, it is preselected), and nothing else of the table. None for a replica:
+    its annotator is blind to the choices of the project, the first annotator's among them."""
+    if document.replica_of_id is not None:
+        return {}
     surfaces = {
         span.pk: document.text[span.start : span.end]
         for span in spans
@@ -461,3 +480,26 @@ def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
     return {
         span_id: choices[surface] for span_id, surface in surfaces.items() if surface in choices
     }
+
+
+def pseudonym_chosen(document: Document, surface: str) -> Choice | None:
+    """The choice the project holds for `surface`, as shown to whoever annotates `document`:
+    none on a replica (blind to the first annotator's)."""
+    if document.replica_of_id is not None:
+        return None
+    return surface_choice(document.project, surface)
+
+
+def pseudonym_suggestions(
+    document: Document, surface: str, label: str, *, count: int = SUGGESTIONS
+) -> list[str]:
+    """Pseudonyms for `surface` in `document` (`suggestions_for`). On a replica the one
+    already chosen is not put first, nor anywhere: it would show the first annotator's
+    choice; the fresh ones are as many as anywhere else."""
+    if document.replica_of_id is None:
+        return suggestions_for(document.project, surface, label, document.language, count=count)
+    chosen = surface_choice(document.project, surface)
+    if chosen is None:
+        return suggestions_for(document.project, surface, label, document.language, count=count)
+    wider = suggestions_for(document.project, surface, label, document.language, count=count + 1)
+    return [s for s in wider if s != chosen.replacement][:count]

@@ -23,6 +23,7 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_label
 from annotator.views.imports import job_context
 from annotator.views.nav import project_nav
+from annotator.views.review import review_context
 from annotator.views.runs import runs_context
 
 GROUP_NAMES = {
@@ -61,6 +62,7 @@ def home(request: HttpRequest) -> HttpResponse:
     counts: dict[int, dict[str, int]] = defaultdict(dict)
     by_language = (
         Document.objects.filter(project__in=projects)
+        .originals()
         .values_list("project_id", "language")
         .annotate(n=Count("id"))
         .order_by()
@@ -170,5 +172,6 @@ def project_detail(request: ProjectRequest) -> HttpResponse:
             "job_rows": jobs,
             "schema": schema,
             **runs_context(request),
+            **review_context(request),
         },
     )

@@ -24,6 +24,7 @@ from django.utils.cache import add_never_cache_headers, patch_cache_control
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
 from annotator.selectors.rendering import document_rendered
+from annotator.selectors.review import document_resolutions
 from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_label
@@ -194,6 +195,8 @@ def no_store(response: HttpResponse) -> HttpResponse:
 def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
     context = workspace_context(request, document, undo=undo_label(request, document))
+    # The lead's resolutions of flags and conflicts on this document: decision and rationale.
+    context["resolutions"] = document_resolutions(document)
     return no_store(render(request, "annotator/document_detail.html", context))
 
 

@@ -1,0 +1,181 @@
+"""The lead's review queue in the API: list the items, read one with its comments, resolve or
+dismiss it.
+
+    GET  /api/projects/{slug}/review/                 ?kind=&status=&language=&limit=&offset=
+    GET  /api/projects/{slug}/review/{id}/
+    POST /api/projects/{slug}/review/{id}/resolve/    action, decision, replacement, rationale
+
+Leads and admins only (Can.REVIEW): annotators get 403, outsiders 404. An item's `detail`
+holds ids, labels, decisions, languages and pseudonyms, never an original. Resolving an item
+that is resolved already answers 409 with the item as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotator.api.views import ProjectScoped
+from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
+from annotator.permissions import Can
+from annotator.selectors.review import ALL_STATUSES, review_items
+from annotator.services import review as service
+from annotator.services.audit import client_ip
+from annotator.services.errors import ConflictError
+
+
+class CommentSerializer(serializers.ModelSerializer[Comment]):
+    author: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+
+    class Meta:
+        model = Comment
+        fields = ["id", "author", "body", "created_at"]
+        read_only_fields = fields
+
+
+class ReviewItemSerializer(serializers.ModelSerializer[ReviewItem]):
+    language = serializers.SerializerMethodField()
+    raised_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    resolved_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    comment_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = ReviewItem
+        fields = [
+            "id", "kind", "status", "document", "span", "entity_id", "language", "detail",
+            "resolution", "rationale", "raised_by", "resolved_by", "resolved_at", "created_at",
+            "comment_count",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_language(self, item: ReviewItem) -> str:
+        if item.document is not None:
+            return item.document.language
+        detail = item.detail if isinstance(item.detail, dict) else {}
+        return str(detail.get("language", ""))
+
+
+class ReviewItemDetailSerializer(ReviewItemSerializer):
+    comments = CommentSerializer(many=True, read_only=True)
+
+    class Meta(ReviewItemSerializer.Meta):
+        fields = [*ReviewItemSerializer.Meta.fields, "comments"]
+        read_only_fields = fields
+
+
+class ReviewFilterSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=ReviewKind.choices, required=False)
+    status = serializers.ChoiceField(
+        choices=[*ReviewStatus.choices, (ALL_STATUSES, "Any status")],
+        default=ReviewStatus.OPEN.value,
+        help_text="open (the default), resolved or all",
+    )
+    language = serializers.CharField(max_length=16, required=False)
+
+
+class ReviewResolveSerializer(serializers.Serializer[Any]):
+    action = serializers.ChoiceField(
+        choices=[service.RESOLVE, service.DISMISS],
+        default=service.RESOLVE,
+        help_text="resolve: apply the decision to the entity everywhere; dismiss: change nothing",
+    )
+    decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
+    replacement = serializers.CharField(
+        max_length=500, required=False, help_text="The pseudonym for the item's surface"
+    )
+    # The metaclass takes it as a field; mypy sees Field.label, the field's title.
+    label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
+    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    rationale = serializers.CharField(
+        max_length=service.MAX_RATIONALE, help_text="Why: the annotators read it"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["action"] == service.RESOLVE and not attrs.get("decision"):
+            raise serializers.ValidationError({"decision": ["required to resolve"]})
+        return attrs
+
+
+class ReviewList(ProjectScoped, generics.ListAPIView[ReviewItem]):
+    """The review queue, open items first; opening it asks for a scan of the project."""
+
+    serializer_class = ReviewItemSerializer
+    required_capability = Can.REVIEW
+    query_serializer = ReviewFilterSerializer
+
+    def get_queryset(self) -> Any:
+        return review_items(self.get_project(), **self.query)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        service.review_scan_request(project=self.get_project())
+        return super().list(request, *args, **kwargs)
+
+
+class ItemScoped(ProjectScoped):
+    required_capability = Can.REVIEW
+
+    def get_object(self) -> ReviewItem:
+        items = review_items(self.get_project(), status=ALL_STATUSES).prefetch_related(
+            "comments__author"
+        )
+        return get_object_or_404(items, pk=self.kwargs["pk"])
+
+
+class ReviewDetail(ItemScoped, generics.RetrieveAPIView[ReviewItem]):
+    """One item with its comments."""
+
+    serializer_class = ReviewItemDetailSerializer
+
+
+ReviewConflictSerializer = inline_serializer(
+    "ReviewConflict",
+    {"detail": serializers.CharField(), "current": ReviewItemDetailSerializer()},
+)
+
+
+class ReviewResolve(ItemScoped, generics.GenericAPIView[ReviewItem]):
+    """Resolve an open item with a rationale (the decision applies to the entity in every
+    document and is proposed wherever its surfaces occur), or dismiss it."""
+
+    serializer_class = ReviewItemDetailSerializer
+    conflict_responses = True
+
+    @extend_schema(
+        request=ReviewResolveSerializer,
+        responses={200: ReviewItemDetailSerializer, 409: ReviewConflictSerializer},
+    )
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        item = self.get_object()
+        form = ReviewResolveSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            if data["action"] == service.DISMISS:
+                service.review_dismiss(
+                    item=item, actor=request.user, rationale=data["rationale"],
+                    ip_address=client_ip(request),
+                )  # fmt: skip
+            else:
+                service.review_resolve(
+                    item=item, actor=request.user, rationale=data["rationale"],
+                    decision=data["decision"], replacement=data.get("replacement"),
+                    label=data.get("label"), keep_reason=data.get("keep_reason", ""),
+                    ip_address=client_ip(request),
+                )  # fmt: skip
+        except ConflictError as conflict:
+            current = ReviewItemDetailSerializer(self.get_object()).data
+            return Response(
+                {"detail": str(conflict), "current": current}, status=status.HTTP_409_CONFLICT
+            )
+        return Response(ReviewItemDetailSerializer(self.get_object()).data)

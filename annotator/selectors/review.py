@@ -1,0 +1,169 @@
+"""Reads of the review queue: the lead's list and items, the counts on the project page, and
+the resolutions an annotator sees on their document.
+
+Only the lead's views (Can.REVIEW) show a snippet of the text around an item's span: leads see
+every document and its originals. What an annotator is shown (`document_resolutions`) is the
+lead's decision and rationale, nothing of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from annotator.models import (
+    DECISION_CHOICES,
+    Document,
+    Project,
+    ReviewItem,
+    ReviewKind,
+    ReviewStatus,
+)
+
+# Characters of context on each side of an item's span on the lead's pages.
+CONTEXT = 60
+DECISION_LABELS = {value: str(label) for value, label in DECISION_CHOICES}
+ALL_STATUSES = "all"
+
+
+def review_items(
+    project: Project, *, kind: str = "", status: str = ReviewStatus.OPEN, language: str = ""
+) -> QuerySet[ReviewItem]:
+    """The project's items (of `kind`, in `status` or every status for "all", about a document
+    or entity of `language`), open ones first and oldest first."""
+    items = (
+        ReviewItem.objects.filter(project=project)
+        .select_related("document", "span", "raised_by", "resolved_by")
+        .defer("document__search_text")
+        .annotate(comment_count=Count("comments"))
+        .order_by("status", "created_at", "pk")  # "open" before "resolved"
+    )
+    if kind:
+        items = items.filter(kind=kind)
+    if status and status != ALL_STATUSES:
+        items = items.filter(status=status)
+    if language:
+        items = items.filter(
+            Q(document__language=language) | Q(document__isnull=True, detail__language=language)
+        )
+    return items
+
+
+@dataclass(frozen=True)
+class KindCount:
+    kind: str
+    label: str
+    open: int
+
+
+def review_counts(project: Project) -> list[KindCount]:
+    """Open items of each kind, every kind listed (one grouped query)."""
+    counts = dict(
+        ReviewItem.objects.filter(project=project, status=ReviewStatus.OPEN)
+        .values_list("kind")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return [
+        KindCount(kind.value, str(kind.label), counts.get(kind.value, 0)) for kind in ReviewKind
+    ]
+
+
+@dataclass(frozen=True)
+class FlagCounts:
+    open: int
+    resolved: int
+
+
+def flag_counts(project: Project, user: Any) -> FlagCounts:
+    """The flags `user` raised in the project, open and resolved."""
+    counts = dict(
+        ReviewItem.objects.filter(project=project, kind=ReviewKind.FLAG, raised_by=user)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return FlagCounts(counts.get(ReviewStatus.OPEN, 0), counts.get(ReviewStatus.RESOLVED, 0))
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    """What the lead's pages show of one item."""
+
+    item: ReviewItem
+    kind_label: str
+    language: str
+    label: str
+    before: str  # context before the span, the span's text, the context after it
+    surface: str
+    after: str
+    anchor: str  # "#span-N" on the document's page, or ""
+
+
+def review_row(item: ReviewItem) -> ReviewRow:
+    """For the lead (Can.REVIEW) only: the snippet holds originals."""
+    detail = item.detail if isinstance(item.detail, dict) else {}
+    document: Document | None = item.document
+    span = item.span
+    before = surface = after = ""
+    if document is not None and span is not None:
+        text = document.text
+        before = text[max(0, span.start - CONTEXT) : span.start]
+        surface = text[span.start : span.end]
+        after = text[span.end : span.end + CONTEXT]
+    label = span.label if span is not None else str(detail.get("label", ""))
+    language = document.language if document is not None else str(detail.get("language", ""))
+    return ReviewRow(
+        item=item,
+        kind_label=str(ReviewKind(item.kind).label),
+        language=language,
+        label=label,
+        before=before,
+        surface=surface,
+        after=after,
+        anchor=f"#span-{span.pk}" if span is not None else "",
+    )
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A lead's resolution as an annotator sees it on their document."""
+
+    span_id: int | None
+    kind_label: str
+    dismissed: bool
+    decision: str
+    decision_label: str
+    rationale: str
+    resolved_by: str
+    resolved_at: datetime | None
+
+
+def document_resolutions(document: Document) -> list[Resolution]:
+    """The resolved items about `document`, newest first: the lead's decision and rationale,
+    nothing else of the item (its detail holds replacements of other surfaces)."""
+    rows = (
+        ReviewItem.objects.filter(document=document, status=ReviewStatus.RESOLVED)
+        .select_related("resolved_by")
+        .order_by("-resolved_at", "-pk")
+    )
+    found = []
+    for item in rows:
+        resolution = item.resolution if isinstance(item.resolution, dict) else {}
+        decision = str(resolution.get("decision", ""))
+        found.append(
+            Resolution(
+                span_id=item.span_id,
+                kind_label=str(ReviewKind(item.kind).label),
+                dismissed=resolution.get("action") == "dismiss",
+                decision=decision,
+                decision_label=DECISION_LABELS.get(decision, decision),
+                rationale=item.rationale,
+                resolved_by=item.resolved_by.get_username() if item.resolved_by else "",
+                resolved_at=item.resolved_at,
+            )
+        )
+    return found
