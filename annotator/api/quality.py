@@ -1,0 +1,164 @@
+"""Measured quality in the API: the numbers of the quality page, as JSON (leads and admins).
+
+GET /api/projects/{slug}/quality/?language=en&run=12   (run: a run's id, or "import")
+
+Counts and scores only, never text. See annotator.selectors.quality for what is measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotator.api.serializers import LANGUAGE_CODE
+from annotator.api.views import ProjectScoped
+from annotator.models import PreannotationRun, Project
+from annotator.permissions import Can
+from annotator.selectors.quality import IMPORT_SCOPE, RunScope, project_quality
+
+
+class QualityQuery(serializers.Serializer[Any]):
+    language = serializers.RegexField(
+        LANGUAGE_CODE.pattern,
+        required=False,
+        max_length=16,
+        help_text="One of the project's languages",
+    )
+    run = serializers.RegexField(
+        r"^(import|[1-9][0-9]{0,17})$",
+        required=False,
+        max_length=18,
+        help_text='Only the proposals of this run (its id), or "import" for imported spans',
+    )
+
+    def project(self) -> Project:
+        return self.context["view"].get_project()  # type: ignore[no-any-return]
+
+    def validate_language(self, language: str) -> str:
+        project = self.project()
+        if language not in project.languages:
+            languages = ", ".join(project.languages)
+            raise serializers.ValidationError(
+                f"{language!r} is not one of the project's languages ({languages})"
+            )
+        return language
+
+    def validate_run(self, run: str) -> RunScope:
+        if run == IMPORT_SCOPE:
+            return "import"
+        if not PreannotationRun.objects.filter(project=self.project(), pk=int(run)).exists():
+            raise serializers.ValidationError(f"no run {run} in this project")
+        return int(run)
+
+
+class QualityScoresSerializer(serializers.Serializer[Any]):
+    precision = serializers.FloatField()
+    recall = serializers.FloatField()
+    f1 = serializers.FloatField()
+    gold = serializers.IntegerField(help_text="Final spans")
+    pred = serializers.IntegerField(help_text="Proposals")
+    matched_gold = serializers.IntegerField(help_text="Final spans found")
+    matched_pred = serializers.IntegerField(help_text="Proposals that were right")
+
+
+class QualityAveragedSerializer(serializers.Serializer[Any]):
+    precision = serializers.FloatField()
+    recall = serializers.FloatField()
+    f1 = serializers.FloatField()
+
+
+class QualityLabelScoresSerializer(serializers.Serializer[Any]):
+    label = serializers.CharField()  # type: ignore[assignment]
+    scores = QualityScoresSerializer()
+
+
+class QualityModeScoresSerializer(serializers.Serializer[Any]):
+    labels = QualityLabelScoresSerializer(many=True)
+    micro = QualityScoresSerializer(help_text="Every label summed")
+    macro = QualityAveragedSerializer(help_text="The mean over labels")
+
+
+class QualitySourceScoresSerializer(serializers.Serializer[Any]):
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text='regex, ner, known, import, or "all"'
+    )
+    proposed = serializers.IntegerField()
+    strict = QualityModeScoresSerializer(help_text="Right only with the final start, end and label")
+    relaxed = QualityModeScoresSerializer(
+        help_text="Right when overlapping a final span of its label"
+    )
+
+
+class QualityLanguageScoresSerializer(serializers.Serializer[Any]):
+    language = serializers.CharField()
+    documents = serializers.IntegerField()
+    strict = QualityScoresSerializer()
+    relaxed = QualityScoresSerializer()
+
+
+class QualityMissSerializer(serializers.Serializer[Any]):
+    label = serializers.CharField()  # type: ignore[assignment]
+    gold = serializers.IntegerField(help_text="Final spans of the label")
+    missed = serializers.IntegerField(help_text="Final spans that no proposal overlapped")
+    strict_recall = serializers.FloatField()
+    relaxed_recall = serializers.FloatField()
+
+
+class QualityPreannotationSerializer(serializers.Serializer[Any]):
+    documents = serializers.IntegerField(help_text="Finished documents judged")
+    sources = QualitySourceScoresSerializer(many=True)
+    languages = QualityLanguageScoresSerializer(many=True)
+    misses = QualityMissSerializer(many=True)
+
+
+class QualityAgreementRowSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField(help_text='The label or language ("" for everything)')
+    pairs = serializers.IntegerField()
+    tokens = serializers.IntegerField()
+    kappa = serializers.FloatField(help_text="Token-level Cohen's kappa")
+    f1 = serializers.FloatField(help_text="Relaxed span F1")
+    first = serializers.IntegerField(help_text="Spans of the first annotator")
+    second = serializers.IntegerField(help_text="Spans of the second annotator")
+
+
+class QualityAgreementWeekSerializer(serializers.Serializer[Any]):
+    week = serializers.DateField(help_text="Its Monday")
+    pairs = serializers.IntegerField()
+    kappa = serializers.FloatField()
+    f1 = serializers.FloatField()
+
+
+class QualityAgreementSerializer(serializers.Serializer[Any]):
+    pairs = serializers.IntegerField()
+    tokens = serializers.IntegerField()
+    overall = QualityAgreementRowSerializer(allow_null=True, help_text="null: no pair finished yet")
+    labels = QualityAgreementRowSerializer(many=True)
+    languages = QualityAgreementRowSerializer(many=True)
+    weeks = QualityAgreementWeekSerializer(many=True)
+
+
+class QualitySerializer(serializers.Serializer[Any]):
+    language = serializers.CharField(allow_null=True)
+    run = serializers.CharField(
+        allow_null=True, help_text='A run\'s id, "import", or null: every one'
+    )
+    agreement = QualityAgreementSerializer()
+    preannotation = QualityPreannotationSerializer()
+
+
+class QualityView(ProjectScoped):
+    """Agreement between annotators, and pre-annotation against the final decisions."""
+
+    required_capability = Can.REVIEW
+    query_serializer = QualityQuery
+
+    @extend_schema(responses={200: QualitySerializer})
+    def get(self, request: Request, slug: str) -> Response:
+        measured = project_quality(
+            self.get_project(), language=self.query.get("language"), run=self.query.get("run")
+        )
+        return Response(QualitySerializer(measured).data)

@@ -1,0 +1,166 @@
+"""The quality page: how far annotators agree, and how good pre-annotation is (leads, admins).
+
+The numbers come from annotator.selectors.quality; the charts are inline SVG drawn by
+annotator.charts, each with a table of the same numbers beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django import forms
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import SafeString
+
+from annotator.charts import Datum, bar_chart, line_chart
+from annotator.models import PreannotationRun, Project
+from annotator.permissions import Can
+from annotator.selectors.quality import (
+    ALL_SOURCES,
+    IMPORT_SCOPE,
+    Agreement,
+    Preannotation,
+    RunScope,
+    SourceScores,
+    project_quality,
+)
+from annotator.views.access import project_page
+from annotator.views.forms import language_choices, language_label
+from annotator.views.nav import HtmxProjectRequest, project_nav
+from pseudonymizer.evaluation import Scores
+from pseudonymizer.vocabulary import Source
+
+VIEW_QUALITY = Can.REVIEW
+SOURCE_NAMES = {**{source.value: source.label for source in Source}, ALL_SOURCES: "Every source"}
+
+
+def run_name(run: PreannotationRun) -> str:
+    language = language_label(run.language) if run.language else "every language"
+    return f"Run {run.pk} · {language} · {run.profile} · {run.created_at:%Y-%m-%d}"
+
+
+def runs_for_filter(project: Project) -> list[PreannotationRun]:
+    return list(PreannotationRun.objects.filter(project=project).order_by("-created_at", "-pk"))
+
+
+class QualityFilterForm(forms.Form):
+    """Which language and which proposals the page measures; both may be left empty."""
+
+    language = forms.ChoiceField(label="Language", required=False)
+    run = forms.ChoiceField(label="Proposals of", required=False)
+
+    def __init__(
+        self, *args: Any, languages: Sequence[str], runs: Sequence[PreannotationRun], **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        language = cast(forms.ChoiceField, self.fields["language"])
+        language.choices = [("", "Every language"), *language_choices(languages)]
+        run = cast(forms.ChoiceField, self.fields["run"])
+        run.choices = [
+            ("", "Every run and import"),
+            (IMPORT_SCOPE, "Imported spans"),
+            *((str(r.pk), run_name(r)) for r in runs),
+        ]
+
+    def scope(self) -> tuple[str | None, RunScope]:
+        """The filters that passed validation; a bad one is dropped, not applied."""
+        self.is_valid()
+        cleaned = getattr(self, "cleaned_data", {})
+        run = cleaned.get("run") or None
+        return cleaned.get("language") or None, int(run) if run and run.isdigit() else run
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One line of a scores table: strict and relaxed side by side."""
+
+    name: str
+    strict: Scores
+    relaxed: Scores
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    source: str
+    name: str
+    proposed: int
+    rows: list[ScoreRow]
+    micro: ScoreRow
+    macro_strict_f1: float
+    macro_relaxed_f1: float
+
+
+def source_table(scores: SourceScores) -> SourceTable:
+    relaxed = {row.label: row.scores for row in scores.relaxed.labels}
+    rows = [ScoreRow(row.label, row.scores, relaxed[row.label]) for row in scores.strict.labels]
+    return SourceTable(
+        source=scores.source,
+        name=SOURCE_NAMES.get(scores.source, scores.source),
+        proposed=scores.proposed,
+        rows=rows,
+        micro=ScoreRow("All labels", scores.strict.micro, scores.relaxed.micro),
+        macro_strict_f1=scores.strict.macro.f1,
+        macro_relaxed_f1=scores.relaxed.macro.f1,
+    )
+
+
+def recall_chart(preannotation: Preannotation) -> SafeString:
+    data = [
+        Datum(miss.label, miss.relaxed_recall, f"{miss.relaxed_recall:.2f}")
+        for miss in preannotation.misses
+    ]
+    return bar_chart(
+        data,
+        title="Recall per label, every source together (relaxed)",
+        description="The share of each label's final spans that some proposal overlapped.",
+    )
+
+
+def agreement_chart(agreement: Agreement) -> SafeString:
+    data = [Datum(week.name, week.kappa, f"{week.kappa:.2f}") for week in agreement.weeks]
+    low = -1.0 if any(week.kappa < 0 for week in agreement.weeks) else 0.0
+    return line_chart(
+        data,
+        title="Agreement over time: Cohen's kappa per week",
+        description="By the week the second annotation was finished.",
+        low=low,
+    )
+
+
+@project_page(VIEW_QUALITY)
+def quality(request: HtmxProjectRequest) -> HttpResponse:
+    project = request.project
+    runs = runs_for_filter(project)
+    form = QualityFilterForm(request.GET, languages=project.languages, runs=runs)
+    language, run = form.scope()
+    measured = project_quality(project, language=language, run=run)
+    tables = [source_table(scores) for scores in measured.preannotation.sources]
+    context = {
+        **project_nav(request),
+        "form": form,
+        "quality": measured,
+        "pre": measured.preannotation,
+        "agreement": measured.agreement,
+        "overall_table": tables[-1],
+        "source_tables": tables[:-1],
+        "recall_chart": recall_chart(measured.preannotation),
+        "agreement_chart": agreement_chart(measured.agreement),
+        "language_name": language_label(language) if language else "",
+        "language_rows": [
+            (language_label(row.language), row) for row in measured.preannotation.languages
+        ],
+        "agreement_languages": [
+            (language_label(row.key), row) for row in measured.agreement.languages
+        ],
+        "scope_name": (
+            "every run and import"
+            if run is None
+            else "imported spans"
+            if run == IMPORT_SCOPE
+            else next((run_name(r) for r in runs if r.pk == run), f"run {run}")
+        ),
+    }
+    return render(request, "annotator/quality.html", context)
