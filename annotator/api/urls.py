@@ -2,7 +2,18 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from annotator.api import queues, runs, spans, views
+from annotator.api import (
+    audit,
+    double,
+    key_transfer,
+    keys,
+    quality,
+    queues,
+    review,
+    runs,
+    spans,
+    views,
+)
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -18,6 +29,7 @@ urlpatterns = [
         name="api-document-assign",
     ),
     path("projects/<slug:slug>/queues/", queues.QueueList.as_view(), name="api-queue-list"),
+    path("projects/<slug:slug>/double/", double.DoubleList.as_view(), name="api-double-list"),
     path("projects/<slug:slug>/queues/next/", queues.NextDocument.as_view(), name="api-queue-next"),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",
@@ -45,11 +57,60 @@ urlpatterns = [
         views.ImportJobDetail.as_view(),
         name="api-import-detail",
     ),
+    path("projects/<slug:slug>/quality/", quality.QualityView.as_view(), name="api-quality"),
+    path("projects/<slug:slug>/audit/", audit.AuditList.as_view(), name="api-audit-list"),
+    path(
+        "projects/<slug:slug>/keys/export/",
+        key_transfer.KeyExport.as_view(),
+        name="api-key-export",
+    ),
+    path(
+        "projects/<slug:slug>/keys/import/",
+        key_transfer.KeyImport.as_view(),
+        name="api-key-import",
+    ),
     path("projects/<slug:slug>/runs/", runs.RunList.as_view(), name="api-run-list"),
     path("projects/<slug:slug>/runs/<int:pk>/", runs.RunDetail.as_view(), name="api-run-detail"),
     path(
         "projects/<slug:slug>/runs/<int:pk>/resume/",
         runs.RunResume.as_view(),
         name="api-run-resume",
+    ),
+    path("projects/<slug:slug>/review/", review.ReviewList.as_view(), name="api-review-list"),
+    path(
+        "projects/<slug:slug>/review/<int:pk>/",
+        review.ReviewDetail.as_view(),
+        name="api-review-detail",
+    ),
+    path(
+        "projects/<slug:slug>/review/<int:pk>/resolve/",
+        review.ReviewResolve.as_view(),
+        name="api-review-resolve",
+    ),
+    path("projects/<slug:slug>/entities/", keys.EntityList.as_view(), name="api-entity-list"),
+    path(
+        "projects/<slug:slug>/entities/candidates/",
+        keys.EntityCandidates.as_view(),
+        name="api-entity-candidates",
+    ),
+    path(
+        "projects/<slug:slug>/entities/<int:pk>/",
+        keys.EntityDetail.as_view(),
+        name="api-entity-detail",
+    ),
+    path(
+        "projects/<slug:slug>/entities/<int:pk>/merge/",
+        keys.EntityMerge.as_view(),
+        name="api-entity-merge",
+    ),
+    path(
+        "projects/<slug:slug>/entities/<int:pk>/split/",
+        keys.EntitySplit.as_view(),
+        name="api-entity-split",
+    ),
+    path(
+        "projects/<slug:slug>/entities/<int:pk>/link/",
+        keys.EntityLink.as_view(),
+        name="api-entity-link",
     ),
 ]

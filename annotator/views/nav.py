@@ -24,4 +24,9 @@ def project_nav(request: ProjectRequest) -> dict[str, Any]:
         "access": access,
         "role_label": Role(access.role).label if access.role else "",
         "nav_can_import": access.can(Can.IMPORT),
+        "nav_can_review": access.can(Can.REVIEW),
+        "nav_can_read_keys": access.can(Can.READ_KEYS),
+        "nav_can_view_audit": access.can(Can.VIEW_AUDIT),
+        "nav_can_export_keys": access.can(Can.EXPORT_KEYS),
+        "nav_can_assign": access.can(Can.ASSIGN),
     }

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotator.models import ImportJob, PreannotationRun, RunBatch
+from annotator.keys.services import surface_decide
+from annotator.models import ImportJob, PreannotationRun, ReviewItem, RunBatch
 from tests.conftest import PASSWORD, Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -51,7 +52,20 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "next_document": ("get", {**MEMBERS_ONLY, **dict.fromkeys(ROLES[2:], 302)}),
     # Admins give documents to members; a form without documents sends them back to the list.
     "documents_assign": ("post", {**ADMINS_ONLY, "admin": 302}),
+    # Blind double annotation: admins give a sample to a second annotator and follow the pairs.
+    "double_list": ("get", ADMINS_ONLY),
+    "double_assign": ("get", ADMINS_ONLY),
+    "api-double-list": ("get", api(ADMINS_ONLY)),
     "import_detail": ("get", ADMINS_ONLY),
+    # The audit log and key export / import: admins only. The key API's export reads JSON only
+    # (an empty form is 415), its import needs a file (400).
+    "audit_list": ("get", ADMINS_ONLY),
+    "audit_export": ("get", ADMINS_ONLY),
+    "api-audit-list": ("get", api(ADMINS_ONLY)),
+    "key_export": ("get", ADMINS_ONLY),
+    "key_import": ("get", ADMINS_ONLY),
+    "api-key-export": ("post", api({**ADMINS_ONLY, "admin": 415})),
+    "api-key-import": ("post", api({**ADMINS_ONLY, "admin": 400})),
     "api-schema": ("get", api(LOGGED_IN)),
     "api-docs": ("get", api(LOGGED_IN)),
     # Anonymous by nature: a wrong password is a 400, the right one a token.
@@ -78,15 +92,50 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-run-list": ("get", api(LEADS_UP)),
     "api-run-detail": ("get", api(LEADS_UP)),
     "api-run-resume": ("post", api({**ADMINS_ONLY, "admin": 202})),
+    # The review queue: leads and admins; an empty comment or resolution is refused (400).
+    "review_list": ("get", LEADS_UP),
+    "review_detail": ("get", LEADS_UP),
+    "review_comment": ("post", {**LEADS_UP, "lead": 400, "admin": 400}),
+    "api-review-list": ("get", api(LEADS_UP)),
+    "api-review-detail": ("get", api(LEADS_UP)),
+    "api-review-resolve": ("post", api({**LEADS_UP, "lead": 400, "admin": 400})),
+    # The keys: leads and admins read and edit them; a write without its form is a 400 on a
+    # page, a 415 in the API (JSON only).
+    "key_list": ("get", LEADS_UP),
+    "key_candidates": ("get", LEADS_UP),
+    "key_entity": ("get", LEADS_UP),
+    "key_merge": ("post", {**LEADS_UP, "lead": 400, "admin": 400}),
+    "key_split": ("post", {**LEADS_UP, "lead": 400, "admin": 400}),
+    "key_link": ("post", {**LEADS_UP, "lead": 400, "admin": 400}),
+    "api-entity-list": ("get", api(LEADS_UP)),
+    "api-entity-candidates": ("get", api(LEADS_UP)),
+    "api-entity-detail": ("get", api(LEADS_UP)),
+    "api-entity-merge": ("post", api({**LEADS_UP, "lead": 415, "admin": 415})),
+    "api-entity-split": ("post", api({**LEADS_UP, "lead": 415, "admin": 415})),
+    "api-entity-link": ("post", api({**LEADS_UP, "lead": 415, "admin": 415})),
+    # Measured quality: leads and admins.
+    "quality": ("get", LEADS_UP),
+    "api-quality": ("get", api(LEADS_UP)),
 }
 # Writes: an admin without a file gets 400; nobody else gets past the permission check.
 WRITES: dict[str, dict[str, int]] = {
     "import_list": {**ADMINS_ONLY, "admin": 400},
+    "key_entity": {**LEADS_UP, "lead": 400, "admin": 400},
+    # Key export and import: a form without a passphrase (or a file) is refused.
+    "key_export": {**ADMINS_ONLY, "admin": 400},
+    "key_import": {**ADMINS_ONLY, "admin": 400},
     "api-import-list": api({**ADMINS_ONLY, "admin": 400}),
     # The span API reads JSON only: a form body is refused (415) once the caller may write.
     "api-span-list": api({**ENGLISH_READERS, "annotator_en": 415, "lead": 415, "admin": 415}),
     # The page's form needs a profile; the API's run is refused while the resumed one is queued.
     "run_list": {**ADMINS_ONLY, "admin": 400},
+    # Review: "look for conflicts now" sends the lead back to the queue; a resolution without
+    # a rationale is refused.
+    "review_list": {**LEADS_UP, "lead": 302, "admin": 302},
+    "review_detail": {**LEADS_UP, "lead": 400, "admin": 400},
+    # Double annotation: an empty form is refused (400); the API reads JSON only (415).
+    "double_assign": {**ADMINS_ONLY, "admin": 400},
+    "api-double-list": api({**ADMINS_ONLY, "admin": 415}),
     "api-run-list": api({**ADMINS_ONLY, "admin": 400}),
 }
 
@@ -115,7 +164,15 @@ def targets(team: Team) -> dict[str, str]:
     run = PreannotationRun.objects.create(project=team.project, status="failed")
     RunBatch.objects.create(run=run, number=1, language="en", document_ids=[document.pk])
     span = SpanFactory(document=document, start=0, end=4, source="ner")
+    item = ReviewItem.objects.create(
+        project=team.project, kind="flag", document=document, span=span
+    )
+    entity = surface_decide(
+        project=team.project, surface="Moshe Chaya", language="en", label="PER",
+        decision="pseudonymize", replacement="Raj Avrom",
+    ).entity_id  # fmt: skip
     slug = {"slug": team.project.slug}
+    on_entity = {**slug, "pk": entity}
     on_span = {**slug, "pk": document.pk, "span_id": span.pk}
     return {
         "healthz": reverse("healthz"),
@@ -136,7 +193,17 @@ def targets(team: Team) -> dict[str, str]:
         "import_list": reverse("import_list", kwargs=slug),
         "next_document": reverse("next_document", kwargs=slug),
         "documents_assign": reverse("documents_assign", kwargs=slug),
+        "double_list": reverse("double_list", kwargs=slug),
+        "double_assign": reverse("double_assign", kwargs=slug),
+        "api-double-list": reverse("api-double-list", kwargs=slug),
         "import_detail": reverse("import_detail", kwargs={**slug, "pk": job.pk}),
+        "audit_list": reverse("audit_list", kwargs=slug),
+        "audit_export": reverse("audit_export", kwargs=slug),
+        "api-audit-list": reverse("api-audit-list", kwargs=slug),
+        "key_export": reverse("key_export", kwargs=slug),
+        "key_import": reverse("key_import", kwargs=slug),
+        "api-key-export": reverse("api-key-export", kwargs=slug),
+        "api-key-import": reverse("api-key-import", kwargs=slug),
         "api-schema": reverse("api-schema"),
         "api-docs": reverse("api-docs"),
         "api-token": reverse("api-token"),
@@ -159,6 +226,26 @@ def targets(team: Team) -> dict[str, str]:
         "api-run-list": reverse("api-run-list", kwargs=slug),
         "api-run-detail": reverse("api-run-detail", kwargs={**slug, "pk": run.pk}),
         "api-run-resume": reverse("api-run-resume", kwargs={**slug, "pk": run.pk}),
+        "review_list": reverse("review_list", kwargs=slug),
+        "review_detail": reverse("review_detail", kwargs={**slug, "pk": item.pk}),
+        "review_comment": reverse("review_comment", kwargs={**slug, "pk": item.pk}),
+        "api-review-list": reverse("api-review-list", kwargs=slug),
+        "api-review-detail": reverse("api-review-detail", kwargs={**slug, "pk": item.pk}),
+        "api-review-resolve": reverse("api-review-resolve", kwargs={**slug, "pk": item.pk}),
+        "key_list": reverse("key_list", kwargs=slug),
+        "key_candidates": reverse("key_candidates", kwargs=slug),
+        "key_entity": reverse("key_entity", kwargs=on_entity),
+        "key_merge": reverse("key_merge", kwargs=on_entity),
+        "key_split": reverse("key_split", kwargs=on_entity),
+        "key_link": reverse("key_link", kwargs=on_entity),
+        "api-entity-list": reverse("api-entity-list", kwargs=slug),
+        "api-entity-candidates": reverse("api-entity-candidates", kwargs=slug),
+        "api-entity-detail": reverse("api-entity-detail", kwargs=on_entity),
+        "api-entity-merge": reverse("api-entity-merge", kwargs=on_entity),
+        "api-entity-split": reverse("api-entity-split", kwargs=on_entity),
+        "api-entity-link": reverse("api-entity-link", kwargs=on_entity),
+        "quality": reverse("quality", kwargs=slug),
+        "api-quality": reverse("api-quality", kwargs=slug),
     }
 
 

@@ -152,3 +152,31 @@ def test_every_page_names_an_icon_that_is_served(team: Team) -> None:
     # Served from STATIC_ROOT after collectstatic; here, found where collectstatic looks.
     found = finders.find("favicon.svg")
     assert found is not None and "<svg" in Path(str(found)).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("role", "links"),
+    [
+        ("annotator_en", set()),
+        ("lead", {"review_list", "quality", "key_list"}),
+        (
+            "admin",
+            {"review_list", "quality", "key_list", "audit_list", "key_export", "double_list"},
+        ),
+    ],
+)
+def test_each_role_is_linked_to_the_pages_it_may_open(
+    team: Team, role: str, links: set[str]
+) -> None:
+    everything = {"review_list", "quality", "key_list", "audit_list", "key_export", "double_list"}
+    client = client_for(team.by_role()[role])
+    pages = [reverse("project_detail", args=[team.project.slug])]
+    if "key_list" in links:
+        pages.append(reverse("key_list", args=[team.project.slug]))
+    html = "".join(client.get(page).content.decode() for page in pages)
+
+    shown = {
+        name for name in everything if f'href="{reverse(name, args=[team.project.slug])}"' in html
+    }
+
+    assert shown == links
