@@ -511,6 +511,13 @@ class Release(models.Model):
     status = models.CharField(
         max_length=16, choices=ReleaseStatus.choices, default=ReleaseStatus.QUEUED
     )
+    # Blank: every language of the project.
+    language = models.CharField(max_length=16, blank=True)
+    # Progress while it runs (a job: status, done / total, error and timestamps).
+    documents_total = models.PositiveIntegerField(default=0)
+    documents_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     manifest = models.JSONField(default=dict, blank=True)
     # The leak report holds offsets and labels, never the originals it found.
     leak_report = models.JSONField(default=list, blank=True)
