@@ -201,9 +201,9 @@ def _entity_page(
             initial={**version, "decision": row.decision, "keep_reason": row.keep_reason},
             row=row,
         ),
-        "merge_form": merge or MergeForm(initial=version),
-        "split_form": split or SplitForm(initial=version, row=row),
-        "link_form": link or LinkForm(initial=version),
+        "merge_form": merge or MergeForm(initial=version, auto_id="merge_%s"),
+        "split_form": split or SplitForm(initial=version, row=row, auto_id="split_%s"),
+        "link_form": link or LinkForm(initial=version, auto_id="link_%s"),
         "error": error,
     }
     return no_store(render(request, "annotator/key_entity.html", context, status=status))
@@ -272,7 +272,7 @@ def key_entity(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @project_page(EDIT_KEYS)
 @require_POST
 def key_merge(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    form = MergeForm(request.POST)
+    form = MergeForm(request.POST, auto_id="merge_%s")
     if not form.is_valid():
         return _entity_page(
             request, _current(request, pk), status=400, merge=form, error="Nothing was merged."
@@ -300,7 +300,7 @@ def key_merge(request: HtmxProjectRequest, pk: int) -> HttpResponse:
 @require_POST
 def key_split(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     row = _current(request, pk)
-    form = SplitForm(request.POST, row=row)
+    form = SplitForm(request.POST, row=row, auto_id="split_%s")
     if not form.is_valid():
         return _entity_page(request, row, status=400, split=form, error="Nothing was moved.")
     try:
@@ -321,7 +321,7 @@ def key_split(request: HtmxProjectRequest, pk: int) -> HttpResponse:
 @project_page(EDIT_KEYS)
 @require_POST
 def key_link(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    form = LinkForm(request.POST)
+    form = LinkForm(request.POST, auto_id="link_%s")
     if not form.is_valid():
         return _entity_page(
             request, _current(request, pk), status=400, link=form, error="Nothing was linked."
