@@ -55,6 +55,19 @@ def review_scan(project_id: int) -> dict[str, int]:
     return scan(project=project).raised if project is not None else {}
 
 
+@shared_task(name="annotator.tasks.release_build", acks_late=True)
+def release_build(release_id: int) -> str:
+    """Render a release, check it for leaks and publish it (or refuse it); its status."""
+    from annotator.services.errors import NotFoundError
+    from annotator.services.releases import release_build as build
+
+    # Safe to run twice: a finished release is left as it is, a running one to its worker.
+    try:
+        return str(build(release_id).status)
+    except NotFoundError:
+        return "gone"  # its project was deleted before a worker got to it
+
+
 # --- Pre-annotation runs ----------------------------------------------------------------------
 
 

@@ -408,6 +408,71 @@ class _Automaton:
                 start = text.find(pattern, start + 1)
 
 
+class LeakChecker:
+    """`leak_check` for many texts against one set of originals: the originals are folded
+    and their automaton built once, then each call checks one rendered text.
+
+        checker = LeakChecker(originals, [RegexRecognizer().recognize_one])
+        for text, spans in rendered:
+            leaks = checker(text, allowed=spans)
+    """
+
+    def __init__(
+        self,
+        originals: Iterable[str],
+        recognizers: Sequence[Callable[[str], list[Span]]] = (),
+        *,
+        fold_accents: bool = True,
+    ) -> None:
+        patterns: dict[str, int] = {}
+        for index, original in enumerate(originals):
+            folded, _ = _fold(original.strip(), fold_accents)
+            if folded.strip():
+                patterns.setdefault(folded, index)
+        self.patterns = len(patterns)
+        self._automaton = _Automaton(patterns) if patterns else None
+        self._recognizers = list(recognizers)
+        self._fold_accents = fold_accents
+
+    def __call__(self, rendered_text: str, *, allowed: Sequence[Span] = ()) -> list[Leak]:
+        fold_accents = self._fold_accents
+        leaks: set[Leak] = set()
+        if self._automaton is not None:
+            folded_text, origin = _fold(rendered_text, fold_accents)
+            origin.append(len(rendered_text))
+            for folded_start, folded_end, index in self._automaton.find(folded_text):
+                start = origin[folded_start]
+                # The last folded character comes from origin[folded_end - 1]; take all of it.
+                end = origin[folded_end - 1] + 1
+                # Combining marks dropped by the folding still belong to the word.
+                while (
+                    fold_accents
+                    and end < len(rendered_text)
+                    and unicodedata.category(rendered_text[end]) == "Mn"
+                ):
+                    end += 1
+                if _is_boundary(rendered_text, start, end):
+                    leaks.add(Leak(start, end, original=index))
+        if self._recognizers:
+            allowed_ranges = sorted((span.start, span.end) for span in allowed)
+            allowed_starts = [start for start, _ in allowed_ranges]
+            for recognizer in self._recognizers:
+                for span in recognizer(rendered_text):
+                    before = bisect.bisect_right(allowed_starts, span.start) - 1
+                    if before >= 0 and allowed_ranges[before][1] >= span.end:
+                        continue
+                    leaks.add(Leak(span.start, span.end, label=span.label, source=span.source))
+        return sorted(
+            leaks,
+            key=lambda leak: (
+                leak.start,
+                leak.end,
+                -1 if leak.original is None else leak.original,
+                leak.label or "",
+            ),
+        )
+
+
 def leak_check(
     rendered_text: str,
     originals: Collection[str],
@@ -427,52 +492,17 @@ def leak_check(
 
     `recognizers` (the regex recognizer, say) are called on the text; a hit lying inside one of
     `allowed` (the rendered spans: realistic phone numbers and kept public URLs look like what
-    a regex looks for) is not a leak.
+    a regex looks for) is not a leak. To check many texts against the same originals, build a
+    `LeakChecker` once instead.
     """
-    patterns: dict[str, int] = {}
-    for index, original in enumerate(originals):
-        folded, _ = _fold(original.strip(), fold_accents)
-        if folded.strip():
-            patterns.setdefault(folded, index)
-    leaks: set[Leak] = set()
-    if patterns:
-        folded_text, origin = _fold(rendered_text, fold_accents)
-        origin.append(len(rendered_text))
-        for folded_start, folded_end, index in _Automaton(patterns).find(folded_text):
-            start = origin[folded_start]
-            # The last folded character comes from origin[folded_end - 1]; take all of it.
-            end = origin[folded_end - 1] + 1
-            # Combining marks dropped by the folding still belong to the word.
-            while (
-                fold_accents
-                and end < len(rendered_text)
-                and unicodedata.category(rendered_text[end]) == "Mn"
-            ):
-                end += 1
-            if _is_boundary(rendered_text, start, end):
-                leaks.add(Leak(start, end, original=index))
-    allowed_ranges = sorted((span.start, span.end) for span in allowed)
-    allowed_starts = [start for start, _ in allowed_ranges]
-    for recognizer in recognizers:
-        for span in recognizer(rendered_text):
-            before = bisect.bisect_right(allowed_starts, span.start) - 1
-            if before >= 0 and allowed_ranges[before][1] >= span.end:
-                continue
-            leaks.add(Leak(span.start, span.end, label=span.label, source=span.source))
-    return sorted(
-        leaks,
-        key=lambda leak: (
-            leak.start,
-            leak.end,
-            -1 if leak.original is None else leak.original,
-            leak.label or "",
-        ),
-    )
+    checker = LeakChecker(originals, recognizers, fold_accents=fold_accents)
+    return checker(rendered_text, allowed=allowed)
 
 
 __all__ = [
     "Averaged",
     "Leak",
+    "LeakChecker",
     "Report",
     "Scores",
     "TokenMasking",

@@ -2,14 +2,17 @@
 (pseudonymizer.strategies.render) from the project's decisions and correspondence table.
 
 The workspace previews one document with it; a release renders every document the same way,
-passing one `numbering` to all so that S3 numbers an entity once across the corpus.
+passing one `numbering` to all so that S3 numbers an entity once across the corpus, and the
+spans and table choices it fetched for a whole chunk of documents (`spans`, `choices`), so
+that a document costs no query of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 
+from annotator.keys.services import Choice
 from annotator.models import Document, Span, SpanStatus
 from annotator.services.spans import span_choices
 from pseudonymizer.pseudonyms.invalidation import invalidate
@@ -33,12 +36,21 @@ def document_rendered(
     strategy: Strategy | str,
     *,
     numbering: MutableMapping[object, int] | None = None,
+    spans: Iterable[Span] | None = None,
+    choices: Mapping[int, Choice] | None = None,
 ) -> RenderedDocument:
-    """`document` under `strategy`, from its accepted spans and their decisions."""
-    spans = list(Span.objects.for_document(document).exclude(status=SpanStatus.REJECTED))
+    """`document` under `strategy`, from its accepted spans and their decisions.
+
+    `spans` (the document's spans; rejected ones are skipped) and `choices` (the table's
+    choice by span id, `span_choices`) are read from the database when not given.
+    """
+    if spans is None:
+        spans = Span.objects.for_document(document).exclude(status=SpanStatus.REJECTED)
+    spans = [span for span in spans if span.status != SpanStatus.REJECTED]
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     undecided = len(spans) - len(accepted)
-    choices = span_choices(document, accepted)
+    if choices is None:
+        choices = span_choices(document, accepted)
     by_place = {(span.start, span.end): span for span in accepted}
     secret = document.project.secret
 

@@ -234,12 +234,7 @@ def job_finish(
 
 
 def _reason_fields(model: type[models.Model], reason: str) -> dict[str, Any]:
-    if _has_field(model, "error"):
-        return {"error": reason}
-    if model is Release:
-        # A release has no error column; its manifest, empty until it is written, says why.
-        return {"manifest": {"error": reason}}
-    return {}
+    return {"error": reason} if _has_field(model, "error") else {}
 
 
 def job_fail(
@@ -411,6 +406,10 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
         try:
             if _stale(release, cutoff) and job_fail(Release, release.pk, RELEASE_REAPED):
                 counts["releases_failed"] += 1
+                # Here, not at the top: the release service uses this module's lifecycle.
+                from annotator.services.releases import release_discard_partial
+
+                release_discard_partial(release)
         except DatabaseError:
             logger.exception("could not reap release %s", release.pk)
     counts["uploads_deleted"] += _uploads_sweep(cutoff)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -133,3 +134,69 @@ def membership_set(
         ip_address=ip_address,
     )
     return membership
+
+
+def project_delete(project: Project, actor: Any = None, *, ip_address: str | None = None) -> None:
+    """Delete a project and everything of it: its releases (rows and files), its
+    correspondence table (entities, aliases and their word index, in the keys database,
+    which has no foreign key to the project to cascade through), its documents and spans,
+    its imports (and the uploads they left), its runs and review items. Audited, by id and
+    slug only.
+
+    Refused (ConflictError) while an import, a run or a release of the project is running:
+    its worker would write into what is being deleted. Files go once the rows are gone.
+    """
+    from annotator.keys.models import Alias, AliasWord, Entity
+    from annotator.models import ImportJob, PreannotationRun, Release, ReleaseStatus
+    from annotator.routers import keys_alias
+    from annotator.services.errors import ConflictError
+    from annotator.services.jobs import upload_delete
+    from annotator.services.releases import project_releases_folder
+
+    running = "running"
+    if (
+        ImportJob.objects.filter(project=project, status=running).exists()
+        or PreannotationRun.objects.filter(project=project, status=running).exists()
+        or Release.objects.filter(project=project, status=ReleaseStatus.RUNNING).exists()
+    ):
+        raise ConflictError(
+            f"project {project.slug} has an import, a run or a release running: wait for it "
+            "to end (or for the reaper to fail it), then delete the project"
+        )
+    project_id, slug = project.pk, project.slug
+    uploads = list(
+        ImportJob.objects.filter(project=project)
+        .exclude(stored_path="")
+        .values_list("stored_path", flat=True)
+    )
+    releases_folder = project_releases_folder(project)
+    keys = keys_alias()
+    with transaction.atomic(), transaction.atomic(using=keys):
+        counts = {
+            "documents": project.documents.count(),
+            "releases": Release.objects.filter(project=project).count(),
+        }
+        # Word index, token-level aliases, aliases, then entities: children first.
+        AliasWord.objects.using(keys).filter(project_id=project_id).delete()
+        aliases = Alias.objects.using(keys).filter(project_id=project_id)
+        aliases.filter(parent__isnull=False).delete()
+        aliases.delete()
+        Entity.objects.using(keys).filter(project_id=project_id).delete()
+        # Releases protect their project: they go first.
+        Release.objects.filter(project=project).delete()
+        project.delete()
+        audit_record(
+            action=AuditAction.PROJECT_CHANGE,
+            actor=actor,
+            project=None,
+            target=f"project:{project_id}",
+            detail={"event": "deleted", "slug": slug, **counts},
+            ip_address=ip_address,
+        )
+
+        def delete_files() -> None:
+            shutil.rmtree(releases_folder, ignore_errors=True)
+            for stored_path in uploads:
+                upload_delete(stored_path)
+
+        transaction.on_commit(delete_files)

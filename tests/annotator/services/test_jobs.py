@@ -21,6 +21,7 @@ from annotator.models import (
     ImportStatus,
     PreannotationRun,
     Release,
+    ReleaseStatus,
     RunBatch,
     RunStatus,
 )
@@ -159,7 +160,7 @@ def test_the_lifecycle_serves_runs_and_releases_too() -> None:
     assert job_finish(PreannotationRun, run.pk, documents_done=0)
     release.refresh_from_db()
     assert release.status == "failed"
-    assert release.manifest == {"error": "the leak check could not run"}
+    assert release.error == "the leak check could not run"
     assert release.finished_at is not None
 
 
@@ -213,6 +214,30 @@ def test_the_reaper_fails_a_dead_import_and_deletes_its_upload(
     assert job.finished_at is not None
     assert not upload.parent.exists()
     assert counts["imports_failed"] == 1 and counts["uploads_deleted"] == 1
+
+
+def test_the_reaper_fails_a_dead_release_and_deletes_its_half_written_file(
+    settings: Any, monkeypatch: Any
+) -> None:
+    from annotator.services.releases import project_releases_folder
+
+    long_ago = timezone.now() - 2 * HOUR
+    project = ProjectFactory()
+    release = Release.objects.create(project=project, version=3, strategy="S2", format="jsonl")
+    assert job_claim(Release, release.pk)
+    Release.objects.filter(pk=release.pk).update(started_at=long_ago)
+    heartbeat_at(monkeypatch, release, long_ago)
+    folder = project_releases_folder(project) / "3"
+    folder.mkdir(parents=True)
+    (folder / f".{project.slug}-v3-S2.jsonl.0123.part").write_text('{"text": "half"}\n')
+
+    counts = jobs_reap(older_than=HOUR)
+
+    release.refresh_from_db()
+    assert release.status == ReleaseStatus.FAILED
+    assert "nothing was released" in release.error
+    assert counts["releases_failed"] == 1
+    assert not folder.exists()
 
 
 def test_the_reaper_leaves_a_live_import_and_its_upload_alone(settings: Any) -> None:

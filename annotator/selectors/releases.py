@@ -1,0 +1,130 @@
+"""What a release reads: the documents it renders, in chunks, and the originals it checks for.
+
+Documents come in id order, a chunk at a time (keyset pagination: no cursor held open, no
+list of the corpus), each chunk with its spans and its correspondence-table choices in one
+query each, so that a release costs a few queries per chunk and none per document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from annotator.keys.models import Alias
+from annotator.keys.services import Choice, surface_choices
+from annotator.models import (
+    Document,
+    DocumentQuerySet,
+    DocumentStatus,
+    Project,
+    Span,
+    SpanStatus,
+)
+from annotator.routers import keys_alias
+from pseudonymizer.vocabulary import Decision
+
+# What a release publishes: a document its annotator marked done, or that a lead reviewed.
+RELEASED_STATUSES = (DocumentStatus.DONE.value, DocumentStatus.REVIEWED.value)
+CHUNK_SIZE = 500
+
+
+def release_documents(project: Project, language: str = "") -> DocumentQuerySet:
+    """The project's original documents (never a replica) of `language` (or all)."""
+    documents = Document.objects.for_project(project).originals()
+    return documents.filter(language=language) if language else documents
+
+
+def documents_not_finished(project: Project, language: str = "") -> Iterator[tuple[int, str, str]]:
+    """(id, external_id, status) of the documents no one has finished (not done, not
+    reviewed), in id order, without their texts."""
+    rows = (
+        release_documents(project, language)
+        .exclude(status__in=RELEASED_STATUSES)
+        .order_by("id")
+        .values_list("id", "external_id", "status")
+    )
+    yield from rows.iterator(chunk_size=2000)
+
+
+def documents_finished_count(project: Project, language: str = "") -> int:
+    documents = release_documents(project, language)
+    return int(documents.filter(status__in=RELEASED_STATUSES).count())
+
+
+@dataclass
+class ChunkDocument:
+    document: Document
+    # Its spans that are not rejected, by offset.
+    spans: list[Span] = field(default_factory=list)
+    # The table's choice for each accepted span, by span id.
+    choices: dict[int, Choice] = field(default_factory=dict)
+
+
+def finished_document_chunks(
+    project: Project, language: str = "", *, chunk_size: int | None = None
+) -> Iterator[list[ChunkDocument]]:
+    """The finished documents (`RELEASED_STATUSES`) in id order, `chunk_size` at a time, each
+    with its spans and choices. Three queries a chunk whatever its size."""
+    documents = (
+        release_documents(project, language)
+        .filter(status__in=RELEASED_STATUSES)
+        .order_by("id")
+        .only("id", "external_id", "language", "text", "status", "project_id", "replica_of_id")
+    )
+    size = chunk_size or CHUNK_SIZE
+    last = 0
+    while True:
+        chunk = list(documents.filter(id__gt=last)[:size])
+        if not chunk:
+            return
+        last = chunk[-1].pk
+        by_id: dict[int, ChunkDocument] = {}
+        for document in chunk:
+            document.project = project  # no query per document for its project
+            by_id[document.pk] = ChunkDocument(document)
+        spans = (
+            Span.objects.filter(document_id__in=list(by_id))
+            .exclude(status=SpanStatus.REJECTED)
+            .order_by("document_id", "start", "end", "id")
+            .only(
+                "id",
+                "document_id",
+                "start",
+                "end",
+                "label",
+                "source",
+                "score",
+                "status",
+                "decision",
+                "entity_id",
+            )  # fmt: skip
+        )
+        surfaces: dict[int, str] = {}
+        for span in spans:
+            item = by_id[span.document_id]
+            item.spans.append(span)
+            if span.status == SpanStatus.ACCEPTED:
+                surfaces[span.pk] = item.document.text[span.start : span.end]
+        found = surface_choices(project, set(surfaces.values()))
+        for item in by_id.values():
+            for span in item.spans:
+                surface = surfaces.get(span.pk)
+                if surface is not None and surface in found:
+                    item.choices[span.pk] = found[surface]
+        yield list(by_id.values())
+
+
+def release_originals(project: Project) -> Iterator[tuple[str, str]]:
+    """(original, label) of every alias of every entity of the project that is not kept,
+    token-level aliases included: what must not be left in a release. Decrypts the
+    originals: for the release worker only, never for a page or a log."""
+    rows = (
+        Alias.objects.using(keys_alias())
+        .filter(project_id=project.pk)
+        .exclude(entity__decision=Decision.KEEP.value)
+        .select_related("entity")
+        .only("original_encrypted", "entity__label")
+        .order_by("pk")
+    )
+    for alias in rows.iterator(chunk_size=2000):
+        yield alias.original, alias.entity.label

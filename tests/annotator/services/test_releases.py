@@ -1,0 +1,452 @@
+"""Releases: rendered as the engine renders, checked for leaks, immutable, streamed."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotator.keys.services import surface_choice
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    Document,
+    DocumentStatus,
+    Project,
+    Release,
+    ReleaseStatus,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
+from annotator.services import releases
+from annotator.services.errors import DomainError
+from annotator.services.releases import (
+    release_build,
+    release_create,
+    release_data_path,
+    release_download_record,
+    release_manifest_path,
+    release_progress,
+)
+from annotator.services.spans import span_create
+from pseudonymizer.pseudonyms.invalidation import invalidate
+from pseudonymizer.spans import Span as EngineSpan
+from pseudonymizer.strategies import Strategy, render
+from tests.factories import DocumentFactory, ProjectFactory
+
+FIRST = "Moshe Chaya wrote to the BBC from https://t.me/moshechaya, call 06 12 34 56 78."
+SECOND = "Later, Moshe Chaya met Sarah Levi."
+ORIGINALS = ["Moshe Chaya", "Moshe", "Chaya", "moshechaya", "06 12 34 56 78", "Sarah Levi", "Levi"]
+
+
+def document_with(
+    project: Project,
+    text: str,
+    spans: list[tuple[str, str, str]],
+    *,
+    status: str = DocumentStatus.DONE,
+    language: str = "en",
+    external_id: str | None = None,
+) -> Document:
+    """A document whose `spans` (surface, label, decision) a person accepted."""
+    extra = {"external_id": external_id} if external_id else {}
+    document = DocumentFactory(project=project, language=language, text=text, **extra)
+    for surface, label, decision in spans:
+        start = text.index(surface)
+        span_create(
+            document=document, actor=None, start=start, end=start + len(surface), label=label,
+            decision=decision, keep_reason="a public broadcaster" if decision == "keep" else "",
+        )  # fmt: skip
+    Document.objects.filter(pk=document.pk).update(status=status)
+    document.refresh_from_db()
+    return document
+
+
+@pytest.fixture
+def corpus(db: Any) -> tuple[Project, list[Document]]:
+    project = ProjectFactory(slug="radical", languages=["en", "fr", "ar"])
+    first = document_with(
+        project,
+        FIRST,
+        [
+            ("Moshe Chaya", "PER", "pseudonymize"),
+            ("BBC", "ORG", "keep"),
+            ("https://t.me/moshechaya", "URL", "invalidate"),
+            ("06 12 34 56 78", "PHONE", "delete"),
+        ],
+        external_id="first",
+    )
+    second = document_with(
+        project,
+        SECOND,
+        [("Moshe Chaya", "PER", "pseudonymize"), ("Sarah Levi", "PER", "pseudonymize")],
+        status=DocumentStatus.REVIEWED,
+        external_id="second",
+    )
+    return project, [first, second]
+
+
+def build(project: Project, strategy: str = "realistic", fmt: str = "jsonl", **kw: Any) -> Release:
+    release = release_create(project=project, strategy=strategy, format=fmt, dispatch=False, **kw)
+    return release_build(release.pk)
+
+
+def jsonl(release: Release) -> list[dict[str, Any]]:
+    lines = release_data_path(release).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def engine_rendering(
+    document: Document, strategy: str, numbering: dict[object, int]
+) -> tuple[str, list[EngineSpan]]:
+    """The engine's own rendering of the document's decisions, from the table's choices."""
+    project = document.project
+    accepted = Span.objects.filter(document=document, status=SpanStatus.ACCEPTED)
+    spans = [EngineSpan(s.start, s.end, s.label, s.score, s.source, s.decision) for s in accepted]
+
+    def choice(surface: str) -> Any:
+        found = surface_choice(project, surface)
+        assert found is not None
+        return found
+
+    rendered = render(
+        document.text,
+        spans,
+        strategy,
+        replacement=lambda span, surface: choice(surface).replacement,
+        entity_of=lambda span, surface: choice(surface).entity_id,
+        invalidate=lambda surface: invalidate(surface, project.secret),
+        numbering=numbering,
+    )
+    return rendered.text, rendered.spans
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("strategy", [s.value for s in Strategy])
+def test_each_strategy_renders_as_the_engine_does(corpus: Any, strategy: str) -> None:
+    project, documents = corpus
+    release = build(project, strategy)
+    assert release.status == ReleaseStatus.DONE, release.error
+    records = jsonl(release)
+    numbering: dict[object, int] = {}
+    assert [r["id"] for r in records] == ["first", "second"]
+    for record, document in zip(records, documents, strict=True):
+        text, spans = engine_rendering(document, strategy, numbering)
+        assert record["text"] == text
+        assert [(s["start"], s["end"], s["label"]) for s in record["spans"]] == [
+            (s.start, s.end, s.label) for s in spans
+        ]
+        for span in record["spans"]:
+            assert span["text"] == text[span["start"] : span["end"]]
+    first = records[0]["text"]
+    assert "BBC" in first  # kept under every strategy
+    assert "06 12" not in first  # deleted under every strategy
+    assert "moshechaya" not in first
+    if strategy == "S0":
+        assert first.startswith(" wrote to the BBC from , call .")
+    else:
+        assert "https://t.me/" in first  # invalidated, not removed
+    if strategy == "S3":
+        assert first.startswith("PER_1 wrote")
+        assert records[1]["text"] == "Later, PER_1 met PER_2."  # one number across documents
+
+
+@pytest.mark.django_db
+def test_a_name_left_unannotated_in_another_document_refuses_the_release(
+    corpus: Any, caplog: Any
+) -> None:
+    project, _ = corpus
+    planted = document_with(
+        project, "Nobody saw moshe CHAYA today.", [], external_id="planted"
+    )  # fmt: skip
+    caplog.set_level(logging.DEBUG)
+    release = build(project, "S2")
+    assert release.status == ReleaseStatus.REFUSED
+    assert release.leak_report == [
+        {
+            "document_id": planted.pk,
+            "external_id": "planted",
+            "start": 11,
+            "end": 22,
+            "label": "PER",
+            "source": "original",
+        }
+    ]
+    assert "1 possible leak(s)" in release.error
+    assert not release.file_path and not release.sha256
+    assert not list(Path(releases.releases_root()).rglob("*.*"))  # no file, no part
+    for blob in (json.dumps(release.manifest), json.dumps(release.leak_report), caplog.text):
+        for original in ORIGINALS:
+            assert original.casefold() not in blob.casefold()
+    with pytest.raises(DomainError):
+        release_data_path(release)
+
+
+@pytest.mark.django_db
+def test_a_token_alias_and_arabic_proclitic_are_leaks(db: Any) -> None:
+    project = ProjectFactory(languages=["en", "ar"])
+    document_with(project, "كتب موشيه حايا رسالة.", [("موشيه حايا", "PER", "pseudonymize")],
+                  language="ar")  # fmt: skip
+    leaky = document_with(project, "وبموشيه وصل. Also CHAYA? no: Moshe", [], language="ar")
+    release = build(project, "S2")
+    assert release.status == ReleaseStatus.REFUSED
+    found = [(leak["document_id"], leak["start"]) for leak in release.leak_report]
+    assert found == [(leaky.pk, 2)]  # the word after its proclitics و and ب
+
+
+@pytest.mark.django_db
+def test_a_phone_number_in_a_rejected_span_refuses_the_release(corpus: Any) -> None:
+    project, _ = corpus
+    text = "Ring me on +33 6 12 34 56 99 tonight."
+    document = document_with(project, text, [], external_id="rejected")
+    start = text.index("+33")
+    Span.objects.create(
+        document=document, start=start, end=start + 17, label="PHONE", source=SpanSource.REGEX,
+        status=SpanStatus.REJECTED,
+    )  # fmt: skip
+    release = build(project)
+    assert release.status == ReleaseStatus.REFUSED
+    assert release.leak_report == [
+        {
+            "document_id": document.pk,
+            "external_id": "rejected",
+            "start": start,
+            "end": start + 17,
+            "label": "PHONE",
+            "source": "pattern",
+        }
+    ]
+
+
+@pytest.mark.django_db
+def test_arabic_emoji_and_crlf_come_out_character_for_character(db: Any) -> None:
+    project = ProjectFactory(languages=["ar", "en"])
+    text = "مرحبا 👋🏽 موشيه حايا!\r\nاتصل بـ @moshe_ch 🇫🇷\r\nشكرا"
+    document = document_with(
+        project,
+        text,
+        [("موشيه حايا", "PER", "pseudonymize"), ("@moshe_ch", "USERNAME", "pseudonymize")],
+        language="ar",
+    )
+    release = build(project)
+    assert release.status == ReleaseStatus.DONE, release.error
+    (record,) = jsonl(release)
+    new = record["text"]
+    expected, spans = engine_rendering(document, "realistic", {})
+    assert new == expected
+    assert new.startswith("مرحبا 👋🏽 ") and "!\r\nاتصل بـ " in new and new.endswith(" 🇫🇷\r\nشكرا")
+    # Character by character: outside the spans, the text is the original's.
+    pieces, previous = [], 0
+    for span in record["spans"]:
+        pieces.append(new[previous : span["start"]])
+        previous = span["end"]
+    pieces.append(new[previous:])
+    originals = [text[: text.index("موشيه")], "!\r\nاتصل بـ ", text[text.index(" 🇫🇷") :]]
+    assert pieces == originals
+    for span in record["spans"]:
+        assert span["text"] == new[span["start"] : span["end"]]
+        assert span["text"] not in ("موشيه حايا", "@moshe_ch")
+
+
+@pytest.mark.django_db
+def test_documents_left_out_each_with_its_reason(corpus: Any) -> None:
+    project, _ = corpus
+    unfinished = document_with(project, "Nothing here.", [], status=DocumentStatus.IN_PROGRESS)
+    undecided = document_with(project, "Call Ruth soon.", [])
+    Span.objects.create(document=undecided, start=5, end=9, label="PER", source=SpanSource.NER)
+    overlapping = document_with(project, "Jean Valjean left.", [])
+    for start, end in ((0, 12), (5, 12)):
+        Span.objects.create(
+            document=overlapping, start=start, end=end, label="PER", source=SpanSource.HUMAN,
+            status=SpanStatus.ACCEPTED,
+        )  # fmt: skip
+    replica = DocumentFactory(project=project, text=FIRST, replica_of=unfinished)
+    Document.objects.filter(pk=replica.pk).update(status=DocumentStatus.DONE)
+    release = build(project, "S2")
+    assert release.status == ReleaseStatus.DONE, release.error
+    left = {entry["id"]: entry["reason"] for entry in release.manifest["documents"]["left_out"]}
+    assert set(left) == {unfinished.pk, undecided.pk, overlapping.pk}
+    assert left[unfinished.pk].startswith("not finished: the document is in_progress")
+    assert left[undecided.pk].startswith("1 proposal(s) undecided")
+    assert left[overlapping.pk].startswith("cannot be rendered: spans [0, 12) PER and [5, 12)")
+    assert [r["id"] for r in jsonl(release)] == ["first", "second"]  # no replica, no others
+    assert release.documents_total == 4 and release.documents_done == 4  # the finished ones
+
+
+@pytest.mark.django_db
+def test_the_manifest_says_what_was_released_and_never_an_original(corpus: Any) -> None:
+    project, documents = corpus
+    admin = project.created_by  # None: cut from the command line
+    release = build(project, "realistic", "jsonl", language="en")
+    manifest = release.manifest
+    data = release_data_path(release)
+    assert manifest["release"] == release.version == 1
+    assert (manifest["strategy"], manifest["format"], manifest["language"]) == (
+        "realistic",
+        "jsonl",
+        "en",
+    )
+    assert manifest["label_schema"] == project.label_schema
+    assert manifest["counts"]["documents_released"] == 2
+    assert manifest["counts"]["per_label"] == {"ORG": 1, "PER": 3, "PHONE": 1, "URL": 1}
+    assert manifest["counts"]["per_decision"] == {
+        "delete": 1, "invalidate": 1, "keep": 1, "pseudonymize": 3,
+    }  # fmt: skip
+    assert manifest["counts"]["per_language"] == {"en": {"documents": 2, "spans": 6}}
+    assert manifest["documents"]["released"] == [[d.pk, d.external_id] for d in documents]
+    assert manifest["data"] == {
+        "file": data.name,
+        "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+        "bytes": data.stat().st_size,
+    }
+    assert release.sha256 == manifest["data"]["sha256"]
+    assert manifest["cloak"]["version"] == "0.1.0"
+    assert manifest["cut_by"] is admin
+    assert json.loads(release_manifest_path(release).read_text(encoding="utf-8")) == manifest
+    everything = json.dumps(manifest) + json.dumps(
+        list(AuditEvent.objects.values_list("detail", flat=True))
+    )
+    for original in [*ORIGINALS, project.secret]:
+        assert original.casefold() not in everything.casefold()
+    progress = release_progress(release)
+    assert progress == {"status": "done", "done": 2, "total": 2, "percent": 100, "error": ""}
+
+
+@pytest.mark.django_db
+def test_a_release_is_immutable_and_the_next_is_numbered_after_it(corpus: Any) -> None:
+    project, _ = corpus
+    release = build(project)
+    data = release_data_path(release)
+    before = (data.read_bytes(), data.stat().st_mtime_ns, release.finished_at)
+    Document.objects.filter(external_id="second").update(text="Later, someone else met Sarah.")
+    again = release_build(release.pk)
+    assert again.status == ReleaseStatus.DONE
+    assert (data.read_bytes(), data.stat().st_mtime_ns, again.finished_at) == before
+    second = build(project)
+    assert second.version == 2 and release_data_path(second) != data
+
+
+@pytest.mark.django_db
+def test_a_bad_request_creates_nothing(corpus: Any) -> None:
+    project, _ = corpus
+    for strategy, fmt, language in (("S9", "jsonl", ""), ("S1", "xml", ""), ("S1", "csv", "de")):
+        with pytest.raises(DomainError):
+            release_create(project=project, strategy=strategy, format=fmt, language=language)
+    assert not Release.objects.exists()
+    assert not AuditEvent.objects.filter(action=AuditAction.RELEASE).exists()
+
+
+@pytest.mark.django_db
+def test_created_releases_are_queued_then_built_by_the_task(
+    corpus: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    project, _ = corpus
+    with django_capture_on_commit_callbacks(execute=True):
+        release = release_create(project=project, strategy="S1", format="csv", ip_address="::1")
+        assert release.status == ReleaseStatus.QUEUED
+    release.refresh_from_db()
+    assert release.status == ReleaseStatus.DONE, release.error
+    event = AuditEvent.objects.filter(action=AuditAction.RELEASE).order_by("id").first()
+    assert event is not None and event.detail["event"] == "requested"
+    with release_data_path(release).open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [row["id"] for row in rows] == ["first", "second"]
+    assert rows[1]["text"] == "Later, placeholder met placeholder."
+
+
+@pytest.mark.django_db
+def test_conll_tags_the_replacements_with_their_labels(corpus: Any) -> None:
+    project, _ = corpus
+    release = build(project, "S3", "conll")
+    lines = release_data_path(release).read_text(encoding="utf-8").splitlines()
+    assert "PER_1\tB-PER" in lines and "BBC\tB-ORG" in lines and "PER_2\tB-PER" in lines
+
+
+@pytest.mark.django_db
+def test_a_failure_leaves_no_file_and_no_text_in_its_error(corpus: Any) -> None:
+    project, _ = corpus
+    secret_error = UnicodeEncodeError("utf-8", "Moshe Chaya", 0, 1, "surrogates")
+    with mock.patch.dict(releases._WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
+        release = build(project)
+    assert release.status == ReleaseStatus.FAILED
+    assert "UnicodeEncodeError" in release.error and "Moshe" not in release.error
+    assert not list(Path(releases.releases_root()).rglob("*.*"))
+    assert release_progress(release)["error"] == release.error
+
+
+@pytest.mark.django_db
+def test_downloads_are_audited(corpus: Any, make_user: Any) -> None:
+    project, _ = corpus
+    release = build(project)
+    admin = make_user()
+    release_download_record(release=release, actor=admin, what="manifest", ip_address="::1")
+    event = AuditEvent.objects.filter(action=AuditAction.RELEASE, actor=admin).get()
+    assert event.detail == {"event": "downloaded", "what": "manifest", "version": 1}
+    with pytest.raises(DomainError):
+        release_download_record(release=release, actor=admin, what="keys")
+
+
+def _corpus_of(project: Project, count: int) -> None:
+    for number in range(count):
+        document_with(
+            project, f"Moshe Chaya met Sarah Levi, number {number}.",
+            [("Moshe Chaya", "PER", "pseudonymize"), ("Sarah Levi", "PER", "pseudonymize")],
+        )  # fmt: skip
+    document_with(project, "Not done yet.", [], status=DocumentStatus.IN_PROGRESS)
+
+
+@pytest.mark.django_db
+def test_the_query_count_does_not_grow_with_the_documents(db: Any) -> None:
+    counts = []
+    for size in (5, 20):
+        project = ProjectFactory()
+        _corpus_of(project, size)
+        release = release_create(project=project, strategy="S3", format="jsonl", dispatch=False)
+        with CaptureQueriesContext(connection) as queries:
+            release = release_build(release.pk)
+        assert release.status == ReleaseStatus.DONE, release.error
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.django_db
+def test_documents_stream_in_chunks(db: Any, monkeypatch: Any) -> None:
+    project = ProjectFactory()
+    _corpus_of(project, 7)
+    monkeypatch.setattr("annotator.selectors.releases.CHUNK_SIZE", 3)
+    seen: list[tuple[int, int]] = []
+    release = release_create(project=project, strategy="S3", format="jsonl", dispatch=False)
+    release = release_build(release.pk, progress=lambda done, total: seen.append((done, total)))
+    assert [r["text"] for r in jsonl(release)][6] == "PER_1 met PER_2, number 6."
+    assert (3, 7) in seen and (6, 7) in seen and seen[-1] == (7, 7)
+
+
+@pytest.mark.django_db
+def test_a_pseudonym_sharing_a_word_with_someone_else_is_no_leak_but_a_whole_name_is(
+    db: Any,
+) -> None:
+    project = ProjectFactory(languages=["en"])
+    document = DocumentFactory(project=project, text="Amina Haddad called.", external_id="a")
+    span_create(document=document, actor=None, start=0, end=12, label="PER",
+                replacement="Nora Bell")  # fmt: skip
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
+    document_with(project, "Then Nora Klein came.", [("Nora Klein", "PER", "pseudonymize")])
+    release = build(project)
+    assert release.status == ReleaseStatus.DONE, release.leak_report
+    assert jsonl(release)[0]["text"] == "Nora Bell called."
+    # Someone's whole name as a pseudonym is published as that person: a leak.
+    document_with(project, "Then Nora Bell came.", [("Nora Bell", "PER", "pseudonymize")])
+    release = build(project)
+    assert release.status == ReleaseStatus.REFUSED
+    assert [(leak["external_id"], leak["start"], leak["end"]) for leak in release.leak_report] == [
+        ("a", 0, 9)
+    ]
