@@ -1,0 +1,191 @@
+"""Releases on the pages: cut one, follow it live, read its manifest or its leaks, download it.
+
+Everything here is for admins (Can.RELEASE), as in the API (annotator.api.releases); a lead
+or an annotator gets 403, someone outside the project 404. A download is audited.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import forms
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers, patch_cache_control
+from django.views.decorators.http import require_GET, require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from annotator.models import Release, ReleaseFormat
+from annotator.permissions import Can
+from annotator.selectors.release_pages import (
+    MANIFEST,
+    leak_places,
+    manifest_summary,
+    release_content_type,
+    release_filename,
+    release_row,
+    releases_of,
+)
+from annotator.services import releases as service
+from annotator.services.audit import client_ip
+from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.views.access import project_page
+from annotator.views.forms import language_choices
+from annotator.views.nav import HtmxProjectRequest, project_nav
+from pseudonymizer.strategies import Strategy
+
+RELEASES_PER_PAGE = 25
+# DESIGN.md's table: what each strategy makes of "Shoutout to Moshe Chaya! At Rue Alphonse
+# Metayer.", so that an admin picks knowingly.
+STRATEGY_EXAMPLES = {
+    Strategy.S0: "Shoutout to ! At .",
+    Strategy.S1: "Shoutout to placeholder! At placeholder.",
+    Strategy.S2: "Shoutout to PER! At ADDRESS.",
+    Strategy.S3: "Shoutout to PER_1! At ADDRESS_2.",
+    Strategy.REALISTIC: "Shoutout to Raj Avrom! At Rue Hubert Couturier.",
+}
+
+
+class ReleaseForm(forms.Form):
+    strategy = forms.ChoiceField(
+        label="Strategy",
+        choices=[
+            (strategy.value, f"{strategy.label} — “{STRATEGY_EXAMPLES[strategy]}”")
+            for strategy in Strategy
+        ],
+        help_text="“keep” spans are never replaced; “invalidate” spans are invalidated under "
+        "every strategy but S0.",
+    )
+    format = forms.ChoiceField(label="Format", choices=ReleaseFormat.choices)
+    language = forms.ChoiceField(label="Language", required=False)
+
+    def __init__(self, *args: Any, languages: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        language = cast(forms.ChoiceField, self.fields["language"])
+        language.choices = [("", "Every language"), *language_choices(languages)]
+
+
+def _list_page(request: HtmxProjectRequest, form: ReleaseForm, status: int) -> HttpResponse:
+    releases = releases_of(request.project)
+    page = Paginator(releases, RELEASES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        **project_nav(request),
+        "release_form": form,
+        "page": page,
+        "release_rows": [release_row(release) for release in page],
+    }
+    return render(request, "annotator/release_list.html", context, status=status)
+
+
+@project_page(Can.RELEASE)
+@require_safe
+def release_list(request: HtmxProjectRequest) -> HttpResponse:
+    """The project's releases, newest first, and the form that cuts a new one."""
+    project = request.project
+    form = ReleaseForm(initial={"strategy": project.strategy}, languages=project.languages)
+    return _list_page(request, form, 200)
+
+
+@project_page(Can.RELEASE)
+@require_POST
+def release_create(request: HtmxProjectRequest) -> HttpResponse:
+    """Cut a release (a task builds it) and follow it on its page; a bad form changes nothing."""
+    project = request.project
+    form = ReleaseForm(request.POST, languages=project.languages)
+    if form.is_valid():
+        try:
+            release = service.release_create(
+                project=project,
+                strategy=form.cleaned_data["strategy"],
+                format=form.cleaned_data["format"],
+                language=form.cleaned_data["language"],
+                actor=request.user,
+                ip_address=client_ip(request),
+            )
+        except DomainError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("release_detail", slug=project.slug, pk=release.pk)
+    return _list_page(request, form, 400)
+
+
+def _release(request: HtmxProjectRequest, pk: int) -> Release:
+    return get_object_or_404(releases_of(request.project), pk=pk)
+
+
+@project_page(Can.RELEASE)
+@require_safe
+@vary_on_headers("HX-Request", "HX-Target")
+def release_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    release = _release(request, pk)
+    context = {
+        **project_nav(request),
+        "release": release,
+        "row": release_row(release),
+        "summary": manifest_summary(release),
+        "leaks": leak_places(release),
+    }
+    if request.htmx and not request.htmx.history_restore_request:
+        # A row of the release table polls for itself; the release's page for its panel.
+        if request.htmx.target == f"release-{release.pk}":
+            return render(request, "annotator/_release_row.html", context)
+        return render(request, "annotator/release_detail.html#release-status", context)
+    return render(request, "annotator/release_detail.html", context)
+
+
+def release_file(request: HttpRequest, release: Release, what: str) -> FileResponse:
+    """A released file as an attachment, never cached, its download audited.
+
+    ConflictError while the release is not done (a refused or failed one has no file);
+    Http404 when a done release's file is gone from the disk.
+    """
+    try:
+        if what == MANIFEST:
+            path = service.release_manifest_path(release)
+        else:
+            path = service.release_data_path(release)
+        handle = path.open("rb")
+    except NotFoundError as missing:
+        raise Http404(str(missing)) from missing
+    except FileNotFoundError as missing:
+        raise Http404(
+            f"the file of release {release.version} is missing on the server"
+        ) from missing
+    except DomainError as error:
+        raise ConflictError(str(error)) from error
+    service.release_download_record(
+        release=release, actor=request.user, what=what, ip_address=client_ip(request)
+    )
+    response = FileResponse(
+        handle,
+        as_attachment=True,
+        filename=release_filename(release, what),
+        content_type=release_content_type(release, what),
+    )
+    # As the workspace's pages (annotator.views.workspace.no_store): a release is for the
+    # admin who downloads it, never for a cache on the way.
+    add_never_cache_headers(response)
+    patch_cache_control(response, no_store=True, private=True)
+    return response
+
+
+def _download(request: HtmxProjectRequest, pk: int, what: str) -> HttpResponse:
+    release = _release(request, pk)
+    try:
+        # project_page is typed for the pages' HttpResponse; this one streams a file.
+        return cast(HttpResponse, release_file(request, release, what))
+    except ConflictError as error:
+        return HttpResponse(str(error), status=409, content_type="text/plain; charset=utf-8")
+
+
+@project_page(Can.RELEASE)
+@require_GET
+def release_download(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    return _download(request, pk, "data")
+
+
+@project_page(Can.RELEASE)
+@require_GET
+def release_manifest(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    return _download(request, pk, MANIFEST)
