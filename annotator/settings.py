@@ -204,6 +204,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The main operations' examples (annotator.api.schema.OPERATION_EXAMPLES).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotator.api.schema.add_examples",
+    ],
     # Path parameters as the URL converters match them, so a request the schema allows
     # always reaches a view.
     "PATH_CONVERTER_OVERRIDES": {
@@ -214,6 +219,11 @@ SPECTACULAR_SETTINGS = {
         "DocumentStatusEnum": "annotator.models.DocumentStatus.choices",
         "SpanStatusEnum": "annotator.models.SpanStatus.choices",
         "ReviewStatusEnum": "annotator.models.ReviewStatus.choices",
+        "ImportStatusEnum": "annotator.models.ImportStatus.choices",
+        "RunStatusEnum": "annotator.models.RunStatus.choices",
+        "ReleaseStatusEnum": "annotator.models.ReleaseStatus.choices",
+        "ReleaseFormatEnum": "annotator.models.ReleaseFormat.choices",
+        "StrategyEnum": "annotator.models.STRATEGY_CHOICES",
     },
 }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -192,3 +193,40 @@ def test_the_image_logs_access_as_docker_compose_does() -> None:
         if arg.startswith("--access-logformat=")
     ]
     assert compose == [f"--access-logformat={log_format}"]
+
+
+def _deployment_section() -> str:
+    readme = (REPO_ROOT / "README.md").read_text()
+    start = readme.index("## Deploying with docker-compose")
+    end = readme.index("\n## ", start + 1)
+    return readme[start:end]
+
+
+def test_the_readmes_deployment_commands_name_the_services_and_database_of_the_file() -> None:
+    config = _config()
+    services = config["services"]
+    section = _deployment_section()
+    named = re.findall(
+        r"docker-compose (?:exec -T|exec|run --rm|up -d) ([a-z][a-z_-]*(?: [a-z][a-z_-]*)*)",
+        section,
+    )
+    assert named, "no docker-compose command in the README's deployment section"
+    for group in named:
+        for service in group.split():
+            if service in ("python", "pg_dump", "pg_restore", "tar", "git"):
+                break  # the command run inside the container starts here
+            assert service in services, f"README names a service compose lacks: {service}"
+    # The dumps and restores go through the administrator to the database of DATABASE_URL.
+    postgres = services["postgres"]["environment"]
+    assert postgres["POSTGRES_USER"] == "postgres"
+    assert f"-U postgres -d {postgres['POSTGRES_DB']}" in section
+    assert urlsplit(services["web"]["environment"]["DATABASE_URL"]).path == "/cloak"
+    # Its backup of the releases names the folder that the workers write them to.
+    var_dir = services["worker"]["environment"]["CLOAK_VAR_DIR"]
+    assert f"-C {var_dir} -czf - media/releases" in section
+    # Upgrades: the one-shot service that provisions the keys and migrates, then the rest.
+    assert "docker-compose run --rm migrate" in section
+    assert services["migrate"]["command"][-1] == "provision_keys_db"
+    # Every secret compose requires is in its table.
+    for secret in SECRETS:
+        assert f"`{secret}`" in section, secret

@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import generics, serializers
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import AuditAction, AuditEvent
 from annotator.permissions import Can
@@ -42,12 +43,12 @@ class AuditFilterSerializer(serializers.Serializer[Any]):
         max_length=1000,
         help_text="Actions, comma-separated: " + ", ".join(AuditAction.values),
     )
-    actor = serializers.CharField(
+    actor = StrictCharField(
         required=False, max_length=150, help_text="The username of who acted (any case)"
     )
     since = serializers.DateField(required=False, help_text="From this day (UTC), inclusive")
     until = serializers.DateField(required=False, help_text="Up to this day (UTC), inclusive")
-    target = serializers.CharField(
+    target = StrictCharField(
         required=False, max_length=200, help_text="Part of the target, in any case"
     )
 
@@ -59,7 +60,7 @@ class AuditFilterSerializer(serializers.Serializer[Any]):
 
 
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
-    actor = serializers.CharField(
+    actor = StrictCharField(
         source="actor.username",
         read_only=True,
         default=None,

@@ -19,6 +19,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import Document
 from annotator.permissions import Can
@@ -30,9 +31,9 @@ class HalfSerializer(serializers.Serializer[Any]):
     """One document of a pair."""
 
     id = serializers.IntegerField()
-    external_id = serializers.CharField()
-    status = serializers.CharField()
-    assignee = serializers.CharField(allow_null=True)
+    external_id = StrictCharField()
+    status = StrictCharField()
+    assignee = StrictCharField(allow_null=True)
 
 
 def _half(document: Document) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def _half(document: Document) -> dict[str, Any]:
 
 
 class PairSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField()
+    language = StrictCharField()
     original = serializers.SerializerMethodField()
     replica = serializers.SerializerMethodField()
 
@@ -60,11 +61,11 @@ class PairSerializer(serializers.Serializer[Any]):
 
 
 class PairFilterSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField(required=False, max_length=16)
+    language = StrictCharField(required=False, max_length=16)
 
 
 class DoubleAssignSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField(max_length=16)
+    language = StrictCharField(max_length=16)
     percentage = serializers.DecimalField(
         max_digits=6,
         decimal_places=3,
@@ -73,8 +74,8 @@ class DoubleAssignSerializer(serializers.Serializer[Any]):
         help_text="More than 0, at most 100: of the documents of the language someone else "
         "holds that have no second annotation yet; rounded up, at least one",
     )
-    annotator = serializers.CharField(max_length=150, help_text="A member's username")
-    seed = serializers.CharField(
+    annotator = StrictCharField(max_length=150, help_text="A member's username")
+    seed = StrictCharField(
         max_length=100, required=False, help_text="The same seed draws the same sample"
     )
 

@@ -18,6 +18,7 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.keys.transfer import (
     FILE_CONTENT_TYPE,
@@ -35,7 +36,7 @@ from annotator.views.workspace import no_store
 
 
 class KeyExportSerializer(serializers.Serializer[Any]):
-    passphrase = serializers.CharField(
+    passphrase = StrictCharField(
         min_length=MIN_PASSPHRASE,
         max_length=1024,
         trim_whitespace=False,
@@ -45,7 +46,7 @@ class KeyExportSerializer(serializers.Serializer[Any]):
 
 class KeyImportSerializer(serializers.Serializer[Any]):
     file = serializers.FileField(help_text="A key file exported by Cloak or its CLI")
-    passphrase = serializers.CharField(
+    passphrase = StrictCharField(
         max_length=1024, trim_whitespace=False, help_text="The file's passphrase"
     )
 
@@ -66,14 +67,14 @@ class ImportCountsSerializer(serializers.Serializer[Any]):
 class ImportConflictSerializer(serializers.Serializer[Any]):
     row = serializers.IntegerField(help_text="The alias's position in the file, from 1")
     entity = serializers.IntegerField(help_text="Its entity number in the file")
-    language = serializers.CharField()
+    language = StrictCharField()
     # The metaclass takes it as a field; mypy sees Field.label.
-    label = serializers.CharField()  # type: ignore[assignment]
-    reason = serializers.CharField()
+    label = StrictCharField()  # type: ignore[assignment]
+    reason = StrictCharField()
 
 
 class ImportRefusedSerializer(serializers.Serializer[Any]):
-    detail = serializers.CharField()
+    detail = StrictCharField()
     counts = ImportCountsSerializer()
     conflicts = ImportConflictSerializer(many=True)
 

@@ -17,6 +17,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.pagination import LimitOffsetPage
 from annotator.api.views import ProjectScoped
 from annotator.keys.links import link_candidates
@@ -46,10 +47,10 @@ ID_MAX = 2**63 - 1
 
 class AliasSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
-    language = serializers.CharField()
-    script = serializers.CharField(help_text="e.g. Latn, Arab; blank when unknown")
-    original = serializers.CharField(help_text="The surface form, decrypted for this answer")
-    replacement = serializers.CharField(help_text="Blank for a kept or deleted entity")
+    language = StrictCharField()
+    script = StrictCharField(help_text="e.g. Latn, Arab; blank when unknown")
+    original = StrictCharField(help_text="The surface form, decrypted for this answer")
+    replacement = StrictCharField(help_text="Blank for a kept or deleted entity")
     token = serializers.BooleanField(help_text="A word cut from a longer name of the entity")
     parent_id = serializers.IntegerField(allow_null=True)
 
@@ -57,11 +58,11 @@ class AliasSerializer(serializers.Serializer[Any]):
 class EntitySerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
-    label = serializers.CharField()  # type: ignore[assignment]
+    label = StrictCharField()  # type: ignore[assignment]
     decision = serializers.ChoiceField(choices=DECISION_CHOICES)
-    keep_reason = serializers.CharField()
+    keep_reason = StrictCharField()
     version = serializers.IntegerField()
-    created_by = serializers.CharField(help_text="Who first decided it; blank when unknown")
+    created_by = StrictCharField(help_text="Who first decided it; blank when unknown")
     span_count = serializers.IntegerField()
     aliases = AliasSerializer(many=True)
     created_at = serializers.DateTimeField()
@@ -69,10 +70,10 @@ class EntitySerializer(serializers.Serializer[Any]):
 
 
 class EntityFilterSerializer(serializers.Serializer[Any]):
-    label = serializers.CharField(max_length=64, required=False, default="")  # type: ignore[assignment]
+    label = StrictCharField(max_length=64, required=False, default="")  # type: ignore[assignment]
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False, default="")
-    language = serializers.CharField(max_length=16, required=False, default="")
-    q = serializers.CharField(
+    language = StrictCharField(max_length=16, required=False, default="")
+    q = StrictCharField(
         max_length=200,
         required=False,
         default="",
@@ -83,7 +84,7 @@ class EntityFilterSerializer(serializers.Serializer[Any]):
 
 class ReplacementSerializer(serializers.Serializer[Any]):
     alias = serializers.IntegerField(min_value=1, max_value=ID_MAX)
-    replacement = serializers.CharField(max_length=500, allow_blank=True)
+    replacement = StrictCharField(max_length=500, allow_blank=True)
 
 
 class EntityPatchSerializer(serializers.Serializer[Any]):
@@ -91,7 +92,7 @@ class EntityPatchSerializer(serializers.Serializer[Any]):
         min_value=1, max_value=VERSION_MAX, help_text="The version you read"
     )
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
     replacements = serializers.ListField(
         child=ReplacementSerializer(), required=False, max_length=100
     )
@@ -112,7 +113,7 @@ class EntityMergeSerializer(serializers.Serializer[Any]):
         required=False,
         help_text="Needed when the two are decided differently",
     )
-    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
 
 
 class EntitySplitSerializer(serializers.Serializer[Any]):
@@ -138,20 +139,20 @@ class CandidateQuerySerializer(serializers.Serializer[Any]):
     entity = serializers.IntegerField(
         min_value=1, max_value=ID_MAX, required=False, help_text="Candidates of one entity"
     )
-    label = serializers.CharField(max_length=64, required=False, default="")  # type: ignore[assignment]
+    label = StrictCharField(max_length=64, required=False, default="")  # type: ignore[assignment]
 
 
 class CandidateSerializer(serializers.Serializer[Any]):
     entity_id = serializers.IntegerField()
     other_id = serializers.IntegerField()
-    label = serializers.CharField()  # type: ignore[assignment]
+    label = StrictCharField()  # type: ignore[assignment]
     score = serializers.FloatField()
-    reasons = serializers.ListField(child=serializers.CharField())
+    reasons = serializers.ListField(child=StrictCharField())
 
 
 EntityConflictSerializer = inline_serializer(
     "EntityConflict",
-    {"detail": serializers.CharField(), "current": EntitySerializer(required=False)},
+    {"detail": StrictCharField(), "current": EntitySerializer(required=False)},
 )
 EntitySplitResultSerializer = inline_serializer(
     "EntitySplitResult", {"entity": EntitySerializer(), "new": EntitySerializer()}

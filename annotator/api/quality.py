@@ -14,6 +14,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.serializers import LANGUAGE_CODE
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun, Project
@@ -72,7 +73,7 @@ class QualityAveragedSerializer(serializers.Serializer[Any]):
 
 
 class QualityLabelScoresSerializer(serializers.Serializer[Any]):
-    label = serializers.CharField()  # type: ignore[assignment]
+    label = StrictCharField()  # type: ignore[assignment]
     scores = QualityScoresSerializer()
 
 
@@ -83,7 +84,7 @@ class QualityModeScoresSerializer(serializers.Serializer[Any]):
 
 
 class QualitySourceScoresSerializer(serializers.Serializer[Any]):
-    source = serializers.CharField(  # type: ignore[assignment]
+    source = StrictCharField(  # type: ignore[assignment]
         help_text='regex, ner, known, import, or "all"'
     )
     proposed = serializers.IntegerField()
@@ -94,14 +95,14 @@ class QualitySourceScoresSerializer(serializers.Serializer[Any]):
 
 
 class QualityLanguageScoresSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField()
+    language = StrictCharField()
     documents = serializers.IntegerField()
     strict = QualityScoresSerializer()
     relaxed = QualityScoresSerializer()
 
 
 class QualityMissSerializer(serializers.Serializer[Any]):
-    label = serializers.CharField()  # type: ignore[assignment]
+    label = StrictCharField()  # type: ignore[assignment]
     gold = serializers.IntegerField(help_text="Final spans of the label")
     missed = serializers.IntegerField(help_text="Final spans that no proposal overlapped")
     strict_recall = serializers.FloatField()
@@ -116,7 +117,7 @@ class QualityPreannotationSerializer(serializers.Serializer[Any]):
 
 
 class QualityAgreementRowSerializer(serializers.Serializer[Any]):
-    key = serializers.CharField(help_text='The label or language ("" for everything)')
+    key = StrictCharField(help_text='The label or language ("" for everything)')
     pairs = serializers.IntegerField()
     tokens = serializers.IntegerField()
     kappa = serializers.FloatField(help_text="Token-level Cohen's kappa")
@@ -142,10 +143,8 @@ class QualityAgreementSerializer(serializers.Serializer[Any]):
 
 
 class QualitySerializer(serializers.Serializer[Any]):
-    language = serializers.CharField(allow_null=True)
-    run = serializers.CharField(
-        allow_null=True, help_text='A run\'s id, "import", or null: every one'
-    )
+    language = StrictCharField(allow_null=True)
+    run = StrictCharField(allow_null=True, help_text='A run\'s id, "import", or null: every one')
     agreement = QualityAgreementSerializer()
     preannotation = QualityPreannotationSerializer()
 

@@ -15,6 +15,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import DocumentStatus
 from annotator.permissions import Can, access_for
@@ -23,7 +24,7 @@ from annotator.services.assignments import MAX_ASSIGN, documents_assign
 
 
 class QueueSerializer(serializers.Serializer[Any]):
-    assignee = serializers.CharField(allow_null=True, help_text="null: documents nobody holds")
+    assignee = StrictCharField(allow_null=True, help_text="null: documents nobody holds")
     counts = serializers.DictField(
         child=serializers.IntegerField(),
         help_text=f"Documents by status ({', '.join(DocumentStatus.values)})",
@@ -46,7 +47,7 @@ class AssignSerializer(serializers.Serializer[Any]):
         min_length=1,
         max_length=MAX_ASSIGN,
     )
-    assignee = serializers.CharField(
+    assignee = StrictCharField(
         max_length=150, allow_null=True, help_text="A member's username; null for nobody"
     )
 

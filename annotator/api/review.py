@@ -20,6 +20,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
@@ -31,7 +32,7 @@ from annotator.services.errors import ConflictError
 
 class CommentSerializer(serializers.ModelSerializer[Comment]):
     author: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
 
     class Meta:
@@ -43,10 +44,10 @@ class CommentSerializer(serializers.ModelSerializer[Comment]):
 class ReviewItemSerializer(serializers.ModelSerializer[ReviewItem]):
     language = serializers.SerializerMethodField()
     raised_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     resolved_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     comment_count = serializers.IntegerField(read_only=True)
 
@@ -81,7 +82,7 @@ class ReviewFilterSerializer(serializers.Serializer[Any]):
         default=ReviewStatus.OPEN.value,
         help_text="open (the default), resolved or all",
     )
-    language = serializers.CharField(max_length=16, required=False)
+    language = StrictCharField(max_length=16, required=False)
 
 
 class ReviewResolveSerializer(serializers.Serializer[Any]):
@@ -91,13 +92,13 @@ class ReviewResolveSerializer(serializers.Serializer[Any]):
         help_text="resolve: apply the decision to the entity everywhere; dismiss: change nothing",
     )
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    replacement = serializers.CharField(
+    replacement = StrictCharField(
         max_length=500, required=False, help_text="The pseudonym for the item's surface"
     )
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
-    label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
-    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
-    rationale = serializers.CharField(
+    label = StrictCharField(max_length=64, required=False)  # type: ignore[assignment]
+    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    rationale = StrictCharField(
         max_length=service.MAX_RATIONALE, help_text="Why: the annotators read it"
     )
 
@@ -140,7 +141,7 @@ class ReviewDetail(ItemScoped, generics.RetrieveAPIView[ReviewItem]):
 
 ReviewConflictSerializer = inline_serializer(
     "ReviewConflict",
-    {"detail": serializers.CharField(), "current": ReviewItemDetailSerializer()},
+    {"detail": StrictCharField(), "current": ReviewItemDetailSerializer()},
 )
 
 

@@ -17,6 +17,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun
 from annotator.permissions import Can
@@ -38,16 +39,16 @@ class BatchCountsSerializer(serializers.Serializer[Any]):
 
 
 class RunWarningSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField()
-    recognizer = serializers.CharField()
-    reason = serializers.CharField()
+    language = StrictCharField()
+    recognizer = StrictCharField()
+    reason = StrictCharField()
 
 
 class RunSerializer(serializers.ModelSerializer[PreannotationRun]):
     progress = serializers.SerializerMethodField()
     batches = serializers.SerializerMethodField()
     warnings = RunWarningSerializer(many=True, read_only=True)
-    created_by = serializers.CharField(
+    created_by = StrictCharField(
         source="created_by.username", read_only=True, default=None, allow_null=True
     )
 
@@ -78,7 +79,7 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class RunCreateSerializer(serializers.Serializer[Any]):
-    language = serializers.CharField(
+    language = StrictCharField(
         required=False, allow_blank=True, default="", help_text="Blank: every language"
     )
     profile = serializers.ChoiceField(choices=list(PROFILES), default=DEFAULT_PROFILE)

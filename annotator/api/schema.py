@@ -115,3 +115,289 @@ class CloakAutoSchema(AutoSchema):
         if has_body:
             codes.append("415")
         return codes
+
+
+# --- Examples ------------------------------------------------------------------------------
+# The main operations' examples, by operationId: `request` for the body, a status code for an
+# answer. A postprocessing hook (SPECTACULAR_SETTINGS) puts them in the schema, where the docs
+# show them and the schema-driven test sends the request ones; tests/annotator/api/
+# test_schema.py checks that each operation exists and each example matches its schema.
+
+_NOW = "2026-11-24T09:30:00Z"
+_PROJECT = {
+    "slug": "radical",
+    "name": "Radicalisation corpus",
+    "description": "Posts in English, French and Arabic.",
+    "languages": ["en", "fr", "ar"],
+    "schema_preset": "basic",
+    "label_schema": {"labels": [{"name": "PER"}, {"name": "LOC"}, {"name": "ORG"}]},
+    "strategy": "realistic",
+    "role": "annotator",
+    "created_at": _NOW,
+}
+_DOCUMENT_ROW = {
+    "id": 42,
+    "external_id": "tweet-0042",
+    "language": "en",
+    "status": "preannotated",
+    "assignee": 3,
+    "span_count": 2,
+    "updated_at": _NOW,
+}
+_SPAN = {
+    "id": 7,
+    "start": 12,
+    "end": 23,
+    "label": "PER",
+    "source": "ner",
+    "score": 0.97,
+    "status": "accepted",
+    "decision": "pseudonymize",
+    "keep_reason": "",
+    "replacement": "Raj Avrom",
+    "entity_id": 5,
+    "flagged": False,
+    "version": 2,
+    "created_at": _NOW,
+    "decided_by": "amira",
+    "decided_at": _NOW,
+    "updated_by": "amira",
+    "updated_at": _NOW,
+}
+_DOCUMENT = {
+    **{key: value for key, value in _DOCUMENT_ROW.items() if key != "span_count"},
+    "status": "done",
+    "text": "Shoutout to Moshe Chaya! At Rue Alphonse Metayer.",
+    "metadata": {"source": "twitter"},
+    "version": 3,
+    "created_at": _NOW,
+    "spans": [
+        {
+            key: value
+            for key, value in _SPAN.items()
+            if key not in ("replacement", "flagged", "decided_by", "updated_by", "updated_at")
+        }
+    ],
+}
+_RUN = {
+    "id": 3,
+    "language": "en",
+    "profile": "recall",
+    "recognizers": ["regex", "known"],
+    "models_used": {},
+    "status": "queued",
+    "progress": {"done": 0, "total": 120},
+    "documents_done": 0,
+    "documents_total": 120,
+    "spans_created": 0,
+    "batches": {"total": 2, "queued": 2, "running": 0, "done": 0, "failed": 0},
+    "error": "",
+    "warnings": [],
+    "created_by": "admin",
+    "created_at": _NOW,
+    "started_at": None,
+    "finished_at": None,
+}
+_IMPORT = {
+    "id": 9,
+    "filename": "tweets.jsonl",
+    "format": "jsonl",
+    "language": "en",
+    "size_bytes": 18234,
+    "status": "queued",
+    "progress": {},
+    "documents_created": 0,
+    "spans_created": 0,
+    "error": "",
+    "created_at": _NOW,
+    "started_at": None,
+    "finished_at": None,
+}
+_ENTITY = {
+    "id": 5,
+    "label": "PER",
+    "decision": "pseudonymize",
+    "keep_reason": "",
+    "version": 4,
+    "created_by": "amira",
+    "span_count": 12,
+    "aliases": [
+        {
+            "id": 11,
+            "language": "en",
+            "script": "Latn",
+            "original": "Moshe Chaya",
+            "replacement": "Raj Avrom",
+            "token": False,
+            "parent_id": None,
+        },
+        {
+            "id": 12,
+            "language": "en",
+            "script": "Latn",
+            "original": "Moshe",
+            "replacement": "Raj",
+            "token": True,
+            "parent_id": 11,
+        },
+        {
+            "id": 13,
+            "language": "ar",
+            "script": "Arab",
+            "original": "موشيه حايا",
+            "replacement": "راج أفروم",
+            "token": False,
+            "parent_id": None,
+        },
+    ],  # fmt: skip
+    "created_at": _NOW,
+    "updated_at": _NOW,
+}
+_REVIEW_ITEM = {
+    "id": 21,
+    "kind": "flag",
+    "status": "open",
+    "document": 42,
+    "span": 7,
+    "entity_id": 5,
+    "language": "en",
+    "detail": {"label": "PER", "comment": "A public figure? Keep or pseudonymize?"},
+    "resolution": None,
+    "rationale": "",
+    "raised_by": "amira",
+    "resolved_by": "",
+    "resolved_at": None,
+    "created_at": _NOW,
+    "comment_count": 1,
+}
+_AUDIT_EVENT = {
+    "id": 301,
+    "created_at": _NOW,
+    "actor": "lead",
+    "action": "key_read",
+    "action_label": "Read the correspondence table",
+    "target": "entity:5",
+    "detail": {"aliases": 3},
+    "ip_address": "192.0.2.10",
+}
+
+
+def _page(*results: dict[str, Any]) -> dict[str, Any]:
+    return {"count": len(results), "next": None, "previous": None, "results": list(results)}
+
+
+def _example(summary: str, value: Any) -> dict[str, Any]:
+    return {"summary": summary, "value": value}
+
+
+OPERATION_EXAMPLES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
+    "projects_list": {"200": {"Projects": _example("The caller's projects", _page(_PROJECT))}},
+    "projects_retrieve": {"200": {"Project": _example("One project and your role", _PROJECT)}},
+    "projects_documents_list": {
+        "200": {"Documents": _example("The documents you may open", _page(_DOCUMENT_ROW))}
+    },
+    "projects_documents_retrieve": {
+        "200": {"Document": _example("Text and spans, offsets in code points", _DOCUMENT)}
+    },
+    "projects_documents_partial_update": {
+        "request": {
+            "Done": _example("Mark it done (no proposal left)", {"status": "done", "version": 2}),
+            "Reopen": _example("Reopen it", {"status": "in_progress", "version": 3}),
+        },
+        "200": {"Done": _example("The document, done", _DOCUMENT)},
+    },
+    "projects_documents_spans_list": {
+        "200": {"Spans": _example("A document's spans", _page(_SPAN))}
+    },
+    "projects_documents_spans_partial_update": {
+        "request": {
+            "Accept": _example("Accept a proposal", {"version": 1, "status": "accepted"}),
+            "Pseudonym": _example(
+                "Choose the pseudonym",
+                {"version": 1, "decision": "pseudonymize", "replacement": "Raj Avrom"},
+            ),
+            "Keep": _example(
+                "Keep it, with the reason",
+                {"version": 1, "decision": "keep", "keep_reason": "public figure"},
+            ),
+            "Boundaries": _example(
+                "Correct the boundaries", {"version": 1, "start": 12, "end": 17}
+            ),
+            "Flag": _example("Flag it for the lead", {"version": 1, "flag": "Public figure?"}),
+        },
+        "200": {"Span": _example("The span after the change", _SPAN)},
+    },
+    "projects_documents_spans_create": {
+        "request": {
+            "Add": _example("A span the machine missed", {"start": 28, "end": 49, "label": "LOC"})
+        },
+    },
+    "projects_documents_spans_bulk_create": {
+        "request": {
+            "AcceptLabel": _example(
+                "Accept every proposal of a label", {"status": "accepted", "label": "PER"}
+            ),
+            "RejectSource": _example(
+                "Reject every proposal of a source", {"status": "rejected", "source": "regex"}
+            ),
+        },
+        "200": {"Outcome": _example("How many changed", {"changed": 4, "conflicts": 1})},
+    },
+    "projects_runs_create": {
+        "request": {
+            "Regex": _example(
+                "English, without the NER model",
+                {"language": "en", "profile": "recall", "ner": False},
+            )
+        },
+        "202": {"Queued": _example("A run to poll", _RUN)},
+    },
+    "projects_imports_create": {
+        "202": {"Queued": _example("An import to poll", _IMPORT)},
+    },
+    "projects_entities_list": {
+        "200": {"Entities": _example("The correspondence table (audited)", _page(_ENTITY))}
+    },
+    "projects_review_list": {"200": {"Queue": _example("Open items first", _page(_REVIEW_ITEM))}},
+    "projects_review_resolve_create": {
+        "request": {
+            "Resolve": _example(
+                "Keep it everywhere",
+                {
+                    "decision": "keep",
+                    "keep_reason": "public figure",
+                    "rationale": "A minister, named in the press.",
+                },
+            ),  # fmt: skip
+            "Dismiss": _example(
+                "Change nothing", {"action": "dismiss", "rationale": "Already consistent."}
+            ),
+        },
+    },
+    "projects_review_comments_create": {
+        "request": {"Comment": _example("A comment", {"body": "Ask the annotator of Arabic."})}
+    },
+    "projects_review_scan_create": {
+        "202": {"Queued": _example("A scan is queued", {"queued": True})}
+    },
+    "projects_audit_list": {
+        "200": {"Events": _example("Who read or changed what", _page(_AUDIT_EVENT))}
+    },
+}
+
+
+def add_examples(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: OPERATION_EXAMPLES into the operations."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            for where, named in OPERATION_EXAMPLES.get(operation.get("operationId"), {}).items():
+                if where == "request":
+                    content = operation.get("requestBody", {}).get("content", {})
+                else:
+                    content = operation.get("responses", {}).get(where, {}).get("content", {})
+                media = content.get("application/json")
+                if media is not None:
+                    media.setdefault("examples", {}).update(named)
+    return result

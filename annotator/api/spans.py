@@ -22,6 +22,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.keys.services import Choice, SurfaceConflict
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
@@ -92,10 +93,10 @@ class SpanCreateSerializer(serializers.Serializer[Any]):
     start = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="Code points")
     end = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="Code points")
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
-    label = serializers.CharField(max_length=64)  # type: ignore[assignment]
+    label = StrictCharField(max_length=64)  # type: ignore[assignment]
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE)
-    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
-    replacement = serializers.CharField(max_length=500, required=False)
+    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    replacement = StrictCharField(max_length=500, required=False)
 
 
 class SpanPatchSerializer(serializers.Serializer[Any]):
@@ -103,13 +104,13 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
         min_value=1, max_value=2**31 - 1, help_text="The version you read"
     )
     status = serializers.ChoiceField(choices=STATUS_CHOICES, required=False)
-    label = serializers.CharField(max_length=64, required=False)  # type: ignore[assignment]
+    label = StrictCharField(max_length=64, required=False)  # type: ignore[assignment]
     start = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
     end = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False)
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    keep_reason = serializers.CharField(max_length=255, required=False, allow_blank=True)
-    replacement = serializers.CharField(max_length=500, required=False)
-    flag = serializers.CharField(
+    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    replacement = StrictCharField(max_length=500, required=False)
+    flag = StrictCharField(
         max_length=5000, required=False, help_text="Flag the span for the lead, with a comment"
     )
 
@@ -121,16 +122,16 @@ class SpanDeleteQuery(serializers.Serializer[Any]):
 SpanConflictSerializer = inline_serializer(
     "SpanConflict",
     {
-        "detail": serializers.CharField(),
+        "detail": StrictCharField(),
         "current": SpanSerializer(required=False),
         "winner": inline_serializer(
             "SurfaceChoice",
             {
                 "entity_id": serializers.IntegerField(),
                 "decision": serializers.ChoiceField(choices=DECISION_CHOICES),
-                "replacement": serializers.CharField(),
-                "keep_reason": serializers.CharField(),
-                "label": serializers.CharField(),
+                "replacement": StrictCharField(),
+                "keep_reason": StrictCharField(),
+                "label": StrictCharField(),
             },
             required=False,
         ),
@@ -285,8 +286,8 @@ class SpanDetail(DocumentScoped, generics.RetrieveAPIView[Span]):
 SuggestionsSerializer = inline_serializer(
     "SpanSuggestions",
     {
-        "chosen": serializers.CharField(allow_null=True),
-        "suggestions": serializers.ListField(child=serializers.CharField()),
+        "chosen": StrictCharField(allow_null=True),
+        "suggestions": serializers.ListField(child=StrictCharField()),
     },
 )
 

@@ -9,10 +9,13 @@ from annotator.api import (
     keys,
     quality,
     queues,
+    releases,
     review,
+    review_actions,
     runs,
     spans,
     views,
+    workspace,
 )
 
 urlpatterns = [
@@ -51,6 +54,16 @@ urlpatterns = [
         spans.SpanSuggestions.as_view(),
         name="api-span-suggestions",
     ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/spans/bulk/",
+        workspace.SpansBulk.as_view(),
+        name="api-spans-bulk",
+    ),
+    path(
+        "projects/<slug:slug>/documents/<int:pk>/preview/",
+        workspace.DocumentPreview.as_view(),
+        name="api-document-preview",
+    ),
     path("projects/<slug:slug>/imports/", views.ImportJobList.as_view(), name="api-import-list"),
     path(
         "projects/<slug:slug>/imports/<int:pk>/",
@@ -76,6 +89,26 @@ urlpatterns = [
         runs.RunResume.as_view(),
         name="api-run-resume",
     ),
+    path(
+        "projects/<slug:slug>/releases/",
+        releases.ReleaseList.as_view(),
+        name="api-release-list",
+    ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/",
+        releases.ReleaseDetail.as_view(),
+        name="api-release-detail",
+    ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/download/",
+        releases.ReleaseDownload.as_view(),
+        name="api-release-download",
+    ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/manifest/",
+        releases.ReleaseManifest.as_view(),
+        name="api-release-manifest",
+    ),
     path("projects/<slug:slug>/review/", review.ReviewList.as_view(), name="api-review-list"),
     path(
         "projects/<slug:slug>/review/<int:pk>/",
@@ -86,6 +119,16 @@ urlpatterns = [
         "projects/<slug:slug>/review/<int:pk>/resolve/",
         review.ReviewResolve.as_view(),
         name="api-review-resolve",
+    ),
+    path(
+        "projects/<slug:slug>/review/<int:pk>/comments/",
+        review_actions.ReviewComment.as_view(),
+        name="api-review-comment",
+    ),
+    path(
+        "projects/<slug:slug>/review/scan/",
+        review_actions.ReviewScan.as_view(),
+        name="api-review-scan",
     ),
     path("projects/<slug:slug>/entities/", keys.EntityList.as_view(), name="api-entity-list"),
     path(

@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.mixins import ListModelMixin
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -55,6 +55,11 @@ class StrictQueryMixin(APIView):
     query: dict[str, Any]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # A method the URL never answers is a 405 for everyone, before authentication and
+        # permissions: it depends on the URL pattern alone, so it tells nobody anything.
+        method = (request.method or "GET").lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            raise MethodNotAllowed(request.method or "")
         # After authentication and permissions: a stranger learns nothing from a 400.
         super().initial(request, *args, **kwargs)
         self.query = self.read_query(request)

@@ -16,6 +16,7 @@ from annotator.views import (
     keys,
     projects,
     quality,
+    releases,
     review,
     runs,
     span_actions,
@@ -98,6 +99,19 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/", runs.run_list, name="run_list"),
     path("projects/<slug:slug>/runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("projects/<slug:slug>/runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),
+    path("projects/<slug:slug>/releases/", releases.release_list, name="release_list"),
+    path("projects/<slug:slug>/releases/create/", releases.release_create, name="release_create"),
+    path("projects/<slug:slug>/releases/<int:pk>/", releases.release_detail, name="release_detail"),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/download/",
+        releases.release_download,
+        name="release_download",
+    ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/manifest/",
+        releases.release_manifest,
+        name="release_manifest",
+    ),
     path("projects/<slug:slug>/review/", review.review_list, name="review_list"),
     path("projects/<slug:slug>/review/<int:pk>/", review.review_detail, name="review_detail"),
     path(

@@ -10,6 +10,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotator.keys.services import surface_decide
 from annotator.models import ImportJob, PreannotationRun, ReviewItem, RunBatch
+from annotator.services.releases import release_build, release_create
 from tests.conftest import PASSWORD, Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -85,6 +86,13 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-span-list": ("get", api(ENGLISH_READERS)),
     "api-span-detail": ("get", api(ENGLISH_READERS)),
     "api-span-suggestions": ("get", api(ENGLISH_READERS)),
+    # The page's bulk accept / reject and preview (annotator.api.workspace): JSON bodies only,
+    # so a form is refused (415) once the caller may write.
+    "api-spans-bulk": (
+        "post",
+        api({**ENGLISH_READERS, "annotator_en": 415, "lead": 415, "admin": 415}),
+    ),
+    "api-document-preview": ("get", api(ENGLISH_READERS)),
     # Runs: leads and admins follow them, admins start and resume them (a failed run here).
     "run_list": ("get", LEADS_UP),
     "run_detail": ("get", LEADS_UP),
@@ -99,6 +107,8 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-review-list": ("get", api(LEADS_UP)),
     "api-review-detail": ("get", api(LEADS_UP)),
     "api-review-resolve": ("post", api({**LEADS_UP, "lead": 400, "admin": 400})),
+    "api-review-comment": ("post", api({**LEADS_UP, "lead": 415, "admin": 415})),
+    "api-review-scan": ("post", api({**LEADS_UP, "lead": 202, "admin": 202})),
     # The keys: leads and admins read and edit them; a write without its form is a 400 on a
     # page, a 415 in the API (JSON only).
     "key_list": ("get", LEADS_UP),
@@ -116,6 +126,17 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     # Measured quality: leads and admins.
     "quality": ("get", LEADS_UP),
     "api-quality": ("get", api(LEADS_UP)),
+    # Releases: admins only, pages and API; a form without a format is refused (400); the
+    # release is done, so its files download.
+    "release_list": ("get", ADMINS_ONLY),
+    "release_create": ("post", {**ADMINS_ONLY, "admin": 400}),
+    "release_detail": ("get", ADMINS_ONLY),
+    "release_download": ("get", ADMINS_ONLY),
+    "release_manifest": ("get", ADMINS_ONLY),
+    "api-release-list": ("get", api(ADMINS_ONLY)),
+    "api-release-detail": ("get", api(ADMINS_ONLY)),
+    "api-release-download": ("get", api(ADMINS_ONLY)),
+    "api-release-manifest": ("get", api(ADMINS_ONLY)),
 }
 # Writes: an admin without a file gets 400; nobody else gets past the permission check.
 WRITES: dict[str, dict[str, int]] = {
@@ -137,6 +158,7 @@ WRITES: dict[str, dict[str, int]] = {
     "double_assign": {**ADMINS_ONLY, "admin": 400},
     "api-double-list": api({**ADMINS_ONLY, "admin": 415}),
     "api-run-list": api({**ADMINS_ONLY, "admin": 400}),
+    "api-release-list": api({**ADMINS_ONLY, "admin": 400}),
 }
 
 
@@ -162,6 +184,9 @@ def targets(team: Team) -> dict[str, str]:
     document = DocumentFactory(project=team.project, language="en")
     job = ImportJob.objects.create(project=team.project, filename="a.jsonl", status="done")
     run = PreannotationRun.objects.create(project=team.project, status="failed")
+    release = release_create(project=team.project, strategy="S2", format="jsonl", dispatch=False)
+    release = release_build(release.pk)
+    assert release.status == "done", release.error
     RunBatch.objects.create(run=run, number=1, language="en", document_ids=[document.pk])
     span = SpanFactory(document=document, start=0, end=4, source="ner")
     item = ReviewItem.objects.create(
@@ -173,6 +198,7 @@ def targets(team: Team) -> dict[str, str]:
     ).entity_id  # fmt: skip
     slug = {"slug": team.project.slug}
     on_entity = {**slug, "pk": entity}
+    on_release = {**slug, "pk": release.pk}
     on_span = {**slug, "pk": document.pk, "span_id": span.pk}
     return {
         "healthz": reverse("healthz"),
@@ -220,6 +246,8 @@ def targets(team: Team) -> dict[str, str]:
         "api-span-list": reverse("api-span-list", kwargs={**slug, "pk": document.pk}),
         "api-span-detail": reverse("api-span-detail", kwargs=on_span),
         "api-span-suggestions": reverse("api-span-suggestions", kwargs=on_span),
+        "api-spans-bulk": reverse("api-spans-bulk", kwargs={**slug, "pk": document.pk}),
+        "api-document-preview": reverse("api-document-preview", kwargs={**slug, "pk": document.pk}),
         "run_list": reverse("run_list", kwargs=slug),
         "run_detail": reverse("run_detail", kwargs={**slug, "pk": run.pk}),
         "run_resume": reverse("run_resume", kwargs={**slug, "pk": run.pk}),
@@ -232,6 +260,8 @@ def targets(team: Team) -> dict[str, str]:
         "api-review-list": reverse("api-review-list", kwargs=slug),
         "api-review-detail": reverse("api-review-detail", kwargs={**slug, "pk": item.pk}),
         "api-review-resolve": reverse("api-review-resolve", kwargs={**slug, "pk": item.pk}),
+        "api-review-comment": reverse("api-review-comment", kwargs={**slug, "pk": item.pk}),
+        "api-review-scan": reverse("api-review-scan", kwargs=slug),
         "key_list": reverse("key_list", kwargs=slug),
         "key_candidates": reverse("key_candidates", kwargs=slug),
         "key_entity": reverse("key_entity", kwargs=on_entity),
@@ -246,6 +276,15 @@ def targets(team: Team) -> dict[str, str]:
         "api-entity-link": reverse("api-entity-link", kwargs=on_entity),
         "quality": reverse("quality", kwargs=slug),
         "api-quality": reverse("api-quality", kwargs=slug),
+        "release_list": reverse("release_list", kwargs=slug),
+        "release_create": reverse("release_create", kwargs=slug),
+        "release_detail": reverse("release_detail", kwargs=on_release),
+        "release_download": reverse("release_download", kwargs=on_release),
+        "release_manifest": reverse("release_manifest", kwargs=on_release),
+        "api-release-list": reverse("api-release-list", kwargs=slug),
+        "api-release-detail": reverse("api-release-detail", kwargs=on_release),
+        "api-release-download": reverse("api-release-download", kwargs=on_release),
+        "api-release-manifest": reverse("api-release-manifest", kwargs=on_release),
     }
 
 

@@ -1,9 +1,12 @@
-"""Fuzz every operation of the API's own OpenAPI schema, in process, as a project admin.
+"""Fuzz every operation of the API's own OpenAPI schema, in process, as every role.
 
 Whatever the schema lists is fuzzed, so an endpoint is covered the day it lands. Each request
 must get a status code the schema documents, with a body that matches; no 5xx; and a request
 that breaks the schema (an unknown query parameter, an ill-typed value, a number out of its
-bounds) must be refused.
+bounds) must be refused. It runs as a project admin, who reaches every operation, with the
+most examples; then as each other role (anonymous, an outsider, an annotator of another
+language, the document's annotator, a lead) with fewer: they mostly meet 401, 403 and 404,
+which the schema must document too (annotator.api.schema).
 """
 
 from __future__ import annotations
@@ -25,13 +28,19 @@ from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.core.parameters import ParameterLocation
 
-from annotator.models import ImportJob
+from annotator.keys.services import surface_decide
+from annotator.models import ImportJob, ReviewItem, ReviewKind
+from annotator.services.releases import release_build, release_create
 from annotator.wsgi import application
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
-# Bounded, so that the fuzz stays within a minute on two cores as endpoints land.
-EXAMPLES_PER_OPERATION = 10
+# Bounded per operation and role, so that the fuzz stays within a few minutes on two cores
+# as endpoints land: the admin reaches every operation's logic, the others mostly its guard.
+ADMIN_EXAMPLES = 10
+OTHER_EXAMPLES = 3
+# The other roles; the fixture's document is English, so annotator_fr is "another language".
+OTHER_ROLES = ("anonymous", "outsider", "annotator_fr", "annotator_en", "lead")
 # `{id}` after `documents/` names a document, and so on; other ids stay as drawn.
 PATH_PARAMETER = re.compile(r"([a-z_]+)/\{([a-z_]+)\}")
 
@@ -43,12 +52,18 @@ def served_schema() -> dict[str, Any]:
     return json.loads(OpenApiJsonRenderer().render(raw))  # type: ignore[no-any-return]
 
 
-schema = schemathesis.openapi.from_dict(served_schema())
-schema.app = application
-schema.config.generation.update(max_examples=EXAMPLES_PER_OPERATION, database="none")
-# Which languages a project has, or whether an id exists, is data, not schema: a request the
-# schema allows may still be refused. Every other check runs.
-schema.config.checks.update(excluded_check_names=["positive_data_acceptance"])
+def fuzzed_schema(max_examples: int) -> Any:
+    loaded = schemathesis.openapi.from_dict(served_schema())
+    loaded.app = application
+    loaded.config.generation.update(max_examples=max_examples, database="none")
+    # Which languages a project has, or whether an id exists, is data, not schema: a request
+    # the schema allows may still be refused. Every other check runs.
+    loaded.config.checks.update(excluded_check_names=["positive_data_acceptance"])
+    return loaded
+
+
+schema = fuzzed_schema(ADMIN_EXAMPLES)
+other_roles_schema = fuzzed_schema(OTHER_EXAMPLES)
 
 
 @pytest.fixture
@@ -73,33 +88,53 @@ def rows(team: Team, _keep_the_test_connection: None) -> dict[str, Any]:
     ]
     spans = [SpanFactory(document=document) for document in documents]
     job = ImportJob.objects.create(project=project, filename="a.jsonl", status="done")
-    token = Token.objects.create(user=team.admin)
+    entity = surface_decide(
+        project=project, surface="Moshe Chaya", language="en", label="PER",
+        decision="pseudonymize",
+    )  # fmt: skip
+    flag = ReviewItem.objects.create(project=project, kind=ReviewKind.FLAG, span=spans[0],
+                                     document=documents[0])  # fmt: skip
+    release = release_create(project=project, strategy="S2", format="jsonl", dispatch=False)
+    release_build(release.pk)
+    headers: dict[str, dict[str, str]] = {"anonymous": {}}
+    for role, user in team.by_role().items():
+        headers[role] = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
     return {
-        "headers": {"Authorization": f"Token {token.key}"},
+        "headers": headers,
         "projects": project.slug,
         "documents": documents[0].pk,
         "spans": spans[0].pk,
         "imports": job.pk,
+        "entities": entity.entity_id,
+        "review": flag.pk,
+        "releases": release.pk,
     }
 
 
 # The coverage phase tries each of its scenarios with several values (five wrong types for
 # one integer, every value of an enum): one value per scenario, parameter and mode is enough
-# here, and keeps the time bounded as the API grows.
+# here, and keeps the time bounded as the API grows. Its cases are drawn once, when pytest
+# collects, and each role's run replays them.
 _COVERED: set[tuple[Any, ...]] = set()
 
 
-@schema.hook
 def filter_case(context: Any, case: Any) -> bool:
     scenario = getattr(case.meta.phase.data, "scenario", None) if case.meta else None
     if scenario is None:
         return True  # the fuzzing phase: max_examples bounds it
     data = case.meta.phase.data
-    key = (case.operation.label, case.meta.generation.mode, scenario, data.location, data.parameter)
+    key = (
+        id(case.operation.schema), case.operation.label, case.meta.generation.mode, scenario,
+        data.location, data.parameter,
+    )  # fmt: skip
     if key in _COVERED:
         return False
     _COVERED.add(key)
     return True
+
+
+schema.hook(filter_case)
+other_roles_schema.hook(filter_case)
 
 
 def aim_at_rows(case: Any, rows: dict[str, Any]) -> None:
@@ -126,13 +161,9 @@ def routed(path: str) -> bool:
     return True
 
 
-@pytest.mark.slow  # make test runs it; `-m "not slow"` leaves it out of a quick loop
-@pytest.mark.django_db
-@schema.parametrize()
-@settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-def test_the_api_answers_every_request_as_its_schema_says(case: Any, rows: dict[str, Any]) -> None:
+def check_case(case: Any, rows: dict[str, Any], role: str) -> None:
     aim_at_rows(case, rows)
-    headers = rows["headers"]
+    headers = rows["headers"][role]
     response = case.call(headers=headers)
     if routed(case.formatted_path):
         case.validate_response(response, headers=headers, transport_kwargs={"headers": headers})
@@ -140,6 +171,29 @@ def test_the_api_answers_every_request_as_its_schema_says(case: Any, rows: dict[
         # A path the URL patterns do not match (an ill-typed id) never reaches the API: Django
         # answers with its own 404 page.
         assert response.status_code == 404
+
+
+@pytest.mark.slow  # make test runs it; `-m "not slow"` leaves it out of a quick loop
+@pytest.mark.django_db
+@schema.parametrize()
+@settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_the_api_answers_every_request_as_its_schema_says(case: Any, rows: dict[str, Any]) -> None:
+    check_case(case, rows, "admin")
+
+
+@pytest.fixture(params=OTHER_ROLES)
+def role(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+@other_roles_schema.parametrize()
+@settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_every_role_gets_an_answer_the_schema_documents(
+    case: Any, rows: dict[str, Any], role: str
+) -> None:
+    check_case(case, rows, role)
 
 
 @pytest.mark.django_db
