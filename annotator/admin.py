@@ -145,6 +145,11 @@ class ProjectAdmin(admin.ModelAdmin):
     inlines = (MembershipInline,)
     list_select_related = ("created_by",)
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A project's keys live where the admin cannot reach them, and its releases protect
+        # it: `manage.py delete_project` deletes all of it (`project_delete`).
+        return False
+
     def get_inlines(self, request: HttpRequest, obj: Project | None) -> list[Any]:
         # Members join a saved project: the service checks them against its languages.
         return list(self.inlines) if obj is not None else []

@@ -87,3 +87,21 @@ def test_a_project_with_a_release_running_is_not_deleted() -> None:
     with pytest.raises(ConflictError, match="running"):
         project_delete(project=project, actor=None)
     assert Project.objects.filter(pk=project.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_command_deletes_a_project_only_when_told_yes() -> None:
+    from django.core.management import CommandError, call_command
+
+    project = ProjectFactory(slug="old", languages=["en"])
+    document_with(project, SECOND, [("Moshe Chaya", "PER", "pseudonymize")])
+    with pytest.raises(CommandError, match="--yes"):
+        call_command("delete_project", "old")
+    assert Project.objects.filter(pk=project.pk).exists()
+
+    call_command("delete_project", "old", "--yes")
+
+    assert not Project.objects.filter(pk=project.pk).exists()
+    assert _keys_rows(project.pk) == 0
+    with pytest.raises(CommandError, match="no project"):
+        call_command("delete_project", "old", "--yes")

@@ -18,6 +18,7 @@ from annotator.models import (
     AuditEvent,
     ImportJob,
     Membership,
+    Project,
     ReviewItem,
     Role,
 )
@@ -237,3 +238,12 @@ def test_the_audit_log_cannot_be_added_changed_or_deleted(team: Team, superuser:
     assert response.status_code == 403
     event.refresh_from_db()
     assert event.target != "forged"
+
+
+def test_the_admin_does_not_delete_projects(team: Team, superuser: Any) -> None:
+    # Their keys are out of its reach: `manage.py delete_project` deletes all of a project.
+    client = client_for(superuser)
+    url = reverse("admin:annotator_project_delete", args=[team.project.pk])
+    assert client.get(url).status_code == 403
+    assert client.post(url, {"post": "yes"}).status_code == 403
+    assert Project.objects.filter(pk=team.project.pk).exists()
