@@ -542,6 +542,53 @@ class Release(models.Model):
         return f"{self.project.slug} v{self.version} ({self.strategy})"
 
 
+class LearnedModelStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Training"
+    DONE = "done", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class LearnedModel(models.Model):
+    """One version of a project's model for one language, trained on its own decisions
+    (`pseudonymizer.learning`); the latest ready one proposes spans (source `learned`) in the
+    next pre-annotation run. The files live under MEDIA_ROOT (`path`)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="learned_models")
+    language = models.CharField(max_length=16)
+    version = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=LearnedModelStatus.choices, default=LearnedModelStatus.QUEUED
+    )
+    path = models.CharField(max_length=500, blank=True)
+    # How many decisions it learned from, and how many were held out to measure it.
+    decisions_used = models.PositiveIntegerField(default=0)
+    decisions_held_out = models.PositiveIntegerField(default=0)
+    # Precision, recall and F1 on the held-out decisions, per label and overall (no originals).
+    scores = models.JSONField(default=dict, blank=True)
+    labels = models.JSONField(default=list, blank=True)
+    trigger = models.CharField(max_length=16, default="decisions", help_text="decisions or admin")
+    error = models.TextField(blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "language", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "language", "version"], name="learned_unique_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug} {self.language} model v{self.version}"
+
+
 class AuditAction(models.TextChoices):
     KEY_READ = "key_read", "Read the correspondence table"
     KEY_EXPORT = "key_export", "Exported the keys"
@@ -557,6 +604,7 @@ class AuditAction(models.TextChoices):
     REVIEW_RESOLVE = "review_resolve", "Resolved a review item"
     DOUBLE_ASSIGN = "double_assign", "Assigned documents for double annotation"
     AUDIT_READ = "audit_read", "Read the audit log"
+    LEARN = "learn", "Trained a model on the decisions"
 
 
 class AuditEvent(models.Model):

@@ -34,6 +34,7 @@ class Source(StrEnum):
     REGEX = "regex"  # regular expressions and the other pattern recognizers
     NER = "ner"  # a named-entity model (transformers or spaCy)
     KNOWN = "known"  # a surface the project has already decided, found again
+    LEARNED = "learned"  # a model trained on the project's own decisions
     IMPORT = "import"  # a span that came with an imported file
     HUMAN = "human"  # added by a person
 
@@ -46,10 +47,13 @@ _SOURCE_LABELS = {
     Source.REGEX: "Regular expression",
     Source.NER: "NER model",
     Source.KNOWN: "Known entity",
+    Source.LEARNED: "Learned from decisions",
     Source.IMPORT: "Imported",
     Source.HUMAN: "Person",
 }
-MACHINE_SOURCES: frozenset[str] = frozenset({Source.REGEX, Source.NER, Source.KNOWN})
+MACHINE_SOURCES: frozenset[str] = frozenset(
+    {Source.REGEX, Source.NER, Source.KNOWN, Source.LEARNED}
+)
 
 # Detection profiles (`pseudonymizer.recognizers.profiles` says what each one runs).
 PROFILES: tuple[str, ...] = ("recall", "precise")

@@ -35,7 +35,9 @@ from pseudonymizer.vocabulary import Source
 
 FINISHED = (DocumentStatus.DONE, DocumentStatus.REVIEWED)
 # The sources that propose spans, in the order the page shows them.
-PREDICTING_SOURCES: tuple[str, ...] = (Source.REGEX, Source.NER, Source.KNOWN, Source.IMPORT)
+PREDICTING_SOURCES: tuple[str, ...] = (
+    Source.REGEX, Source.NER, Source.KNOWN, Source.LEARNED, Source.IMPORT,
+)  # fmt: skip
 ALL_SOURCES = "all"
 IMPORT_SCOPE = "import"
 Mode = Literal["strict", "relaxed"]

@@ -145,7 +145,14 @@ def test_every_source_together_over_every_finished_original(corpus: Corpus) -> N
 
 def test_each_source_is_judged_on_every_final_span(corpus: Corpus) -> None:
     result = preannotation_quality(corpus.project)
-    assert [row.source for row in result.sources] == ["regex", "ner", "known", "import", "all"]
+    assert [row.source for row in result.sources] == [
+        "regex",
+        "ner",
+        "known",
+        "learned",
+        "import",
+        "all",
+    ]
     ner = by_source(result, "ner")
     assert ner.proposed == 3
     assert (ner.strict.micro.matched_pred, ner.strict.micro.gold) == (1, 5)
