@@ -15,6 +15,7 @@ from annotator.models import (
     PreannotationRun,
     Project,
     RunBatch,
+    Span,
     SpanStatus,
 )
 from annotator.selectors.quality import (
@@ -390,3 +391,28 @@ def test_project_quality_holds_both(corpus: Corpus) -> None:
     assert quality.agreement.pairs == 1
     assert quality.preannotation.documents == 1
     assert (quality.language, quality.run) == ("en", corpus.ner_run.pk)
+
+
+def test_the_numbers_are_computed_once_for_a_state_of_the_data(
+    corpus: Corpus, monkeypatch: Any
+) -> None:
+    from annotator.selectors import quality
+
+    calls: list[int] = []
+    real = quality.preannotation_quality
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(quality, "preannotation_quality", counted)
+    first = project_quality(corpus.project)
+    again = project_quality(corpus.project)
+    assert len(calls) == 1 and again == first
+
+    # A person's change to one span (its version moves) is new data: computed again.
+    span = Span.objects.filter(document__project=corpus.project, status=SpanStatus.REJECTED)[0]
+    Span.objects.filter(pk=span.pk).update(status=SpanStatus.ACCEPTED, version=span.version + 1)
+    changed = project_quality(corpus.project)
+    assert len(calls) == 2
+    assert changed.preannotation != first.preannotation
