@@ -1,0 +1,371 @@
+"""Arabic lexicons: people, places and organisations found from lists the engine ships.
+
+No Arabic NER model is installable, so the `recall` profile runs `ArabicLexiconRecognizer` on
+Arabic texts. Its lists are plain text files in `data/` (written by `build.py` from Faker's
+Arabic locales and small lists written for Cloak); nothing is fetched or read from Faker at
+run time.
+
+- Places (LOC) and organisations (ORG): the list entries, multi-word ones included, found by
+  the engine's known-entity matcher (`pseudonymizer.recognizers.known`): proclitics و ف ب ك ل
+  and the article ال, hamza, alef maqsura and tatweel folded, harakat ignored, offsets on the
+  original text ("وبالقاهرة" → "القاهرة"). Score 0.8.
+- People (PER): a known first name (or a kunya, أبو / أم, or ابن / بنت, followed by a name),
+  then one to three further name units: a known first or family name, a patronymic particle
+  (بن ابن بنت أبو أم آل) followed by a name, or a family name with the article ("الهاشمي":
+  a listed name, ال + a listed name, or a nisba ال…ي that is not a common adjective). Score
+  0.85. The first word may carry a proclitic ("ومحمد" → "محمد"); later words may not, so
+  "محمد وعلي" is two people.
+- A first name alone is proposed too, at score 0.5: recall comes first, and a lone given name
+  is how people are named in messages. First names that are everyday words (أمل hope, نور
+  light, سعيد happy, صباح morning...) are never proposed alone, and neither start a name.
+
+What it cannot find: names in none of its lists (a family name without ال, a rare given name),
+names that are common words standing alone, and names written in Latin letters.
+
+Word matching reuses the known-entity matcher's folding (`fold`, `normalize`); spans carry
+source "regex", the engine's source for pattern and list recognizers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
+from pseudonymizer.recognizers.known import KnownEntityRecognizer, fold, normalize
+from pseudonymizer.spans import Span, select_non_overlapping
+
+__all__ = [
+    "DATA",
+    "LANGUAGES",
+    "ArabicLexicon",
+    "ArabicLexiconRecognizer",
+    "arabic_lexicon",
+    "read_list",
+    "spellings",
+]
+
+DATA = Path(__file__).resolve().parent / "data"
+LANGUAGES = frozenset({"ar"})
+SOURCE = "regex"
+ENTITY_SCORE = 0.8
+NAME_SCORE = 0.85
+LONE_NAME_SCORE = 0.5
+MAX_FURTHER_UNITS = 3
+
+# An Arabic word: letters, harakat and tatweel (digits and punctuation end it).
+_WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+")
+# Between two words of one name: spaces only (a line break or punctuation ends the name).
+_NAME_GAP = re.compile("[ \t\u00a0\u200c\u200f]+")
+_PROCLITICS = ("و", "ف", "ب", "ل", "ك", "وب", "ول", "وك", "فب", "فل")
+# Particles that join a further name (folded: أبو → ابو, آل → ال).
+_JOINING_PARTICLES = frozenset({"بن", "ابن", "بنت", "ابو", "ام", "ال"})
+# Particles that may begin a name: a kunya (أبو بكر، أم كلثوم) or ابن / بنت (ابن خلدون).
+_LEADING_PARTICLES = frozenset({"ابو", "ام", "ابن", "بنت"})
+_ARTICLE = "ال"
+
+# Function words that fold like a name ("على" → "علي"): compared with harakat and tatweel
+# removed but letters as written.
+_FUNCTION_WORDS = frozenset({"على", "إلى", "الى", "حتى", "متى", "لدى", "سوى", "مع", "من"})
+# Given names that are everyday words (أمل hope, كريم generous): never proposed alone, and
+# the first of them (greetings, feasts) never begin a name at all. Folded as the matcher folds.
+_EVERYDAY_NAMES = frozenset(
+    fold(word)
+    for word in """
+    أمل نور سعيد سعيدة كريم كريمة جميل جميلة جمال فرح سلام حياة رحمة صباح مساء خير أمين
+    أمينة شريف عادل كمال نصر فخر فضل هدى منى سحر وفاء أحلام ابتسام أفراح أمان إيمان حنان
+    ضحى شهد دعاء سما بشرى مجد عز بدر جود تحية مبروك حبيب عيد ميلاد زهرة نجاح فوز رجاء
+    أماني سعادة ورد وردة هناء نعمة بهجة غالية عزيز عزيزة حسنى طيب ريم ندى كبير طالب
+    عالم راضي هادي باسم واثق صادق سامح غالب ناجح منصور نبيل شهم ذكي زكي سهل صعب حر
+    """.split()
+)
+_NEVER_START = frozenset(
+    fold(word) for word in "صباح مساء سلام خير تحية مبروك عيد ميلاد نجاح فوز رجاء".split()
+)
+# Adjectives shaped like a nisba family name (ال…ي): never a family name.
+_NOT_FAMILY = frozenset(
+    fold(word)
+    for word in """
+    الذي التي الماضي الحالي التالي الثاني الدولي الرسمي العالمي الإنساني الحقيقي المحلي
+    الوطني السياسي الاقتصادي الأمني الشخصي الجاي الجاري الأساسي النهائي الإضافي الصحي
+    التعليمي الاجتماعي الثقافي الرياضي الإعلامي الأمريكي الأوروبي الإسرائيلي الفلسطيني
+    الماضى الحالى الثانى الدولى
+    """.split()
+)
+
+
+def read_list(name: str) -> list[str]:
+    """The entries of `data/<name>`: one a line, blank lines and `#` comments skipped.
+    Raises `RecognizerError` when the file is missing (an install without package data)."""
+    try:
+        lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise RecognizerError(f"the Arabic lexicon {name} cannot be read: {error}") from error
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+@dataclass(frozen=True)
+class ArabicLexicon:
+    """The lists, as read: given names (male and female), family names, places and
+    organisations. `first_names`, `family_names` and `names` (both) are folded, multi-word
+    names also without their spaces ("عبدالله")."""
+
+    first_names: frozenset[str]
+    family_names: frozenset[str]
+    names: frozenset[str]
+    places: tuple[str, ...]
+    organisations: tuple[str, ...]
+
+
+_TA_MARBUTA = "\u0629"
+_HA = "\u0647"
+
+
+def spellings(entry: str) -> list[str]:
+    """`entry`, and every way of writing its final ta marbutas as ha ("مكة المكرمة" → "مكه
+    المكرمة", "مكة المكرمه", "مكه المكرمه"): the matcher keeps ة apart from ه, writers do
+    not. Entries of more than three such words keep the first and the all-ha spellings."""
+    words = entry.split(" ")
+    ending = [index for index, word in enumerate(words) if word.endswith(_TA_MARBUTA)]
+    if not ending:
+        return [entry]
+    choices = [ending] if len(ending) > 3 else []
+    if not choices:
+        choices = [
+            [index for bit, index in enumerate(ending) if mask >> bit & 1]
+            for mask in range(1, 1 << len(ending))
+        ]
+    found = [entry]
+    for chosen in choices:
+        changed = [word[:-1] + _HA if index in chosen else word for index, word in enumerate(words)]
+        found.append(" ".join(changed))
+    return found
+
+
+def _folded(entries: Iterable[str]) -> frozenset[str]:
+    found: set[str] = set()
+    for entry in entries:
+        for spelling in spellings(entry):
+            key = fold(spelling).strip()
+            if len(key) >= 2:
+                found.add(key)
+                found.add(key.replace(" ", ""))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def arabic_lexicon() -> ArabicLexicon:
+    """The shipped Arabic lists, read once per process."""
+    first = _folded([*read_list("ar_first_male.txt"), *read_list("ar_first_female.txt")])
+    family = _folded(read_list("ar_family.txt"))
+    return ArabicLexicon(
+        first_names=first,
+        family_names=family,
+        names=first | family,
+        places=tuple(read_list("ar_places.txt")),
+        organisations=tuple(read_list("ar_organisations.txt")),
+    )
+
+
+@lru_cache(maxsize=1)
+def _entity_matcher() -> KnownEntityRecognizer:
+    """Places before organisations: an entry in both ("برشلونة") is a place."""
+    lexicon = arabic_lexicon()
+    return KnownEntityRecognizer(
+        [(spelling, "LOC") for place in lexicon.places for spelling in spellings(place)]
+        + [
+            (spelling, "ORG")
+            for organisation in lexicon.organisations
+            for spelling in spellings(organisation)
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class _Word:
+    start: int
+    end: int
+    key: str  # folded
+    written: str  # as written, harakat and tatweel removed
+
+
+def _strip_marks(word: str) -> str:
+    return "".join(char for char in word if fold(char))
+
+
+class _People:
+    """Finds person names in one text's words (see the module docstring)."""
+
+    def __init__(self, text: str, lexicon: ArabicLexicon, taken: Sequence[Span] = ()) -> None:
+        self.text = text
+        self.lexicon = lexicon
+        self.family = lexicon.family_names
+        self.words = [
+            _Word(m.start(), m.end(), fold(m.group()), _strip_marks(m.group()))
+            for m in _WORD.finditer(text)
+        ]
+        # Words a place or an organisation covers are no part of a name ("لبنان" is not
+        # ل + the given name "بنان").
+        ends = [word.end for word in self.words]
+        blocked: set[int] = set()
+        for span in taken:
+            index = bisect.bisect_right(ends, span.start)  # the first word ending after it
+            while index < len(self.words) and self.words[index].start < span.end:
+                blocked.add(index)
+                index += 1
+        self.blocked = frozenset(blocked)
+
+    def joined(self, index: int) -> bool:
+        """Whether word `index` follows word `index - 1` in the same name (spaces only)."""
+        if index <= 0 or index >= len(self.words):
+            return False
+        gap = self.text[self.words[index - 1].end : self.words[index].start]
+        return bool(_NAME_GAP.fullmatch(gap))
+
+    def name_unit(
+        self, index: int, names: frozenset[str] | None = None, first: str | None = None
+    ) -> int:
+        """How many words from `index` make one listed name (0 if none): the longest of up to
+        three words, or عبد + a word with the article ("عبد الرحمن"). `first` stands for the
+        first word's folded form (the word without its proclitic)."""
+        names = self.lexicon.names if names is None else names
+        if index >= len(self.words) or index in self.blocked:
+            return 0
+        word = self.words[index]
+        first = word.key if first is None else first
+        for size in (3, 2):
+            if index + size <= len(self.words) and all(
+                self.joined(index + step) for step in range(1, size)
+            ):
+                rest = [other.key for other in self.words[index + 1 : index + size]]
+                if " ".join([first, *rest]) in names:
+                    return size
+        if first == "عبد" and self.joined(index + 1):
+            following = self.words[index + 1].key
+            if following.startswith(_ARTICLE) and len(following) > 3:
+                return 2
+        if word.written not in _FUNCTION_WORDS and first in names:
+            return 1
+        return 0
+
+    def family_unit(self, index: int, strong: bool = False) -> int:
+        """A name unit, or one word with the article: ال + a listed name, or a nisba.
+        `strong`: a family name only (listed, or with the article), not a given name."""
+        if index in self.blocked:
+            return 0
+        size = self.name_unit(index, self.family if strong else None)
+        if size:
+            return size
+        key = self.words[index].key
+        if not key.startswith(_ARTICLE) or key in _NOT_FAMILY:
+            return 0
+        stem = key[len(_ARTICLE) :]
+        if stem in self.lexicon.names or (len(key) >= 5 and key.endswith("ي")):
+            return 1
+        return 0
+
+    def further_unit(self, index: int, strong: bool = False) -> int:
+        """Words from `index` that continue a name: a particle and a name, or a name
+        (`strong`: a family name, not a given name)."""
+        if index >= len(self.words) or index in self.blocked or not self.joined(index):
+            return 0
+        if self.words[index].key in _JOINING_PARTICLES and self.joined(index + 1):
+            size = self.family_unit(index + 1)
+            if size:
+                return 1 + size
+        return self.family_unit(index, strong)
+
+    def start_at(self, index: int) -> tuple[int, int, bool, str] | None:
+        """Where a name may begin at word `index`: (offset in the text, words taken, whether
+        the start alone is a full name: a kunya or ابن / بنت with its name, the first word
+        folded without its proclitic)."""
+        if index in self.blocked:
+            return None
+        word = self.words[index]
+        candidates = [(word.key, word.start)]
+        if word.key not in self.lexicon.names and word.key not in _LEADING_PARTICLES:
+            normalized, origin = normalize(self.text[word.start : word.end])
+            for proclitic in _PROCLITICS:
+                rest = normalized[len(proclitic) :]
+                if normalized.startswith(proclitic) and len(rest) >= 2:
+                    candidates.append((rest, word.start + origin[len(proclitic)]))
+        for key, start in candidates:
+            if key in _LEADING_PARTICLES and self.joined(index + 1):
+                size = self.family_unit(index + 1)
+                if size:
+                    return start, 1 + size, True, key
+            if word.written in _FUNCTION_WORDS:
+                continue
+            size = self.name_unit(index, self.lexicon.first_names, key)
+            if size > 1 or (size == 1 and key not in _NEVER_START):
+                return start, size, False, key
+        return None
+
+    def find(self) -> list[Span]:
+        spans: list[Span] = []
+        index = 0
+        while index < len(self.words):
+            begun = self.start_at(index)
+            if begun is None:
+                index += 1
+                continue
+            start, size, complete, first = begun
+            last = index + size - 1
+            units = 0
+            # After a given name that is an everyday word ("أمل كبير"), only a family name
+            # or a particle continues it.
+            strong = size == 1 and first in _EVERYDAY_NAMES
+            while units < MAX_FURTHER_UNITS:
+                further = self.further_unit(last + 1, strong and not units)
+                if not further:
+                    break
+                last += further
+                units += 1
+            if units or complete:
+                spans.append(Span(start, self.words[last].end, "PER", NAME_SCORE, SOURCE))
+            elif size > 1 or first not in _EVERYDAY_NAMES:
+                spans.append(Span(start, self.words[last].end, "PER", LONE_NAME_SCORE, SOURCE))
+            index = last + 1
+        return spans
+
+
+def _is_arabic(language: str) -> bool:
+    return re.split("[-_]", language.strip().lower(), maxsplit=1)[0] in LANGUAGES
+
+
+class ArabicLexiconRecognizer(PatternRecognizer):
+    """People, places and organisations in Arabic texts, from the shipped lists (source
+    "regex"). Other languages get no spans. The lists load on the first Arabic text, once
+    per process; building the recognizer costs nothing.
+
+    Raises `RecognizerError` when pyahocorasick (the known-entity matcher's) or a list is
+    missing: `recognize_all` then records it under "lexicon" and the other recognizers run.
+    """
+
+    name = "lexicon"
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        if not _is_arabic(language):
+            return [[] for _ in texts]
+        return [self.recognize_one(text) for text in texts]
+
+    def recognize_one(self, text: str) -> list[Span]:
+        """The spans of one Arabic text, sorted, without overlaps."""
+        if not text:
+            return []
+        entities = [
+            replace(span, score=ENTITY_SCORE, source=SOURCE)
+            for span in _entity_matcher().recognize_one(text)
+        ]
+        people = _People(text, arabic_lexicon(), entities).find()
+        # The longer span wins; on a tie a listed place or organisation beats a name.
+        ranked = [(span, 0) for span in entities] + [(span, 1) for span in people]
+        order = {id(span): rank for span, rank in ranked}
+        return select_non_overlapping(
+            [span for span, _ in ranked],
+            lambda span: (span.start - span.end, order[id(span)], span.start),
+        )

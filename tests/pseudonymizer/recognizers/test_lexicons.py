@@ -1,0 +1,227 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pseudonymizer.detection import Detector
+from pseudonymizer.evaluation import token_masking
+from pseudonymizer.recognizers import RecognizerError, recognize_all
+from pseudonymizer.recognizers.lexicons import (
+    ArabicLexiconRecognizer,
+    arabic_lexicon,
+    read_list,
+    spellings,
+)
+from pseudonymizer.recognizers.profiles import pattern_recognizers
+from pseudonymizer.spans import Span
+
+pytest.importorskip("ahocorasick")
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "arabic" / "corpus.jsonl"
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(s.surface(text), s.label) for s in ArabicLexiconRecognizer().recognize_one(text)]
+
+
+def test_places_and_organisations_are_found_without_their_proclitics() -> None:
+    text = "سافرنا وباريس ثم بالقاهرة، ورسالة للأمم المتحدة وفلندن"
+    assert found(text) == [
+        ("باريس", "LOC"),
+        ("القاهرة", "LOC"),
+        ("لأمم المتحدة", "ORG"),  # ل + الأمم: the article's alef is elided, as in known.py
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "label"),
+    [
+        ("وصل احمد الهاشمي", "احمد الهاشمي", "PER"),
+        ("وصل أحمد الهاشمي", "أحمد الهاشمي", "PER"),
+        ("زرت مكه أمس", "مكه", "LOC"),
+        ("زرت مكة أمس", "مكة", "LOC"),
+        ("زرت مكه المكرمه", "مكه المكرمه", "LOC"),
+        ("قال مصطفي الخطيب", "مصطفي الخطيب", "PER"),
+        ("تقرير منظمه الصحه العالميه", "منظمه الصحه العالميه", "ORG"),
+        ("في الاسكندرية", "الاسكندرية", "LOC"),
+    ],
+)
+def test_spelling_variants_match(text: str, surface: str, label: str) -> None:
+    assert (surface, label) in found(text)
+
+
+def test_tatweel_and_harakat_are_ignored_and_kept_in_the_span() -> None:
+    text = "قابلت مُحَمَّد العتيبي في القاهـــرة"
+    assert found(text) == [("مُحَمَّد العتيبي", "PER"), ("القاهـــرة", "LOC")]
+
+
+def test_offsets_are_on_the_original_text_after_an_emoji_and_crlf() -> None:
+    text = "🎉🎉 مبروك\r\nوصلت بالقاهرة مع خالد بن الوليد 👏"
+    spans = ArabicLexiconRecognizer().recognize_one(text)
+    assert [(s.start, s.end, s.label) for s in spans] == [
+        (text.index("القاهرة"), text.index("القاهرة") + len("القاهرة"), "LOC"),
+        (text.index("خالد"), text.index("الوليد") + len("الوليد"), "PER"),
+    ]
+    assert all(s.source == "regex" for s in spans)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "محمد بن سلمان",
+        "فاطمة الزهراء",
+        "أبو بكر الصديق",
+        "أم كلثوم",
+        "عمر الهاشمي",
+        "ماجد بن عبد الله العتيبي",
+        "فاطمة بنت محمد",
+        "عبدالله الشمري",
+    ],
+)
+def test_patronymic_chains_and_family_names_with_the_article(name: str) -> None:
+    text = f"شارك {name} في الندوة."
+    assert found(text) == [(name, "PER")]
+    assert found(f"وصل و{name} أمس") == [(name, "PER")]
+
+
+def test_a_name_ends_where_the_next_person_begins() -> None:
+    assert found("شارك خالد الهاشمي وسلمى منصور") == [
+        ("خالد الهاشمي", "PER"),
+        ("سلمى منصور", "PER"),
+    ]
+
+
+def test_a_lone_first_name_is_proposed_at_a_lower_score_but_not_an_everyday_word() -> None:
+    [span] = ArabicLexiconRecognizer().recognize_one("شكرا يوسف على الهدية")
+    assert span.label == "PER" and span.score == 0.5
+    full = ArabicLexiconRecognizer().recognize_one("شكرا يوسف الهاشمي")
+    assert full[0].score == 0.85
+    for text in ("عندي أمل كبير", "الرجل كريم جدا", "صباح الخير", "عيد ميلاد سعيد"):
+        assert found(text) == [], text
+    assert found("قالت أمل حداد") == [("أمل حداد", "PER")]
+
+
+def test_no_match_inside_a_longer_word() -> None:
+    # "لبنان" is no ل + "بنان"; "مصري" and "باريسي" hold a place but are other words.
+    assert found("سافرت إلى لبنان") == [("لبنان", "LOC")]
+    assert found("طالب مصري وصديقه الباريسي") == []
+    assert found("محمدين") == []
+
+
+def test_other_languages_get_nothing() -> None:
+    texts = ["Mohamed bin Salman visited Paris", "زار محمد بن سلمان باريس"]
+    assert ArabicLexiconRecognizer().recognize(texts, "en") == [[], []]
+    assert ArabicLexiconRecognizer().recognize(texts[1:], "ar-EG")[0]
+
+
+def test_the_recall_profile_runs_the_lexicons_for_arabic_only() -> None:
+    assert any(isinstance(r, ArabicLexiconRecognizer) for r in pattern_recognizers("recall"))
+    assert not any(isinstance(r, ArabicLexiconRecognizer) for r in pattern_recognizers("precise"))
+    text = "التقى محمد بن سلمان في الرياض ممثلين عن الأمم المتحدة"
+    [spans] = Detector(profile="recall", use_ner=False).detect([text], "ar").spans
+    assert [(s.surface(text), s.label) for s in spans] == [
+        ("محمد بن سلمان", "PER"),
+        ("الرياض", "LOC"),
+        ("الأمم المتحدة", "ORG"),
+    ]
+    [precise] = Detector(profile="precise", use_ner=False).detect([text], "ar").spans
+    assert precise == []
+
+
+def test_the_command_line_detects_arabic_names(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        json.dumps({"id": "1", "text": "وصل خالد الهاشمي إلى بيروت"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "pseudonymizer", "detect", str(source), "--lang", "ar",
+         "--no-ner", "-o", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [record] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(s.get("text"), s["label"]) for s in record["spans"]] == [
+        ("خالد الهاشمي", "PER"),
+        ("بيروت", "LOC"),
+    ]
+
+
+def test_a_missing_list_is_a_recognizer_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pseudonymizer.recognizers.lexicons as lexicons
+
+    monkeypatch.setattr(lexicons, "DATA", tmp_path)
+    with pytest.raises(RecognizerError, match="ar_places.txt"):
+        read_list("ar_places.txt")
+
+
+def test_spellings_cover_each_final_ta_marbuta() -> None:
+    assert spellings("باريس") == ["باريس"]
+    assert sorted(spellings("مكة المكرمة")) == sorted(
+        ["مكة المكرمة", "مكه المكرمة", "مكة المكرمه", "مكه المكرمه"]
+    )
+
+
+def test_the_shipped_lists_are_read_from_the_package() -> None:
+    lexicon = arabic_lexicon()
+    assert len(lexicon.first_names) > 500 and len(lexicon.family_names) > 500
+    assert "القاهرة" in lexicon.places and "الأمم المتحدة" in lexicon.organisations
+    assert all(
+        not line.startswith("#") and line == line.strip() for line in read_list("ar_places.txt")
+    )
+
+
+# --- The evaluation corpus -------------------------------------------------------------------
+
+
+def corpus() -> list[dict[str, object]]:
+    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
+
+
+def test_every_corpus_span_is_a_plausible_name() -> None:
+    records = corpus()
+    assert 150 <= len(records) <= 200
+    assert len({record["id"] for record in records}) == len(records)
+    for record in records:
+        text = record["text"]
+        assert isinstance(text, str) and record["lang"] == "ar"
+        for span in record["spans"]:  # type: ignore[attr-defined]
+            surface = text[span["start"] : span["end"]]
+            assert surface and surface == surface.strip(), (record["id"], surface)
+            assert surface == span["text"] and span["label"] in {"PER", "LOC", "ORG"}
+            before = text[span["start"] - 1] if span["start"] else " "
+            assert not before.isalpha() or before in "وفبكل", (record["id"], surface)
+
+
+def test_the_corpus_generator_is_deterministic() -> None:
+    sys.path.insert(0, str(CORPUS.parent))
+    try:
+        import make_corpus  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(CORPUS.parent))
+    assert make_corpus.build() == corpus()
+
+
+def test_lexicons_alone_mask_half_the_arabic_name_tokens() -> None:
+    records = corpus()
+    texts = [str(record["text"]) for record in records]
+    gold = [
+        [Span(s["start"], s["end"], s["label"]) for s in record["spans"]]  # type: ignore[attr-defined]
+        for record in records
+    ]
+    before = recognize_all(
+        texts,
+        "ar",
+        [r for r in pattern_recognizers("recall") if not isinstance(r, ArabicLexiconRecognizer)],
+    ).spans
+    after = recognize_all(texts, "ar", [ArabicLexiconRecognizer()]).spans
+    assert token_masking(gold, before, texts).recall == 0.0
+    masking = token_masking(gold, after, texts)
+    assert masking.recall >= 0.5 and masking.precision >= 0.6
