@@ -1,6 +1,9 @@
-"""`python -m pseudonymizer detect|pseudonymize|evaluate`: Cloak's engine from the command line.
+"""`python -m pseudonymizer detect|pseudonymize|evaluate|learn`: Cloak's engine from the command
+line.
 
     python -m pseudonymizer detect notes.txt --lang fr > found.jsonl
+    python -m pseudonymizer learn decided.jsonl --lang ar --out models/ar --held-out 0.2
+    python -m pseudonymizer detect notes.txt --lang ar --learned models/ar
     python -m pseudonymizer pseudonymize corpus.jsonl --strategy realistic --keys keys.json.enc
     python -m pseudonymizer evaluate gold.jsonl found.jsonl --relaxed
 
@@ -51,6 +54,7 @@ from pseudonymizer.strategies import Strategy, default_entity, render
 
 if TYPE_CHECKING:
     from pseudonymizer.keyfile import KeyStore
+    from pseudonymizer.learning import LearnedRecognizer
 
 PASSPHRASE_ENV = "CLOAK_KEYS_PASSPHRASE"
 SECRET_ENV = "CLOAK_PSEUDONYM_SECRET"
@@ -222,7 +226,26 @@ def _detector(args: argparse.Namespace, known: Iterable[tuple[str, str]]) -> Det
     # --ner-model names the model of every language; without it, the environment and the
     # defaults decide per language.
     models = None if args.ner_model is None else {EVERY_LANGUAGE: args.ner_model}
-    return Detector(profile=args.profile, ner_models=models, use_ner=not args.no_ner, known=known)
+    return Detector(
+        profile=args.profile,
+        ner_models=models,
+        use_ner=not args.no_ner,
+        known=known,
+        learned=_learned_models(getattr(args, "learned", None) or []),
+    )
+
+
+def _learned_models(paths: Sequence[str]) -> list[LearnedRecognizer]:
+    """The models of `--learned`, loaded; a folder that is not one is a usage error."""
+    from pseudonymizer.learning import LearningError, load
+
+    models = []
+    for path in paths:
+        try:
+            models.append(load(path))
+        except LearningError as error:
+            raise CliError(f"--learned: {error}", 2) from error
+    return models
 
 
 def _open_keys(path: str | None) -> KeyStore:
@@ -265,15 +288,53 @@ def _output_of(document: ImportedDocument, text: str, spans: list[Span]) -> Outp
 
 def run_detect(args: argparse.Namespace) -> int:
     """Write the input documents with the spans the recognizers find (score, source)."""
-    detect = _Detection(_detector(args, _known_aliases(args.keys)))
+    detector = _detector(args, _known_aliases(args.keys))
+    detect = _Detection(detector)
+    learned = set(detector.learned_languages)
+    languages: set[str] = set()
 
     def documents() -> Iterator[OutputDocument]:
         inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
         for batch in _batches(inputs, args.batch_size):
             for document, spans in zip(batch, detect(batch), strict=True):
+                languages.add(_language(document).strip().lower())
                 yield _output_of(document, document.text, spans)
 
     write_documents(documents(), args.output, args.to)
+    unused = sorted(learned - languages)
+    if unused and languages:
+        _warn(
+            f"no document in {', '.join(sorted(languages))}: the learned model for "
+            f"{', '.join(unused)} found nothing"
+        )
+    return 0
+
+
+def run_learn(args: argparse.Namespace) -> int:
+    """Train a model on decided spans and save it to `--out`; print what it learned."""
+    from pseudonymizer.learning import LearningError, read_examples, train
+
+    path = Path(args.decided)
+    if not path.is_file():
+        raise CliError(f"{args.decided}: no such file", 2)
+    examples = read_examples(path, args.lang)
+    if not examples:
+        raise CliError(f"{args.decided}: no document in {args.lang!r} to learn from")
+    try:
+        report = train(
+            examples,
+            args.lang,
+            args.out,
+            iterations=args.iterations,
+            seed=args.seed,
+            held_out_share=args.held_out,
+            labels=args.labels.split(",") if args.labels else None,
+        )
+    except LearningError as error:
+        raise CliError(str(error)) from error
+    print(f"model: {args.out} ({args.lang})")
+    for line in report.lines():
+        print(line)
     return 0
 
 
@@ -466,6 +527,16 @@ def _positive(value: str) -> int:
     return number
 
 
+def _share(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError("must be a number") from error
+    if not 0.0 <= number < 1.0:
+        raise argparse.ArgumentTypeError("must be at least 0 and below 1")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `python -m pseudonymizer`."""
     parser = argparse.ArgumentParser(
@@ -518,6 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     detect = commands.add_parser("detect", help="find identifying spans")
     inputs_and_output(detect)
     detect.add_argument("--keys", help="encrypted key table whose surfaces are found too")
+    detect.add_argument(
+        "--learned",
+        action="append",
+        metavar="DIR",
+        help="a model trained by `learn`: its proposals (source learned) join the profile's "
+        "in documents of its language (repeatable, one per language)",
+    )
     detect.set_defaults(run=run_detect)
 
     pseudonymize = commands.add_parser("pseudonymize", help="render documents pseudonymized")
@@ -557,6 +635,28 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--tokens", action="store_true", help="also token-level masking")
     evaluate.add_argument("--format", choices=("auto", *FORMATS), default="auto")
     evaluate.set_defaults(run=run_evaluate)
+
+    learn = commands.add_parser("learn", help="train a model on decided spans (CPU, offline)")
+    learn.add_argument(
+        "decided",
+        metavar="DECIDED",
+        help='Cloak JSONL; spans with "status": "rejected" are negatives, the others positives',
+    )
+    learn.add_argument("--lang", required=True, help="the language to learn (others are skipped)")
+    learn.add_argument("--out", required=True, metavar="DIR", help="the model folder to write")
+    learn.add_argument(
+        "--iterations", type=_positive, default=20, help="passes over the data (default 20)"
+    )
+    learn.add_argument(
+        "--held-out",
+        type=_share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of the documents left out to score the model (default 0)",
+    )
+    learn.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    learn.add_argument("--labels", help="comma-separated labels to learn (default: all)")
+    learn.set_defaults(run=run_learn)
     return parser
 
 

@@ -7,6 +7,10 @@
 The NER part also runs on its own (`Detector.ner`), so a GPU host can run the model and a CPU
 host merge its output with the patterns later (`detect(..., ner_spans=...)`).
 
+A model learned from a project's decisions (`pseudonymizer.learning`) joins the run with
+`learned=[model]`: its proposals (source "learned") are merged like any recognizer's, in the
+texts of the model's language only.
+
 Which NER model serves a language is named here once (`DEFAULT_NER_MODELS`), and can be changed
 per language with `CLOAK_NER_MODEL_<LANG>` or an explicit mapping (`ner_model_spec`). Models
 load on first use, once per process, and only for the languages actually asked for. Importing
@@ -19,6 +23,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
 from pseudonymizer.recognizers.base import Recognizer, recognize_all
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
@@ -37,6 +42,7 @@ __all__ = [
     "PROFILES",
     "Detection",
     "Detector",
+    "LearnedModel",
     "NerSpecError",
     "ner_model_spec",
 ]
@@ -78,6 +84,12 @@ def ner_model_spec(
     return DEFAULT_NER_MODELS.get(code, "")
 
 
+class LearnedModel(Recognizer, Protocol):
+    """A recognizer trained for one language (`pseudonymizer.learning.LearnedRecognizer`)."""
+
+    language: str
+
+
 @dataclass(frozen=True)
 class Detection:
     """What a detector found: one list of spans per text (merged, no overlaps), and the
@@ -107,7 +119,9 @@ class Detector:
     over the environment and the defaults (see `ner_model_spec`); `use_ner=False` runs no model.
     `known` are the (surface, label) pairs a project has decided, found again wherever they
     occur. `device` ("auto", "cpu", "cuda") and `batch_size` (windows per forward pass) apply to
-    transformers models; a spaCy pipeline runs on the CPU.
+    transformers models; a spaCy pipeline runs on the CPU. `learned` are recognizers trained on
+    a project's decisions (`pseudonymizer.learning.LearnedRecognizer`), each run on the texts
+    of its own `language` (a second one for the same language replaces the first).
 
     A NER model loads on the first call that needs it, once per process (a second detector
     with the same spec shares it), and only for the languages asked for. Raises `ValueError`
@@ -124,6 +138,7 @@ class Detector:
         known: Iterable[tuple[str, str]] = (),
         device: str = "auto",
         batch_size: int = 16,
+        learned: Iterable[LearnedModel] = (),
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
@@ -139,6 +154,14 @@ class Detector:
         aliases = list(known)
         self._known = KnownEntityRecognizer(aliases) if aliases else None
         self._ner: dict[str, Recognizer | None] = {}
+        self._learned: dict[str, LearnedModel] = {
+            model.language.strip().lower(): model for model in learned
+        }
+
+    @property
+    def learned_languages(self) -> list[str]:
+        """The languages a learned model serves in this detector."""
+        return sorted(self._learned)
 
     def ner_spec(self, language: str) -> str:
         """The NER model spec this detector runs for `language` ("" is none)."""
@@ -184,6 +207,9 @@ class Detector:
             ner = self._ner_recognizer(language)
             if ner is not None:
                 recognizers.append(ner)
+        learned = self._learned.get(language.strip().lower())
+        if learned is not None:
+            recognizers.append(learned)
         recognition = recognize_all(texts, language, recognizers)
         return Detection(spans=recognition.spans, errors=recognition.errors)
 

@@ -440,3 +440,77 @@ def test_a_model_spec_that_names_nothing_is_a_usage_error(tmp_path: Path) -> Non
 
     assert result.returncode == 2
     assert "NER model for 'en'" in result.stderr
+
+
+# --- learn, and detect --learned ---------------------------------------------------------------
+
+LEARN_PEOPLE = ("Moshe Chaya", "Alice Durand", "Karim Benali")
+
+
+def decided_corpus(path: Path, count: int = 24) -> Path:
+    """Decided documents: the names people accepted, and "Monday" proposed then rejected."""
+    items = []
+    for index in range(count):
+        person = LEARN_PEOPLE[index % len(LEARN_PEOPLE)]
+        text = f"On Monday {person} wrote to the council 😀.\r\nThe council answered {person}."
+        spans: list[dict[str, Any]] = []
+        start = text.find(person)
+        while start >= 0:
+            spans.append({"start": start, "end": start + len(person), "label": "PER"})
+            start = text.find(person, start + 1)
+        spans.append({"start": 3, "end": 9, "label": "PER", "status": "rejected"})
+        items.append({"id": f"d{index}", "lang": "en", "text": text, "spans": spans})
+    return write_jsonl(path, *items)
+
+
+def test_learn_then_detect_with_the_learned_model(tmp_path: Path) -> None:
+    decided = decided_corpus(tmp_path / "decided.jsonl")
+    model = tmp_path / "model"
+    source = write_jsonl(
+        tmp_path / "new.jsonl",
+        {"id": "n1", "lang": "en", "text": "😀 Yesterday Alice Durand wrote to tom@example.org."},
+    )
+
+    learned = cloak(
+        "learn", decided, "--lang", "en", "--out", model, "--iterations", "10", "--held-out", "0.25"
+    )
+    found = cloak("detect", source, "--no-ner", "--learned", model)
+
+    assert learned.returncode == 0, learned.stderr
+    assert "examples: 24 (6 held out)" in learned.stdout
+    assert "labels: PER" in learned.stdout
+    assert (model / "cloak-learned.json").is_file()
+    assert found.returncode == 0, found.stderr
+    spans = records(found.stdout)[0]["spans"]
+    assert {"text": "Alice Durand", "label": "PER", "source": "learned"}.items() <= next(
+        span for span in spans if span["text"] == "Alice Durand"
+    ).items()
+    assert "EMAIL" in {span["label"] for span in spans}  # the profile still runs
+
+
+def test_detect_with_a_missing_model_folder_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "call.txt"
+    path.write_text(CALL, encoding="utf-8")
+
+    result = cloak("detect", path, "--lang", "en", "--no-ner", "--learned", tmp_path / "nope")
+
+    assert result.returncode == 2
+    assert "no such model folder" in result.stderr
+    assert result.stdout == ""
+
+
+def test_learn_refuses_bad_input_with_a_clear_error(tmp_path: Path) -> None:
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        {"text": "Moshe", "spans": [{"start": 0, "end": 9, "label": "PER"}]},
+    )
+    empty = write_jsonl(tmp_path / "fr.jsonl", {"lang": "fr", "text": "Rien.", "spans": []})
+
+    outside = cloak("learn", bad, "--lang", "en", "--out", tmp_path / "m1")
+    nothing = cloak("learn", empty, "--lang", "en", "--out", tmp_path / "m2")
+    share = cloak("learn", bad, "--lang", "en", "--out", tmp_path / "m3", "--held-out", "1.5")
+
+    assert outside.returncode == 1 and "outside the text" in outside.stderr
+    assert nothing.returncode == 1 and "no document in 'en'" in nothing.stderr
+    assert share.returncode == 2 and "--held-out" in share.stderr
+    assert not any(tmp_path.glob("m*"))
