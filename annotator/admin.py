@@ -23,6 +23,7 @@ from annotator.models import (
     Comment,
     Document,
     ImportJob,
+    LearnedModel,
     Membership,
     PreannotationRun,
     Project,
@@ -258,6 +259,17 @@ class PreannotationRunAdmin(admin.ModelAdmin):
         "models_used", "error", "warnings", "created_at", "started_at", "finished_at",
     )  # fmt: skip
     list_select_related = ("project", "created_by")
+
+
+@admin.register(LearnedModel)
+class LearnedModelAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Trained by a task from the decisions; the admin shows the versions and their scores.
+    list_display = (
+        "project", "language", "version", "status", "decisions_used", "decisions_held_out",
+        "trigger", "created_at", "finished_at",
+    )  # fmt: skip
+    list_filter = ("status", "language", "project")
+    list_select_related = ("project",)
 
 
 @admin.register(RunBatch)

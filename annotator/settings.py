@@ -255,6 +255,13 @@ CLOAK_RUN_BATCH_SIZE = env_int("CLOAK_RUN_BATCH_SIZE", 64)
 # How often a run's task retries a transient failure (database, broker, GPU memory) before
 # its batch is marked failed; it waits a random time below 2, 4, 8… seconds (two minutes at most).
 CLOAK_RUN_MAX_RETRIES = env_int("CLOAK_RUN_MAX_RETRIES", 5)
+# Each project's learned model per language (annotator.services.learning): retrained by a task
+# after every CLOAK_LEARN_EVERY decisions people make in that language (0: only when an admin
+# asks), for CLOAK_LEARN_ITERATIONS passes, once the language's finished documents hold at
+# least CLOAK_LEARN_MIN_SPANS decided spans.
+CLOAK_LEARN_EVERY = env_int("CLOAK_LEARN_EVERY", 200)
+CLOAK_LEARN_ITERATIONS = env_int("CLOAK_LEARN_ITERATIONS", 20)
+CLOAK_LEARN_MIN_SPANS = env_int("CLOAK_LEARN_MIN_SPANS", 20)
 
 LOGGING = {
     "version": 1,

@@ -161,3 +161,15 @@ def preannotate_batch(
         raise
     except Exception as error:
         run_batch_crashed(batch_id=batch_id, error=error)
+
+
+# --- Learned models ---------------------------------------------------------------------------
+
+
+@shared_task(name="annotator.tasks.learn", acks_late=True)
+def learn(model_id: int) -> bool:
+    """Train a queued version of a project's learned model (default queue, CPU)."""
+    from annotator.services.learning import learned_model_run
+
+    # Safe to run twice: a second run finds the model claimed or done and changes nothing.
+    return learned_model_run(model_id)

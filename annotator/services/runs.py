@@ -41,6 +41,8 @@ from annotator.models import (
     BatchStatus,
     Document,
     DocumentStatus,
+    LearnedModel,
+    LearnedModelStatus,
     PreannotationRun,
     Project,
     RunBatch,
@@ -48,11 +50,14 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
+from annotator.selectors.learning import learned_latest
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
 from annotator.services.jobs import job_claim, job_fail, job_finish, job_progress_set
+from annotator.services.learning import learned_recognizer
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
+from pseudonymizer.learning import LearningError
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.vocabulary import DECISIONS, DEFAULT_PROFILE, MACHINE_SOURCES, PROFILES, Source
 
@@ -61,6 +66,8 @@ logger = logging.getLogger(__name__)
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
 # A warning about a batch that failed: dropped when the run is resumed.
 BATCH_RECOGNIZER = "batch"
+# In a run's `models_used`, beside each language's NER model: "learned:<language>" → "v<version>".
+LEARNED_PREFIX = "learned:"
 
 # The spans a run may replace: machine proposals that no person has accepted, edited,
 # rejected, flagged or added. Imported spans and propagated proposals (run null) stay.
@@ -83,6 +90,11 @@ class NerPayload(TypedDict):
 
 
 Warning = dict[str, str]  # {"language", "recognizer", "reason"}
+
+
+def learned_key(language: str) -> str:
+    """The key of a run's `models_used` naming the learned model version of `language`."""
+    return f"{LEARNED_PREFIX}{language}"
 
 
 # --- Starting and resuming -------------------------------------------------------------------
@@ -155,6 +167,13 @@ def run_create(
     detector = Detector(ner_models=settings.CLOAK_NER_MODELS)
     models_used = {lang: detector.ner_spec(lang) if use_ner else "" for lang in by_language}
     recognizers = ["regex", "known"] + (["ner"] if any(models_used.values()) else [])
+    # The newest ready learned model of each language, by version (`learned:<language>`).
+    learned = {lang: learned_latest(project, lang) for lang in by_language} if use_ner else {}
+    for lang, model in learned.items():
+        if model is not None:
+            models_used[learned_key(lang)] = f"v{model.version}"
+    if any(learned.values()):
+        recognizers.append(Source.LEARNED.value)
     run = PreannotationRun.objects.create(
         project=project,
         language=language or "",
@@ -347,8 +366,13 @@ def run_batch_detect(
     if ner_spans is None and run.models_used.get(batch.language):
         # A model-backed batch reaches this queue only through `ner`: never run it here.
         raise RuntimeError(f"batch {batch_id} needs its NER spans from the ner queue")
+    learned, learned_errors = _learned_spans(run, batch.language, texts)
+    if learned is not None:
+        # Merged with the NER spans, as the model's are: overlaps resolved by the engine.
+        given = ner_spans if ner_spans is not None else [[] for _ in texts]
+        ner_spans = [[*a, *b] for a, b in zip(given, learned, strict=True)]
     detection = detector.detect(texts, batch.language, ner_spans=ner_spans)
-    errors = {**(ner["errors"] if ner else {}), **detection.errors}
+    errors = {**(ner["errors"] if ner else {}), **learned_errors, **detection.errors}
     warnings = [
         {"language": batch.language, "recognizer": name, "reason": reason}
         for name, reason in sorted(errors.items())
@@ -359,6 +383,30 @@ def run_batch_detect(
         spans_by_document=dict(zip(ids, detection.spans, strict=True)),
         warnings=warnings,
     )
+
+
+def _learned_spans(
+    run: PreannotationRun, language: str, texts: Sequence[str]
+) -> tuple[list[list[EngineSpan]] | None, dict[str, str]]:
+    """The spans of the learned model version the run recorded for `language` (None when it
+    recorded none), and why it could not run (no text in the reason)."""
+    version = run.models_used.get(learned_key(language), "")
+    if not version:
+        return None, {}
+    name = Source.LEARNED.value
+    model = LearnedModel.objects.filter(
+        project_id=run.project_id,
+        language=language,
+        version=int(version.lstrip("v") or 0),
+        status=LearnedModelStatus.DONE,
+    ).first()
+    if model is None:
+        return None, {name: f"learned model {version} is gone"}
+    try:
+        recognizer = learned_recognizer(model)
+    except LearningError as error:
+        return None, {name: f"learned model {version} cannot be loaded: {error}"}
+    return recognizer.recognize(texts, language), {}
 
 
 class _Taken:

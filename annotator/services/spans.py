@@ -45,6 +45,7 @@ from annotator.models import (
 )
 from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.learning import learning_note_decision
 from annotator.services.review import review_attempt_record
 from pseudonymizer.vocabulary import Decision
 
@@ -173,6 +174,11 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
 
 
 def _touch_document(document: Document) -> None:
+    if document.replica_of_id is None:
+        # A person's decision on an original: counted, once it commits, towards retraining
+        # the language's learned model (a counter in the cache, never a query over spans).
+        project, language = document.project, document.language
+        transaction.on_commit(lambda: learning_note_decision(project, language))
     if document.status in _REOPENED:
         Document.objects.filter(pk=document.pk).update(
             status=DocumentStatus.IN_PROGRESS, updated_at=timezone.now()

@@ -29,6 +29,7 @@ from annotator.selectors.quality import (
 )
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices, language_label
+from annotator.views.learning import learned_sections
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from pseudonymizer.evaluation import Scores
 from pseudonymizer.vocabulary import Source
@@ -163,4 +164,5 @@ def quality(request: HtmxProjectRequest) -> HttpResponse:
             else next((run_name(r) for r in runs if r.pk == run), f"run {run}")
         ),
     }
+    context["learned_sections"] = learned_sections(project)
     return render(request, "annotator/quality.html", context)

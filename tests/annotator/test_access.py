@@ -126,6 +126,9 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     # Measured quality: leads and admins.
     "quality": ("get", LEADS_UP),
     "api-quality": ("get", api(LEADS_UP)),
+    # Learned models: leads and admins read them; admins train (an empty form is refused).
+    "learned_models": ("get", LEADS_UP),
+    "api-learned-list": ("get", api(LEADS_UP)),
     # Releases: admins only, pages and API; a form without a format is refused (400); the
     # release is done, so its files download.
     "release_list": ("get", ADMINS_ONLY),
@@ -158,6 +161,8 @@ WRITES: dict[str, dict[str, int]] = {
     "double_assign": {**ADMINS_ONLY, "admin": 400},
     "api-double-list": api({**ADMINS_ONLY, "admin": 415}),
     "api-run-list": api({**ADMINS_ONLY, "admin": 400}),
+    "learned_models": {**ADMINS_ONLY, "admin": 400},
+    "api-learned-list": api({**ADMINS_ONLY, "admin": 400}),
     "api-release-list": api({**ADMINS_ONLY, "admin": 400}),
 }
 
@@ -276,6 +281,8 @@ def targets(team: Team) -> dict[str, str]:
         "api-entity-link": reverse("api-entity-link", kwargs=on_entity),
         "quality": reverse("quality", kwargs=slug),
         "api-quality": reverse("api-quality", kwargs=slug),
+        "learned_models": reverse("learned_models", kwargs=slug),
+        "api-learned-list": reverse("api-learned-list", kwargs=slug),
         "release_list": reverse("release_list", kwargs=slug),
         "release_create": reverse("release_create", kwargs=slug),
         "release_detail": reverse("release_detail", kwargs=on_release),

@@ -1,0 +1,272 @@
+"""Each project's learned models: one per language, trained on its own decisions, versioned.
+
+`learned_model_train` queues the language's next version (an admin's "Train now", or the
+spans service once CLOAK_LEARN_EVERY new decisions have been made in the language:
+`learning_note_decision`, a counter in the cache). The `learn` task then trains it
+(`learned_model_run`): the finished originals of the language (`learning_examples`), a fifth
+of them held out to measure it, into MEDIA_ROOT/learned/<project>/<language>/<version>/. The
+next pre-annotation run of the language uses the newest ready version (annotator.services.runs,
+`learned_recognizer`), its spans with source `learned`.
+
+One model trains per project and language at a time: asking again while one is queued or
+training answers that one. A language whose finished documents hold fewer than
+CLOAK_LEARN_MIN_SPANS accepted spans is refused up front (DomainError: nothing is queued),
+and a model whose examples shrank below that before it trained fails with that reason.
+
+A model's row, its audit events and its error hold counts, labels and scores: never a text.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import traceback
+from collections import OrderedDict
+from datetime import timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from annotator import tasks
+from annotator.models import AuditAction, LearnedModel, LearnedModelStatus, Project
+from annotator.selectors.learning import (
+    learned_active,
+    learning_decided_count,
+    learning_examples,
+)
+from annotator.services.audit import audit_record
+from annotator.services.errors import DomainError, NotFoundError
+from annotator.services.jobs import job_claim, job_fail, job_finish, job_last_seen
+from pseudonymizer.learning import LearnedRecognizer, LearningError, load, train
+
+logger = logging.getLogger(__name__)
+
+TRIGGERS = ("decisions", "admin")
+# The share of the finished documents held out to measure a model, and the seed choosing them.
+HELD_OUT_SHARE = 0.2
+SEED = 0
+MODELS_DIR = "learned"
+
+
+def model_dir(project: Project, language: str, version: int) -> str:
+    """Where a version's files live, relative to MEDIA_ROOT."""
+    return f"{MODELS_DIR}/{project.slug}/{language}/{version}"
+
+
+def _stale(model: LearnedModel) -> bool:
+    """A running model whose worker stopped reporting: it will never finish."""
+    if model.status != LearnedModelStatus.RUNNING:
+        return False
+    cutoff = timezone.now() - timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    return job_last_seen(model) < cutoff
+
+
+@transaction.atomic
+def learned_model_train(
+    project: Project, language: str, *, trigger: str, actor: Any = None
+) -> LearnedModel:
+    """Queue the next version of the language's model (the task starts once this commits),
+    or answer the one already queued or training. DomainError for a language the project
+    does not have, or one with too few decisions to learn from."""
+    if trigger not in TRIGGERS:
+        raise DomainError(f"unknown trigger {trigger!r}; triggers are {', '.join(TRIGGERS)}")
+    if language not in project.languages:
+        raise DomainError(
+            f"language {language!r} is not one of the project's ({', '.join(project.languages)})"
+        )
+    # One version at a time per project: the row lock orders two requests.
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    active = learned_active(project, language)
+    if active is not None:
+        if not _stale(active):
+            return active
+        job_fail(
+            LearnedModel,
+            active.pk,
+            "its worker stopped reporting; a newer version was asked for",
+            claimed_at=active.started_at,
+        )
+    decided = learning_decided_count(project, language)
+    minimum = settings.CLOAK_LEARN_MIN_SPANS
+    if decided < minimum:
+        raise DomainError(
+            f"the finished {language} documents hold {decided} accepted span"
+            f"{'s' if decided != 1 else ''}; a model needs at least {minimum} to learn from. "
+            "Finish more documents first."
+        )
+    last = LearnedModel.objects.filter(project=project, language=language).aggregate(
+        last=Max("version")
+    )["last"]
+    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    model = LearnedModel.objects.create(
+        project=project,
+        language=language,
+        version=(last or 0) + 1,
+        trigger=trigger,
+        created_by=user,
+    )
+    audit_record(
+        action=AuditAction.LEARN,
+        actor=user,
+        project=project,
+        target=f"learned:{model.pk}",
+        detail={"language": language, "version": model.version, "trigger": trigger},
+    )
+    transaction.on_commit(partial(_dispatch, model.pk))
+    return model
+
+
+def _dispatch(model_id: int) -> None:
+    try:
+        tasks.learn.delay(model_id)
+    except BrokerError:
+        logger.exception("learned model %s: could not be sent to the workers", model_id)
+        job_fail(
+            LearnedModel,
+            model_id,
+            "it could not be sent to the workers (the broker did not answer); train again "
+            "once it is back",
+        )
+
+
+def learned_model_run(model_id: int) -> bool:
+    """The `learn` task: claim the queued model, train it and record what it measured; False
+    when there was nothing to do (another worker has it, it is done, it is gone). Safe to run
+    twice: the second run finds it claimed or done and changes nothing."""
+    if not job_claim(LearnedModel, model_id):
+        return False
+    model = LearnedModel.objects.select_related("project").filter(pk=model_id).first()
+    if model is None or model.started_at is None:
+        return False
+    claimed_at = model.started_at
+    project, language = model.project, model.language
+    try:
+        examples = list(learning_examples(project, language))
+        decided = sum(len(example.spans) for example in examples)
+        minimum = settings.CLOAK_LEARN_MIN_SPANS
+        if decided < minimum:
+            job_fail(
+                LearnedModel,
+                model_id,
+                f"the finished {language} documents hold {decided} accepted spans; a model "
+                f"needs at least {minimum} to learn from",
+                claimed_at=claimed_at,
+            )
+            return True
+        relative = model_dir(project, language, model.version)
+        out = Path(settings.MEDIA_ROOT) / relative
+        report = train(
+            examples,
+            language,
+            out,
+            iterations=settings.CLOAK_LEARN_ITERATIONS,
+            seed=SEED,
+            held_out_share=HELD_OUT_SHARE,
+        )
+        del examples
+    except LearningError as error:
+        # The engine's reasons name paths, labels and counts, never a text.
+        job_fail(LearnedModel, model_id, f"training failed: {error}", claimed_at=claimed_at)
+        return True
+    except Exception as error:
+        frames = "".join(traceback.format_tb(error.__traceback__))
+        logger.error(
+            "learned model %s failed on %s (message withheld: it may quote a document)\n%s",
+            model_id,
+            type(error).__name__,
+            frames,
+        )
+        job_fail(
+            LearnedModel,
+            model_id,
+            f"internal error ({type(error).__name__}); the worker's log has the trace",
+            claimed_at=claimed_at,
+        )
+        return True
+    finished = job_finish(
+        LearnedModel,
+        model_id,
+        claimed_at=claimed_at,
+        path=relative,
+        decisions_used=report.examples - report.held_out,
+        decisions_held_out=report.held_out,
+        labels=list(report.labels),
+        scores=report.scores,
+        seconds=report.seconds,
+    )
+    if not finished:  # taken over by another worker meanwhile: its files are not this one's
+        logger.warning("learned model %s: finished by another worker", model_id)
+    return True
+
+
+def learned_model_delete_files(model: LearnedModel) -> None:
+    """Remove a version's files (its row stays, for the record)."""
+    if model.path:
+        shutil.rmtree(Path(settings.MEDIA_ROOT) / model.path, ignore_errors=True)
+
+
+# --- Retraining after every N decisions ------------------------------------------------------
+
+
+def _counter_key(project_id: int, language: str) -> str:
+    return f"cloak:learn:decisions:{project_id}:{language}"
+
+
+def learning_note_decision(project: Project, language: str) -> LearnedModel | None:
+    """Count one decision a person made in `language` (the spans service calls this once the
+    decision committed); every CLOAK_LEARN_EVERY-th one queues a new version of the model.
+    Cheap (one counter in the cache), and never fails the caller: the decision is made."""
+    every = settings.CLOAK_LEARN_EVERY
+    if every <= 0 or language not in project.languages:
+        return None
+    key = _counter_key(project.pk, language)
+    try:
+        cache.add(key, 0, timeout=None)
+        count = cache.incr(key)
+    except Exception:  # the cache away: a retraining is missed, never a decision
+        logger.warning("learning: decision counter unavailable for project %s", project.pk)
+        return None
+    if count % every:
+        return None
+    try:
+        return learned_model_train(project, language, trigger="decisions")
+    except DomainError as refused:
+        logger.info("project %s %s: no retraining yet (%s)", project.pk, language, refused)
+    except Exception:
+        logger.exception("project %s %s: retraining could not be queued", project.pk, language)
+    return None
+
+
+# --- Using a model ----------------------------------------------------------------------------
+
+_LOADED: OrderedDict[tuple[str, int], LearnedRecognizer] = OrderedDict()
+_LOADED_LOCK = threading.Lock()
+LOADED_MAX = 8
+
+
+def learned_recognizer(model: LearnedModel) -> LearnedRecognizer:
+    """The ready model, loaded once per process (by path and version). Raises NotFoundError
+    when it is not ready, LearningError when its files cannot be loaded."""
+    if model.status != LearnedModelStatus.DONE or not model.path:
+        raise NotFoundError(f"model v{model.version} of {model.language} is not ready")
+    path = str(Path(settings.MEDIA_ROOT) / model.path)
+    key = (path, model.version)
+    with _LOADED_LOCK:
+        found = _LOADED.get(key)
+        if found is not None:
+            _LOADED.move_to_end(key)
+            return found
+    loaded = load(path)
+    with _LOADED_LOCK:
+        _LOADED[key] = loaded
+        while len(_LOADED) > LOADED_MAX:
+            _LOADED.popitem(last=False)
+    return loaded

@@ -1,0 +1,349 @@
+"""The project's learned models: examples from decisions, the training task, retraining after
+N decisions, and a pre-annotation run that uses the newest ready model."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.forms.models import model_to_dict
+
+from annotator import tasks
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    Document,
+    DocumentStatus,
+    LearnedModel,
+    LearnedModelStatus,
+    Project,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
+from annotator.selectors.learning import learning_examples
+from annotator.services import learning, runs
+from annotator.services.errors import DomainError
+from annotator.services.spans import SpanChange, span_update
+from pseudonymizer.vocabulary import Source
+from tests.factories import DocumentFactory, SpanFactory
+
+pytestmark = pytest.mark.django_db
+
+NAMES = ["Alice Martin", "Bruno Keller", "Clara Osei", "David Novak", "Elena Rossi"]
+TEMPLATES = [
+    "Yesterday {name} wrote to the forum again.",
+    "I agree with {name} about the meeting.",
+    "The post by {name} was removed.",
+]
+
+
+@pytest.fixture(autouse=True)
+def _learning_settings(settings: Any) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
+    settings.CLOAK_LEARN_MIN_SPANS = 3
+    settings.CLOAK_LEARN_ITERATIONS = 8
+    settings.CLOAK_LEARN_EVERY = 200
+
+
+def decided_document(
+    project: Project,
+    text: str,
+    spans: list[tuple[int, int, str]],
+    *,
+    status: str = DocumentStatus.DONE,
+    language: str = "en",
+    rejected: list[tuple[int, int, str]] = (),  # type: ignore[assignment]
+    replica_of: Document | None = None,
+) -> Document:
+    document = DocumentFactory(
+        project=project, text=text, language=language, status=status, replica_of=replica_of
+    )
+    for start, end, label in spans:
+        SpanFactory(
+            document=document, start=start, end=end, label=label,
+            source=SpanSource.HUMAN, status=SpanStatus.ACCEPTED,
+        )  # fmt: skip
+    for start, end, label in rejected:
+        SpanFactory(
+            document=document, start=start, end=end, label=label,
+            source=Source.REGEX, status=SpanStatus.REJECTED,
+        )  # fmt: skip
+    return document
+
+
+def corpus(project: Project, count: int = 30) -> list[Document]:
+    """`count` finished English documents, each naming one person (PER, accepted)."""
+    documents = []
+    for index in range(count):
+        name = NAMES[index % len(NAMES)]
+        text = TEMPLATES[index % len(TEMPLATES)].format(name=name)
+        start = text.index(name)
+        documents.append(decided_document(project, text, [(start, start + len(name), "PER")]))
+    return documents
+
+
+def trained(project: Project, capture: Any, language: str = "en") -> LearnedModel:
+    with capture(execute=True):
+        model = learning.learned_model_train(project, language, trigger="admin")
+    model.refresh_from_db()
+    return model
+
+
+# --- Examples ---------------------------------------------------------------------------------
+
+
+def test_examples_are_the_finished_originals_with_accepted_and_rejected_spans(team: Any) -> None:
+    project = team.project
+    done = decided_document(
+        project, "Alice Martin posted.", [(0, 12, "PER")], rejected=[(13, 19, "ORG")]
+    )
+    reviewed = decided_document(
+        project, "Ask Bruno Keller.", [(4, 16, "PER")], status=DocumentStatus.REVIEWED
+    )
+    empty = decided_document(project, "Nothing to hide here.", [])
+    decided_document(project, "Clara Osei is busy.", [(0, 10, "PER")], status="in_progress")
+    decided_document(project, "David Novak left.", [(0, 11, "PER")], replica_of=done)
+    decided_document(project, "Élena Rossi est là.", [(0, 11, "PER")], language="fr")
+    # A proposal still open is no decision: neither positive nor negative.
+    SpanFactory(document=done, start=13, end=19, label="PER", status=SpanStatus.PROPOSED)
+
+    examples = list(learning_examples(project, "en"))
+
+    assert [e.text for e in examples] == [done.text, reviewed.text, empty.text]
+    first = examples[0]
+    assert [(s.start, s.end, s.label) for s in first.spans] == [(0, 12, "PER")]
+    assert [(s.start, s.end, s.label) for s in first.rejected] == [(13, 19, "ORG")]
+    assert [(s.start, s.end) for s in examples[1].spans] == [(4, 16)]
+    assert examples[2].spans == [] and examples[2].rejected == []
+
+
+def test_examples_use_the_current_offsets_and_label(team: Any) -> None:
+    document = decided_document(team.project, "Alice Martin posted.", [])
+    span = SpanFactory(
+        document=document, start=0, end=5, label="ORG", source=Source.NER,
+        status=SpanStatus.ACCEPTED, proposed_start=0, proposed_end=5, proposed_label="ORG",
+    )  # fmt: skip
+    Span.objects.filter(pk=span.pk).update(end=12, label="PER")
+
+    (example,) = learning_examples(team.project, "en")
+
+    assert [(s.start, s.end, s.label) for s in example.spans] == [(0, 12, "PER")]
+
+
+# --- Queueing ---------------------------------------------------------------------------------
+
+
+def test_too_few_decisions_are_refused_up_front(team: Any, settings: Any) -> None:
+    settings.CLOAK_LEARN_MIN_SPANS = 20
+    corpus(team.project, 5)
+
+    with pytest.raises(DomainError, match="at least 20"):
+        learning.learned_model_train(team.project, "en", trigger="admin", actor=team.admin)
+
+    assert not LearnedModel.objects.exists()
+    assert not AuditEvent.objects.filter(action=AuditAction.LEARN).exists()
+
+
+def test_bad_language_or_trigger_is_refused(team: Any) -> None:
+    corpus(team.project, 5)
+    with pytest.raises(DomainError, match="not one of the project's"):
+        learning.learned_model_train(team.project, "de", trigger="admin")
+    with pytest.raises(DomainError, match="unknown trigger"):
+        learning.learned_model_train(team.project, "en", trigger="whim")
+    assert not LearnedModel.objects.exists()
+
+
+def test_one_model_at_a_time_per_language_and_versions_go_up(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    corpus(team.project, 5)
+    decided_document(team.project, "Élena Rossi écrit.", [(0, 11, "PER")] * 1, language="fr")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        first = learning.learned_model_train(team.project, "en", trigger="admin", actor=team.admin)
+        again = learning.learned_model_train(team.project, "en", trigger="decisions")
+    assert again.pk == first.pk
+    assert len(callbacks) == 1
+    assert (first.version, first.status, first.trigger) == (1, LearnedModelStatus.QUEUED, "admin")
+    assert first.created_by == team.admin
+    event = AuditEvent.objects.get(action=AuditAction.LEARN)
+    assert event.actor == team.admin
+    assert event.detail == {"language": "en", "version": 1, "trigger": "admin"}
+
+    LearnedModel.objects.filter(pk=first.pk).update(status=LearnedModelStatus.DONE)
+    second = learning.learned_model_train(team.project, "en", trigger="admin")
+    assert second.version == 2
+
+
+# --- The task ---------------------------------------------------------------------------------
+
+
+def test_the_task_trains_records_scores_and_is_idempotent(
+    team: Any, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    corpus(team.project, 30)
+
+    model = trained(team.project, django_capture_on_commit_callbacks)
+
+    assert model.status == LearnedModelStatus.DONE, model.error
+    assert model.path == f"learned/{team.project.slug}/en/1"
+    assert (Path(settings.MEDIA_ROOT) / model.path / "cloak-learned.json").is_file()
+    assert model.labels == ["PER"]
+    assert model.decisions_held_out == 6  # a fifth of 30 finished documents
+    assert model.decisions_used == 24
+    assert set(model.scores["*"]) == {"precision", "recall", "f1"}
+    assert "PER" in model.scores
+    assert model.seconds is not None and model.started_at and model.finished_at
+
+    before = model_to_dict(LearnedModel.objects.get(pk=model.pk))
+    assert tasks.learn(model.pk) is False  # delivered twice: the second changes nothing
+    assert model_to_dict(LearnedModel.objects.get(pk=model.pk)) == before
+
+
+def test_a_model_whose_examples_shrank_fails_with_a_reason(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    documents = corpus(team.project, 4)
+    with django_capture_on_commit_callbacks(execute=False):
+        model = learning.learned_model_train(team.project, "en", trigger="admin")
+    Document.objects.filter(pk__in=[d.pk for d in documents[:3]]).update(status="in_progress")
+
+    assert learning.learned_model_run(model.pk) is True
+
+    model.refresh_from_db()
+    assert model.status == LearnedModelStatus.FAILED
+    assert "1 accepted spans" in model.error and "at least 3" in model.error
+    assert learning.learned_model_run(model.pk) is False
+
+
+def test_a_crash_fails_the_model_without_quoting_a_text(
+    team: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any, caplog: Any
+) -> None:
+    corpus(team.project, 5)
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"{NAMES[0]} broke it")  # a message quoting a document
+
+    monkeypatch.setattr(learning, "train", boom)
+    with caplog.at_level(logging.INFO):
+        model = trained(team.project, django_capture_on_commit_callbacks)
+
+    assert model.status == LearnedModelStatus.FAILED
+    assert model.error == "internal error (ValueError); the worker's log has the trace"
+    assert "Alice" not in caplog.text
+
+
+# --- Retraining after N decisions -------------------------------------------------------------
+
+
+def test_every_nth_decision_queues_a_retraining(
+    team: Any, settings: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any
+) -> None:
+    settings.CLOAK_LEARN_EVERY = 3
+    settings.CLOAK_LEARN_MIN_SPANS = 1
+    project = team.project
+    cache.delete(learning._counter_key(project.pk, "en"))
+    corpus(project, 2)
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.learn, "delay", lambda model_id: sent.append(model_id))
+    document = DocumentFactory(project=project, text="Alice Martin and Bruno Keller and Clara.")
+    replica = DocumentFactory(project=project, text=document.text, replica_of=document)
+    proposals = [
+        SpanFactory(document=document, start=start, end=end, status=SpanStatus.PROPOSED)
+        for start, end in [(0, 12), (17, 29), (34, 39)]
+    ]
+    replica_span = SpanFactory(document=replica, start=0, end=12, status=SpanStatus.PROPOSED)
+
+    def decide(doc: Document, span: Span) -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            span_update(
+                document=doc, span_id=span.pk, actor=team.annotator_en, version=span.version,
+                change=SpanChange(status=SpanStatus.REJECTED),
+            )  # fmt: skip
+
+    decide(document, proposals[0])
+    decide(replica, replica_span)  # a replica's decision is not the project's: not counted
+    decide(document, proposals[1])
+    assert not LearnedModel.objects.exists()
+
+    decide(document, proposals[2])
+
+    model = LearnedModel.objects.get()
+    assert (model.trigger, model.status, model.created_by) == (
+        "decisions",
+        LearnedModelStatus.QUEUED,
+        None,
+    )
+    assert sent == [model.pk]
+
+
+def test_the_counter_never_fails_a_decision(team: Any, settings: Any, monkeypatch: Any) -> None:
+    settings.CLOAK_LEARN_EVERY = 1
+    settings.CLOAK_LEARN_MIN_SPANS = 1000  # too few decisions: nothing is queued, no error
+    cache.delete(learning._counter_key(team.project.pk, "fr"))
+    assert learning.learning_note_decision(team.project, "fr") is None
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("cache away")
+
+    monkeypatch.setattr(learning.cache, "incr", broken)
+    assert learning.learning_note_decision(team.project, "fr") is None
+    assert not LearnedModel.objects.exists()
+
+
+# --- The run uses the model -------------------------------------------------------------------
+
+
+def test_the_next_run_proposes_the_learned_models_spans(
+    team: Any, django_capture_on_commit_callbacks: Any, caplog: Any
+) -> None:
+    project = team.project
+    corpus(project, 30)
+    with caplog.at_level(logging.DEBUG):
+        model = trained(project, django_capture_on_commit_callbacks)
+    assert model.status == LearnedModelStatus.DONE, model.error
+    fresh = DocumentFactory(project=project, text="I agree with Clara Osei about the meeting.")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=project, actor=team.admin, language="en", profile="precise")
+    run.refresh_from_db()
+
+    assert run.models_used == {"en": "", "learned:en": "v1"}
+    assert Source.LEARNED.value in run.recognizers
+    learned = Span.objects.filter(document=fresh, source=Source.LEARNED)
+    assert [(s.start, s.end, s.label) for s in learned] == [(13, 23, "PER")]
+    span = learned.get()
+    assert (span.proposed_start, span.proposed_end, span.proposed_label, span.run_id) == (
+        13,
+        23,
+        "PER",
+        run.pk,
+    )
+    assert span.status == SpanStatus.PROPOSED
+
+    # No original in the model's row, its audit events or the logs.
+    row = json.dumps(model_to_dict(LearnedModel.objects.get(pk=model.pk)), default=str)
+    audit = json.dumps(
+        list(AuditEvent.objects.filter(action=AuditAction.LEARN).values("target", "detail")),
+        default=str,
+    )
+    for name in NAMES:
+        for where in (row, audit, caplog.text):
+            assert name not in where and name.split()[0] not in where
+
+
+def test_a_run_without_a_ready_model_records_none(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    corpus(team.project, 5)
+    with django_capture_on_commit_callbacks(execute=False):
+        learning.learned_model_train(team.project, "en", trigger="admin")  # queued only
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=team.project, actor=team.admin, language="en")
+    run.refresh_from_db()
+    assert run.models_used == {"en": ""}
+    assert Source.LEARNED.value not in run.recognizers
