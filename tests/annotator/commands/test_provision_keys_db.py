@@ -192,6 +192,25 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
     ]
 
 
+def test_the_whole_loop_runs_with_the_keys_in_their_own_schema_and_role(cluster: Cluster) -> None:
+    """Annotate, decide, search the keys, scan for conflicts, measure, release and export,
+    with DATABASE_URL the web role and KEYS_DATABASE_URL the keys role, as docker-compose
+    runs it (`split_flow.py`): every read and write of the table goes through the keys
+    connection, and the web role is still denied it."""
+    assert _provision(cluster.env()).returncode == 0
+    env = cluster.env()
+    del env["DATABASE_ADMIN_URL"]  # the web and worker containers never hold it
+
+    flow = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("split_flow.py"))],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+    assert flow.returncode == 0, flow.stdout + flow.stderr
+    for step in ("run done", "decided 5", "released realistic", "released S3", "denied"):
+        assert step in flow.stdout, flow.stdout
+
+
 def test_a_rotated_password_applies_on_the_next_run(cluster: Cluster) -> None:
     assert _provision(cluster.env()).returncode == 0
     before = _password_hash(cluster.app_role)
