@@ -34,7 +34,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -281,8 +281,12 @@ def train(
     seed: int = 0,
     held_out_share: float = 0.0,
     labels: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> TrainReport:
     """Train spaCy's NER on `examples`, on the CPU, offline, and save the model to `out`.
+
+    `progress(done, iterations)` is called after each pass over the examples (a worker's
+    heartbeat: training takes minutes on a large project).
 
     `held_out_share` of the examples (chosen with `seed`) are left out of training and score
     the model (`TrainReport.scores`). `labels` restricts what is learned (spans of any other
@@ -327,11 +331,13 @@ def train(
         raise LearningError("none of the decided spans falls on token edges: nothing to learn")
     nlp.initialize(lambda: training)
     shuffler = random.Random(seed)
-    for _ in range(iterations):
+    for done in range(1, iterations + 1):
         shuffler.shuffle(training)
         losses: dict[str, float] = {}
         for batch in minibatch(training, size=compounding(BATCH_START, BATCH_STOP, BATCH_GROWTH)):
             nlp.update(batch, drop=DROPOUT, losses=losses)
+        if progress is not None:
+            progress(done, iterations)
 
     scores: dict[str, dict[str, float]] = {}
     if held_at:

@@ -36,6 +36,7 @@ from annotator.models import (
     BatchStatus,
     ImportJob,
     ImportStatus,
+    LearnedModel,
     PreannotationRun,
     Release,
     RunBatch,
@@ -70,6 +71,7 @@ def run_reaped_reason(run_id: int) -> str:
 
 
 RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
+LEARN_REAPED = "The worker stopped while training this model; ask for a new version."
 
 
 @dataclass(frozen=True)
@@ -366,8 +368,9 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
     settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came from a
     process of this host that no longer exists. Imports become FAILED and their upload folder
     is deleted; runs become FAILED with their running batches queued again, so that
-    `preannotate --resume RUN_ID` resumes them; releases become FAILED. A run whose batches
-    all wait in the queue is waiting for a worker, not dead, and is left alone. Returns counts.
+    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED. A
+    run whose batches all wait in the queue is waiting for a worker, not dead, and is left
+    alone. Returns counts.
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
@@ -377,6 +380,7 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
         "runs_failed": 0,
         "batches_requeued": 0,
         "releases_failed": 0,
+        "models_failed": 0,
         "uploads_deleted": 0,
     }
     # One job at a time, each on its own: on SQLite a long import holds the write lock, and
@@ -412,5 +416,11 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
                 release_discard_partial(release)
         except DatabaseError:
             logger.exception("could not reap release %s", release.pk)
+    for learned in LearnedModel.objects.filter(status=RUNNING):
+        try:
+            if _stale(learned, cutoff) and job_fail(LearnedModel, learned.pk, LEARN_REAPED):
+                counts["models_failed"] += 1
+        except DatabaseError:
+            logger.exception("could not reap learned model %s", learned.pk)
     counts["uploads_deleted"] += _uploads_sweep(cutoff)
     return counts

@@ -44,7 +44,13 @@ from annotator.selectors.learning import (
 )
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, NotFoundError
-from annotator.services.jobs import job_claim, job_fail, job_finish, job_last_seen
+from annotator.services.jobs import (
+    job_claim,
+    job_fail,
+    job_finish,
+    job_last_seen,
+    job_progress_set,
+)
 from pseudonymizer.learning import LearnedRecognizer, LearningError, load, train
 
 logger = logging.getLogger(__name__)
@@ -170,6 +176,8 @@ def learned_model_run(model_id: int) -> bool:
             iterations=settings.CLOAK_LEARN_ITERATIONS,
             seed=SEED,
             held_out_share=HELD_OUT_SHARE,
+            # Each pass is a heartbeat: the reaper fails a training whose worker died.
+            progress=lambda done, total: job_progress_set(model, done, total, unit="passes"),
         )
         del examples
     except LearningError as error:

@@ -277,3 +277,12 @@ def test_read_examples_refuses_an_unknown_status(tmp_path: Path) -> None:
 
     with pytest.raises(FormatError, match="status"):
         read_examples(path)
+
+
+def test_progress_is_reported_after_each_pass(tmp_path: Path) -> None:
+    passes: list[tuple[int, int]] = []
+    train(
+        english_examples(10), "en", tmp_path / "model", iterations=3, seed=1,
+        progress=lambda done, total: passes.append((done, total)),
+    )  # fmt: skip
+    assert passes == [(1, 3), (2, 3), (3, 3)]

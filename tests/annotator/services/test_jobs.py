@@ -19,6 +19,8 @@ from annotator.models import (
     Document,
     ImportJob,
     ImportStatus,
+    LearnedModel,
+    LearnedModelStatus,
     PreannotationRun,
     Release,
     ReleaseStatus,
@@ -238,6 +240,30 @@ def test_the_reaper_fails_a_dead_release_and_deletes_its_half_written_file(
     assert "nothing was released" in release.error
     assert counts["releases_failed"] == 1
     assert not folder.exists()
+
+
+def test_the_reaper_fails_a_training_whose_worker_died_and_leaves_a_live_one(
+    monkeypatch: Any,
+) -> None:
+    long_ago = timezone.now() - 2 * HOUR
+    project = ProjectFactory()
+    dead, live = (
+        LearnedModel.objects.create(project=project, language=language, version=1)
+        for language in ("en", "fr")
+    )
+    for model in (dead, live):
+        assert job_claim(LearnedModel, model.pk)
+        LearnedModel.objects.filter(pk=model.pk).update(started_at=long_ago)
+    heartbeat_at(monkeypatch, dead, long_ago)
+    job_progress_set(live, 3, 20)  # a pass just ended: the worker is training
+
+    counts = jobs_reap(older_than=HOUR)
+
+    dead.refresh_from_db()
+    live.refresh_from_db()
+    assert dead.status == LearnedModelStatus.FAILED and "new version" in dead.error
+    assert live.status == LearnedModelStatus.RUNNING
+    assert counts["models_failed"] == 1
 
 
 def test_the_reaper_leaves_a_live_import_and_its_upload_alone(settings: Any) -> None:
