@@ -21,7 +21,7 @@ from annotator.models import PreannotationRun, RunStatus
 from annotator.permissions import Can
 from annotator.services import runs as service
 from annotator.services.errors import DomainError
-from annotator.services.runs import ACTIVE, BatchCounts, batch_counts, runs_of
+from annotator.services.runs import ACTIVE, LEARNED_PREFIX, BatchCounts, batch_counts, runs_of
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_choices, language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -63,6 +63,19 @@ class RunRow:
     can_resume: bool
 
 
+def _models(models_used: dict[str, str]) -> list[tuple[str, str]]:
+    """Each language's NER model, then the learned model version it used, if any:
+    "Arabic (ar): none", "Arabic (ar), learned from decisions: v3"."""
+    rows = []
+    for code, spec in sorted(models_used.items()):
+        if code.startswith(LEARNED_PREFIX):
+            language = language_label(code.removeprefix(LEARNED_PREFIX))
+            rows.append((f"{language}, learned from decisions", spec))
+        else:
+            rows.append((language_label(code), spec))
+    return rows
+
+
 def run_row(run: PreannotationRun, *, can_start: bool) -> RunRow:
     total = run.documents_total
     return RunRow(
@@ -71,7 +84,7 @@ def run_row(run: PreannotationRun, *, can_start: bool) -> RunRow:
         percent=100 if not total else int(100 * run.documents_done / total),
         batches=batch_counts(run),
         language=language_label(run.language) if run.language else "Every language",
-        models=[(language_label(code), spec) for code, spec in sorted(run.models_used.items())],
+        models=_models(run.models_used),
         can_resume=can_start and run.status != RunStatus.DONE,
     )
 

@@ -149,3 +149,14 @@ def test_the_runs_page_lists_every_run(team: Team, run: PreannotationRun) -> Non
     assert f'id="run-{run.pk}"' in lead and "Start a run" not in lead
     assert client_for(team.annotator_en).get(url).status_code == 403
     assert client_for(team.outsider).get(url).status_code == 404
+
+
+def test_the_run_page_names_each_language_model_and_learned_version(
+    team: Team, run: PreannotationRun
+) -> None:
+    PreannotationRun.objects.filter(pk=run.pk).update(
+        models_used={"ar": "", "en": "en_core_web_sm", "learned:ar": "v3"}
+    )
+    html = client_for(team.lead).get(run_url(run)).content.decode()
+    assert "Arabic (ar), learned from decisions: <code>v3</code>" in html
+    assert "learned:ar" not in html
