@@ -55,6 +55,13 @@ class LeakSerializer(serializers.Serializer[Any]):
     external_id = StrictCharField(allow_blank=True, required=False)
     start = serializers.IntegerField(help_text="Code points, in the released text")
     end = serializers.IntegerField()
+    document_start = serializers.IntegerField(
+        required=False, help_text="Code points, in the document as stored: where to fix it"
+    )
+    document_end = serializers.IntegerField(required=False)
+    span_id = serializers.IntegerField(
+        allow_null=True, required=False, help_text="The span there, if any (a rejected one, say)"
+    )
     # The metaclass takes it as a field; mypy sees Field.label.
     label = StrictCharField(allow_blank=True, required=False)  # type: ignore[assignment]
     source = StrictCharField(  # type: ignore[assignment]

@@ -88,6 +88,9 @@ class DocumentPlace:
     url: str
     start: int | None = None
     end: int | None = None
+    # Where a leak is in the document as stored (the released text's offsets differ).
+    document_start: int | None = None
+    document_end: int | None = None
     label: str = ""
     source: str = ""
     reason: str = ""
@@ -114,6 +117,9 @@ def _places(project: Project, entries: Iterable[Any]) -> list[DocumentPlace]:
     for entry in entries:
         document_id = _int_or_none(entry.get("document_id"))
         external_id, url = documents.get(document_id or 0, ("", ""))
+        span_id = _int_or_none(entry.get("span_id"))
+        if url and span_id is not None:
+            url = f"{url}#span-{span_id}"  # the workspace focuses the span there
         places.append(
             DocumentPlace(
                 document_id=document_id,
@@ -121,6 +127,8 @@ def _places(project: Project, entries: Iterable[Any]) -> list[DocumentPlace]:
                 url=url,
                 start=_int_or_none(entry.get("start")),
                 end=_int_or_none(entry.get("end")),
+                document_start=_int_or_none(entry.get("document_start")),
+                document_end=_int_or_none(entry.get("document_end")),
                 label=str(entry.get("label") or ""),
                 source=str(entry.get("source") or ""),
                 reason=str(entry.get("reason") or ""),

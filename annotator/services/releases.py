@@ -61,6 +61,7 @@ from annotator.models import (
     Release,
     ReleaseFormat,
     ReleaseStatus,
+    Span,
     SpanStatus,
 )
 from annotator.selectors.releases import (
@@ -406,9 +407,7 @@ class _Build:
         shown = [
             text[span.start : span.end]
             for span in sorted(item.spans, key=lambda span: (span.start, span.end))
-            if span.status == SpanStatus.ACCEPTED
-            and span.decision != Decision.DELETE
-            and (self.strategy is not Strategy.S0 or span.decision == Decision.KEEP)
+            if span.status == SpanStatus.ACCEPTED and self._shown(span)
         ]
         if len(shown) != len(rendered):
             return [None] * len(rendered)
@@ -437,6 +436,56 @@ class _Build:
             )
         return False
 
+    def _shown(self, span: Span) -> bool:
+        """Whether an accepted span stands in the rendered text (else it was deleted)."""
+        return span.decision != Decision.DELETE and (
+            self.strategy is not Strategy.S0 or span.decision == Decision.KEEP
+        )
+
+    def _in_document(
+        self, item: ChunkDocument, rendered: list[EngineSpan], start: int, end: int
+    ) -> tuple[int, int, int | None]:
+        """Where a leak found at `start`:`end` of the rendered text lies in the document as
+        stored, and the span there (any status: a rejected phone number, say), so that the
+        page can send the admin to it. Inside a replacement, the whole replaced span."""
+        accepted = sorted(
+            (span for span in item.spans if span.status == SpanStatus.ACCEPTED),
+            key=lambda span: (span.start, span.end),
+        )
+        places: list[tuple[Span, int, int]] = []  # accepted span, its start and end rendered
+        shown = iter(rendered)
+        delta = 0  # rendered offset minus stored offset, after the last span placed
+        for span in accepted:
+            if self._shown(span):
+                stand_in = next(shown, None)
+                if stand_in is None:
+                    break  # not aligned: the offsets below stay the rendered ones
+                places.append((span, stand_in.start, stand_in.end))
+            else:
+                places.append((span, span.start + delta, span.start + delta))
+            delta = places[-1][2] - span.end
+        shift = 0
+        for span, new_start, new_end in places:
+            if new_end <= start:  # before the leak (a deletion right at it too)
+                shift = span.end - new_end
+                continue
+            if new_start >= end:
+                break
+            if new_start < new_end:
+                return span.start, span.end, span.pk
+        original = (start + shift, end + shift)
+        # A span a person rejected there (the chunk holds no rejected span): one query, and
+        # only for a leak.
+        covering = (
+            Span.objects.filter(
+                document_id=item.document.pk, start__lt=original[1], end__gt=original[0]
+            )
+            .order_by("start", "end")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return original[0], original[1], covering
+
     def _check_leaks(self, item: ChunkDocument, text: str, spans: list[EngineSpan]) -> None:
         sources = self._sources(item, spans)
         found = []
@@ -450,27 +499,26 @@ class _Build:
                 if leak.end <= covered:
                     continue
                 covered = leak.end
-                found.append(
-                    {
-                        "document_id": item.document.pk,
-                        "external_id": item.document.external_id,
-                        "start": leak.start,
-                        "end": leak.end,
-                        "label": self.original_labels[leak.original],
-                        "source": "original",
-                    }
-                )
+                label, source = self.original_labels[leak.original], "original"
             else:
-                found.append(
-                    {
-                        "document_id": item.document.pk,
-                        "external_id": item.document.external_id,
-                        "start": leak.start,
-                        "end": leak.end,
-                        "label": leak.label or "",
-                        "source": "pattern",
-                    }
-                )
+                label, source = leak.label or "", "pattern"
+            document_start, document_end, span_id = self._in_document(
+                item, spans, leak.start, leak.end
+            )
+            found.append(
+                {
+                    "document_id": item.document.pk,
+                    "external_id": item.document.external_id,
+                    "start": leak.start,
+                    "end": leak.end,
+                    # Where it is in the document as stored, and the span there if any.
+                    "document_start": document_start,
+                    "document_end": document_end,
+                    "span_id": span_id,
+                    "label": label,
+                    "source": source,
+                }
+            )
         if found:
             self.leaky_documents += 1
             self.leak_count += len(found)

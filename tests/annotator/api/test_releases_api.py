@@ -190,6 +190,7 @@ def test_a_refused_release_reports_its_leaks_and_downloads_nothing(team: Team) -
     assert body["leak_report"] == [
         {
             "document_id": leaky.pk, "external_id": "later", "start": 15, "end": 26,
+            "document_start": 15, "document_end": 26, "span_id": None,
             "label": "PER", "source": "original",
         }
     ]  # fmt: skip

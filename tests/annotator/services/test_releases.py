@@ -177,6 +177,9 @@ def test_a_name_left_unannotated_in_another_document_refuses_the_release(
             "external_id": "planted",
             "start": 11,
             "end": 22,
+            "document_start": 11,
+            "document_end": 22,
+            "span_id": None,
             "label": "PER",
             "source": "original",
         }
@@ -221,10 +224,37 @@ def test_a_phone_number_in_a_rejected_span_refuses_the_release(corpus: Any) -> N
             "external_id": "rejected",
             "start": start,
             "end": start + 17,
+            "document_start": start,
+            "document_end": start + 17,
+            "span_id": Span.objects.get(document=document).pk,  # the rejected span: fix it
             "label": "PHONE",
             "source": "pattern",
         }
     ]
+
+
+@pytest.mark.parametrize("strategy", ["realistic", "S0", "S2"])
+@pytest.mark.django_db
+def test_a_leak_is_placed_in_the_document_as_stored(corpus: Any, strategy: str) -> None:
+    """Replacements and deletions before it move a leak in the released text; the report
+    also says where it is in the document itself, for the admin to fix it there."""
+    project, _ = corpus
+    text = "Dana Ronen 🙂 met Moshe Chaya;\r\nlater moshe chaya left."
+    document = document_with(
+        project, text, [("Dana Ronen", "PER", "delete"), ("Moshe Chaya", "PER", "pseudonymize")],
+        external_id="moved",
+    )  # fmt: skip
+    Span.objects.filter(document=document, status=SpanStatus.PROPOSED).delete()
+
+    release = build(project, strategy)
+
+    assert release.status == ReleaseStatus.REFUSED
+    (leak,) = [leak for leak in release.leak_report if leak["document_id"] == document.pk]
+    start = text.index("moshe chaya")
+    assert (leak["document_start"], leak["document_end"], leak["span_id"]) == (
+        start, start + len("moshe chaya"), None,
+    )  # fmt: skip
+    assert leak["start"] != start  # the released text is shorter or longer before it
 
 
 @pytest.mark.django_db

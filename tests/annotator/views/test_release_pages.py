@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.keys.services import surface_decide
-from annotator.models import AuditEvent, Document, Release, ReleaseStatus, SpanStatus
+from annotator.models import AuditEvent, Document, Release, ReleaseStatus, Span, SpanStatus
 from annotator.services import releases
 from annotator.services.jobs import job_progress_set
 from tests.conftest import Team, client_for
@@ -279,3 +279,18 @@ def test_a_running_release_polls_its_progress_until_it_is_done(team: Team, decid
     assert 'Status: <span class="status status-done">Done</span>' in finished
     assert "every 1s" not in finished
     assert f'href="{url("release_download", release)}"' in finished
+
+
+def test_a_leak_in_a_span_someone_rejected_links_to_that_span(team: Team, decided: None) -> None:
+    leaky = done_document(team, text="Call +33 6 12 34 56 78 now.", external_id="phone")
+    start = leaky.text.index("+33")
+    span = Span.objects.create(
+        document=leaky, start=start, end=start + 17, label="PHONE", source="regex",
+        status=SpanStatus.REJECTED,
+    )  # fmt: skip
+    release = cut(team)
+    assert release.status == ReleaseStatus.REFUSED
+    html = page(team, "release_detail", release)
+    document_url = reverse("document_detail", args=["radical", leaky.pk])
+    assert f'<a href="{document_url}#span-{span.pk}">phone</a>' in html
+    assert f'<td class="num">{start}–{start + 17}</td>' in html
