@@ -232,7 +232,6 @@ def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
     Comment.objects.create(review_item=item, author=actor, body=comment)
 
 
-@transaction.atomic
 def span_create(
     *,
     document: Document,
@@ -244,8 +243,36 @@ def span_create(
     keep_reason: str = "",
     replacement: str | None = None,
 ) -> Span:
-    """Add a span a person found (accepted, source `human`) and record its decision."""
-    document = _locked_document(document)
+    """Add a span a person found (accepted, source `human`) and record its decision. A
+    decision or pseudonym the person chose that the table refuses (SurfaceConflict) is
+    recorded for the lead's review, once the refused write has rolled back, as `span_update`
+    does."""
+    try:
+        with transaction.atomic():
+            return _create_locked(
+                _locked_document(document), actor=actor, start=start, end=end, label=label,
+                decision=decision, keep_reason=keep_reason, replacement=replacement,
+            )  # fmt: skip
+    except SurfaceConflict as conflict:
+        if replacement is not None or decision != Decision.PSEUDONYMIZE:
+            review_attempt_record(
+                document=document, actor=_user(actor), conflict=conflict, decision=decision,
+                replacement=replacement, keep_reason=keep_reason, start=start, end=end,
+            )  # fmt: skip
+        raise
+
+
+def _create_locked(
+    document: Document,
+    *,
+    actor: Any,
+    start: int,
+    end: int,
+    label: str,
+    decision: str,
+    keep_reason: str,
+    replacement: str | None,
+) -> Span:
     user = _user(actor)
     _check_offsets(document.text, start, end)
     _check_label(document, label)

@@ -23,7 +23,7 @@ from annotator.models import (
 from annotator.routers import keys_alias
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review import review_dismiss, review_resolve, review_scan
-from annotator.services.spans import SpanChange, span_update
+from annotator.services.spans import SpanChange, span_create, span_update
 from tests.conftest import Team
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -211,6 +211,21 @@ def test_a_refused_choice_is_recorded_for_the_lead_not_lost(team: Team) -> None:
     assert [c.body for c in item.comments.all()] == ["Wanted to keep it: a public figure"]
     # A scan finds the same question already open: nothing twice.
     assert review_scan(project=team.project).total == 0
+    assert_no_original(items())
+
+
+def test_a_refused_choice_on_a_span_a_person_adds_is_recorded_too(team: Team) -> None:
+    choice = decide(team, "Moshe Chaya", replacement="Raj Avrom")
+    document = DocumentFactory(project=team.project, text=TEXT)
+    with pytest.raises(SurfaceConflict):
+        span_create(document=document, actor=team.annotator_en, start=12, end=23, label="PER",
+                    decision="keep", keep_reason="a public figure")  # fmt: skip
+
+    assert not Span.objects.filter(document=document).exists()  # the write rolled back
+    (item,) = items()
+    assert item.kind == ReviewKind.SURFACE_CONFLICT and item.document == document
+    assert item.entity_id == choice.entity_id and item.raised_by == team.annotator_en
+    assert item.detail["wanted"] == {"decision": "keep", "replacement": ""}
     assert_no_original(items())
 
 
