@@ -101,6 +101,12 @@ def _second_annotator(project: Project, annotator: Any, language: str) -> Any:
     )
     if not access.can(Can.ANNOTATE) or not access.can_see_language(language):
         raise DomainError(f"{name} does not work on {language}: choose a member who does")
+    if access.can(Can.VIEW_ALL_DOCUMENTS):
+        # A lead or an admin opens every document, the first annotation included.
+        raise DomainError(
+            f"{name} can open the first annotation, so theirs would not be blind: "
+            "choose an annotator"
+        )
     return user
 
 

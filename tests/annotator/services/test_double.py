@@ -162,6 +162,10 @@ def test_it_refuses_an_unknown_language_and_an_annotator_who_may_not(
         assign(team, "nobody-at-all", 50)
     with pytest.raises(DomainError, match="does not work on en"):
         assign(team, team.annotator_fr, 50)
+    # A lead or an admin opens the first annotation: theirs would not be blind.
+    for who in (team.lead, team.admin):
+        with pytest.raises(DomainError, match="would not be blind"):
+            assign(team, who, 50)
     # The first annotator holds every one of them: nothing to give them twice.
     with pytest.raises(DomainError, match="no document in en is left"):
         assign(team, team.annotator_en, 50)
