@@ -9,15 +9,19 @@ writes need the capability the reads need. Every view and search is audited
 
 from __future__ import annotations
 
+import secrets
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.keys import crypto
 from annotator.keys.links import link_candidates
 from annotator.keys.table import (
     DEFAULT_LIMIT,
@@ -149,12 +153,60 @@ class LinkForm(forms.Form):
 # --- The table ------------------------------------------------------------------------------
 
 
+# A search names a person: the page posts it, keeps it in the session (encrypted, as the
+# originals are) and puts only a token in the address, so that no name reaches the address
+# bar, the browser's history, a Referer or a proxy's access log.
+SEARCHES_KEY = "cloak_key_searches"
+SEARCHES_KEPT = 20
+FILTER_FIELDS = ("label", "decision", "language")
+
+
+def _search_remember(request: HttpRequest, query: str) -> str:
+    searches: dict[str, str] = dict(request.session.get(SEARCHES_KEY, {}))
+    token = secrets.token_urlsafe(9)
+    searches[token] = crypto.encrypt(query).decode("ascii")
+    request.session[SEARCHES_KEY] = dict(list(searches.items())[-SEARCHES_KEPT:])
+    return token
+
+
+def _search_recall(request: HttpRequest, token: str) -> str | None:
+    """The query a token stands for in this session; None when it is unknown (expired, or
+    from another session)."""
+    sealed = request.session.get(SEARCHES_KEY, {}).get(token)
+    return crypto.decrypt(sealed.encode("ascii")) if isinstance(sealed, str) else None
+
+
+def _address(filters: dict[str, str], token: str) -> str:
+    """The list's query string for `filters` and a search token: never the query itself."""
+    params = {name: filters[name] for name in FILTER_FIELDS if filters.get(name)}
+    if token:
+        params["search"] = token
+    return urlencode(params)
+
+
 @project_page(READ_KEYS)
+@require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request", "HX-Target")
 def key_list(request: HtmxProjectRequest) -> HttpResponse:
     project = request.project
-    form = KeySearchForm(request.GET or None, labels=project.labels, languages=project.languages)
+    token, expired = "", False
+    data: QueryDict = request.POST if request.method == "POST" else request.GET
+    if request.method == "GET" and request.GET.get("search"):
+        token = request.GET["search"]
+        query = _search_recall(request, token)
+        expired = query is None
+        data = request.GET.copy()
+        data["q"] = query or ""
+    form = KeySearchForm(data or None, labels=project.labels, languages=project.languages)
     filters = form.filters()
+    if request.method == "POST" or (filters.q and not token):
+        # A new query (posted, or in the address of an old link): a token from now on.
+        token = _search_remember(request, filters.q) if filters.q else ""
+    address = f"{reverse('key_list', args=[project.slug])}?{_address(data, token)}"
+    if request.method == "POST" and not request.htmx:
+        see_other = HttpResponseRedirect(address)
+        see_other.status_code = 303  # the results are read with a GET
+        return see_other
     asked = request.GET.get("page", "1")
     number = int(asked) if asked.isdigit() and 0 < int(asked) < 100_000 else 1
     page = entity_page(project, filters, offset=(number - 1) * ENTITIES_PER_PAGE)
@@ -175,9 +227,14 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
         "page": page,
         "rows": rows,
         "filtered": filters.any,
+        "address": _address(data, token),
+        "expired": expired,
     }
     if request.htmx and not request.htmx.history_restore_request:
-        return no_store(render(request, "annotator/key_list.html#key-table", context))
+        response = render(request, "annotator/key_list.html#key-table", context)
+        if request.method == "POST":
+            response["HX-Push-Url"] = address
+        return no_store(response)
     return no_store(render(request, "annotator/key_list.html", context))
 
 

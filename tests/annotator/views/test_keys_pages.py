@@ -53,6 +53,59 @@ def test_a_live_search_answers_the_table_alone_and_is_audited(team: Team) -> Non
     assert event.detail["query_words"] == 1 and "reddle" not in str(event.detail).lower()
 
 
+def test_a_search_is_posted_and_its_address_holds_a_token_never_the_name(team: Team) -> None:
+    decide(team, "Moshe Chaya", "Raj Avrom")
+    decide(team, "Tom Reddle", "Sam Bell")
+    client = client_for(team.lead)
+
+    response = client.post(url(team, "key_list"), {"q": "Reddle", "label": "PER"})
+
+    assert response.status_code == 303
+    address = response["Location"]
+    assert "reddle" not in address.lower() and "search=" in address and "label=PER" in address
+    page = client.get(address).content.decode()
+    assert "Tom Reddle" in page and "Moshe Chaya" not in page
+    assert 'value="Reddle"' in page  # the box still shows what was searched
+    # The session keeps the query sealed, as the table keeps originals.
+    from django.contrib.sessions.models import Session
+
+    stored = "".join(str(session.get_decoded()) for session in Session.objects.all())
+    assert "Reddle" not in stored and "reddle" not in stored.lower()
+
+
+def test_a_live_search_pushes_an_address_with_a_token(team: Team) -> None:
+    decide(team, "Tom Reddle", "Sam Bell")
+    response = client_for(team.admin).post(
+        url(team, "key_list"), {"q": "reddle"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="key-table"
+    )
+    assert response.status_code == 200
+    assert "Tom Reddle" in response.content.decode()
+    pushed = response["HX-Push-Url"]
+    assert pushed.startswith(url(team, "key_list")) and "search=" in pushed
+    assert "reddle" not in pushed.lower()
+
+
+def test_a_search_token_from_another_session_finds_nothing_and_says_so(team: Team) -> None:
+    decide(team, "Tom Reddle", "Sam Bell")
+    address = client_for(team.lead).post(url(team, "key_list"), {"q": "reddle"})["Location"]
+
+    page = client_for(team.admin).get(address).content.decode()
+
+    assert "no longer kept" in page
+    assert "Tom Reddle" in page  # the whole table, unfiltered: nothing of the other's search
+
+
+def test_pages_of_a_search_keep_the_token(team: Team) -> None:
+    for number in range(60):
+        decide(team, f"Anna Kowal{number:02d} Smith", f"Pseudo Nym{number:02d}")
+    client = client_for(team.lead)
+    address = client.post(url(team, "key_list"), {"q": "smith"})["Location"]
+    page = client.get(address).content.decode()
+    token = address.split("search=")[1].split("&")[0]
+    assert f"search={token}&amp;page=2" in page
+    assert "smith" not in page.split("pagination")[-1].lower()
+
+
 def test_an_entity_page_saves_an_edit_and_refuses_a_stale_one(team: Team) -> None:
     choice = decide(team, "Moshe Chaya", "Raj Avrom")
     client = client_for(team.lead)
