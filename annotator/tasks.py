@@ -44,6 +44,15 @@ def propagate(project_id: int, alias_id: int, source_span_id: int | None = None)
     propagate_choice(project_id=project_id, alias_id=alias_id, source_span_id=source_span_id)
 
 
+@shared_task(name="annotator.tasks.quality_warm", acks_late=True)
+def quality_warm(project_id: int) -> bool:
+    """Compute a project's quality numbers into the cache, so the page opens at once."""
+    from annotator.services.quality import quality_warm as warm
+
+    # Safe to run twice: the second finds the numbers cached for the same data.
+    return warm(project_id)
+
+
 @shared_task(name="annotator.tasks.review_scan", acks_late=True)
 def review_scan(project_id: int) -> dict[str, int]:
     """Look over a project for conflicts and raise each in the lead's review queue."""

@@ -46,6 +46,7 @@ from annotator.models import (
 from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.learning import learning_note_decision
+from annotator.services.quality import quality_warm_request
 from annotator.services.review import review_attempt_record
 from pseudonymizer.vocabulary import Decision
 
@@ -494,6 +495,8 @@ def document_status_set(
         document.status = status
         document.version += 1
         document.save(update_fields=["status", "version", "updated_at"])
+        if status == DocumentStatus.DONE:  # new gold, or a pair to agree on
+            quality_warm_request(document.project)
     return document
 
 
