@@ -15,8 +15,9 @@ it as an original (Cloak stores only keyed digests of it).
 
 from __future__ import annotations
 
-import unicodedata
 from itertools import product
+
+from pseudonymizer.pseudonyms.shape import fold  # case folded, accents and harakat dropped
 
 __all__ = ["MAX_VARIANTS", "same_name", "skeletons"]
 
@@ -42,12 +43,6 @@ _LATIN: list[tuple[str, tuple[str, ...]]] = [
 ]  # fmt: skip
 _VOWELS = frozenset("aeiouwy'’-")
 _ARTICLES = frozenset({"al", "el"})
-
-
-def _letters(word: str) -> str:
-    """Case folded, accents and Arabic harakat dropped."""
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def _is_arabic(char: str) -> bool:
@@ -82,7 +77,7 @@ def _latin_word(word: str) -> list[tuple[str, ...]]:
 
 
 def _word_classes(word: str) -> list[tuple[str, ...]]:
-    letters = _letters(word)
+    letters = fold(word)
     if any(_is_arabic(char) for char in letters):
         return _arabic_word(letters)
     return _latin_word(letters)
@@ -100,7 +95,7 @@ def _squeeze(classes: tuple[str, ...]) -> str:
 def skeletons(name: str) -> frozenset[str]:
     """The consonant skeletons `name` may have, words separated by one space; empty when the
     name has no consonant a skeleton could rest on. At most `MAX_VARIANTS`."""
-    words = [word for word in name.split() if _letters(word) not in _ARTICLES]
+    words = [word for word in name.split() if fold(word) not in _ARTICLES]
     choices: list[list[str]] = []
     for word in words:
         classes = [option for option in _word_classes(word) if option != ("",)]

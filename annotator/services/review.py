@@ -78,7 +78,7 @@ from annotator.models import (
 )
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
-from annotator.services.decisions import MAX_KEEP_REASON
+from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from pseudonymizer.pseudonyms.shape import split_whitespace
 from pseudonymizer.recognizers.known import fold
@@ -669,10 +669,7 @@ def review_resolve(
     its surfaces occur (propagation, a task). Raises DomainError (nothing changed) for a bad
     input, ConflictError when the item is resolved already."""
     rationale = _check_rationale(rationale)
-    if decision not in set(Decision):
-        raise DomainError(
-            f"unknown decision {decision!r}; decisions are {', '.join(d.value for d in Decision)}"
-        )
+    check_known_decision(decision)
     replacement = (replacement or "").strip() or None
     if replacement and decision not in REPLACED_DECISIONS:
         raise DomainError(f"a decision to {decision} takes no pseudonym")
