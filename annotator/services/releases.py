@@ -39,7 +39,6 @@ import shutil
 import subprocess
 import time
 import traceback
-import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -78,6 +77,7 @@ from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_finish, job_progress, job_progress_set
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
+from pseudonymizer.recognizers.known import fold
 from pseudonymizer.recognizers.regex import RegexRecognizer
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy
@@ -488,7 +488,7 @@ class _Build:
 
     def _check_leaks(self, item: ChunkDocument, text: str, spans: list[EngineSpan]) -> None:
         sources = self._sources(item, spans)
-        found = []
+        found = 0
         covered = -1  # the end of the longest original found so far
         leaks = sorted(self.checker(text, allowed=spans), key=lambda x: (x.start, -x.end))
         for leak in leaks:
@@ -502,10 +502,13 @@ class _Build:
                 label, source = self.original_labels[leak.original], "original"
             else:
                 label, source = leak.label or "", "pattern"
+            found += 1
+            if len(self.leaks) >= LEAK_REPORT_MAX:
+                continue  # counted, not listed: placing it would cost a query for nothing
             document_start, document_end, span_id = self._in_document(
                 item, spans, leak.start, leak.end
             )
-            found.append(
+            self.leaks.append(
                 {
                     "document_id": item.document.pk,
                     "external_id": item.document.external_id,
@@ -521,9 +524,7 @@ class _Build:
             )
         if found:
             self.leaky_documents += 1
-            self.leak_count += len(found)
-            room = LEAK_REPORT_MAX - len(self.leaks)
-            self.leaks.extend(found[: max(0, room)])
+            self.leak_count += found
 
     def manifest(self, *, data: dict[str, Any] | None) -> dict[str, Any]:
         release = self.release
@@ -565,10 +566,9 @@ class _Build:
 
 
 def _words(text: str) -> list[str]:
-    """The words of `text`, case and accents folded."""
-    decomposed = unicodedata.normalize("NFD", text)
-    stripped = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
-    return _WORD.findall(stripped.casefold())
+    """The words of `text` as the leak check compares them (the known-entity matcher's
+    folding: case, accents and Arabic letter variants)."""
+    return _WORD.findall(fold(text))
 
 
 def _sha256(path: Path) -> str:
