@@ -465,10 +465,13 @@ def spans_decide_all(
     return BulkOutcome(changed=changed, conflicts=conflicts)
 
 
+@transaction.atomic
 def document_status_set(
     *, document: Document, actor: Any, status: str, version: int | None = None
 ) -> Document:
-    """Mark a document done (only when no proposal is left undecided) or in progress again."""
+    """Mark a document done (only when no proposal is left undecided) or in progress again.
+    Atomic itself, as every service that locks a row: its callers (a page, the API) run in
+    autocommit, where a row lock outside a transaction is an error on PostgreSQL."""
     document = _locked_document(document)
     if version is not None and version != document.version:
         raise StaleVersion(
