@@ -14,7 +14,6 @@ spans: they never reach the table, and the table's choices are not shown on it.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +47,7 @@ from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.learning import learning_note_decision
 from annotator.services.quality import quality_warm_request
 from annotator.services.review import review_attempt_record
+from pseudonymizer import graphemes
 from pseudonymizer.vocabulary import Decision
 
 MAX_COMMENT = 5000
@@ -95,7 +95,10 @@ def _locked_document(document: Document) -> Document:
 def _locked_span(document: Document, span_id: int) -> Span:
     span = Span.objects.select_for_update().filter(document=document, pk=span_id).first()
     if span is None:
-        raise NotFoundError("No such span in this document.")
+        raise NotFoundError(
+            "This span is no longer in the document (a run or another person removed or "
+            "replaced it), or never was: list the document's spans again."
+        )
     return span
 
 
@@ -109,20 +112,20 @@ def _check_version(span: Span, version: int | None) -> None:
         )
 
 
-def _is_mark(char: str) -> bool:
-    return unicodedata.category(char).startswith("M")
-
-
 def _check_offsets(text: str, start: int, end: int) -> None:
     if start < 0 or end > len(text) or start >= end:
         raise DomainError(
             f"offsets [{start}, {end}) are not a span of this document "
             f"(0 ≤ start < end ≤ {len(text)}, in code points)"
         )
-    if _is_mark(text[start]) or (end < len(text) and _is_mark(text[end])):
+    # Half a character would show a hand without its skin tone, an accent on the pseudonym:
+    # a span holds whole grapheme clusters (pseudonymizer.graphemes), and says which.
+    whole = graphemes.widen(text, start, end)
+    if whole != (start, end):
         raise DomainError(
-            f"offsets [{start}, {end}) cut a character from its combining mark: "
-            "extend the span to the whole character"
+            f"offsets [{start}, {end}) cut a character in two (a letter and its accent, an "
+            f"emoji and its modifier or joined parts, a flag, CR LF): the whole characters "
+            f"are [{whole[0]}, {whole[1]})"
         )
     if not text[start:end].strip():
         raise DomainError(f"offsets [{start}, {end}) cover only white space")
@@ -329,6 +332,10 @@ def _update_locked(
     """`span_update` on a document whose row this transaction has locked already."""
     span = _locked_span(document, span_id)
     _check_version(span, version)
+    if _changes_nothing(document, span, change):
+        # A form sent twice, or saved without an edit, is not a new version: another
+        # annotator's form still holding this version stays valid.
+        return span
     user = _user(actor)
     now = timezone.now()
     fields = {"version", "updated_by", "updated_at"}
@@ -390,6 +397,40 @@ def _update_locked(
     span.save(update_fields=sorted(fields))
     _touch_document(document)
     return span
+
+
+def _changes_nothing(document: Document, span: Span, change: SpanChange) -> bool:
+    """Whether `change` asks for what `span` already is: each field given equals the span's,
+    a replacement is the table's choice already linked to it, and there is no flag (a flag
+    is a new comment for the lead). Anything doubtful counts as a change, and goes through
+    the checks of `_update_locked`."""
+    if change.flag is not None:
+        return False
+    given = {
+        "status": change.status,
+        "start": change.start,
+        "end": change.end,
+        "label": change.label,
+        "decision": change.decision,
+        "keep_reason": change.keep_reason,
+    }
+    if any(value is not None and value != getattr(span, name) for name, value in given.items()):
+        return False
+    deciding = change.decision is not None or change.replacement is not None
+    if deciding and span.status != SpanStatus.ACCEPTED:
+        return False  # a decision accepts a proposal, and a rejected span refuses one
+    if document.replica_of_id is not None:
+        return True  # a replica's replacement is never recorded (`_decide`)
+    if span.status == SpanStatus.ACCEPTED and span.entity_id is None:
+        return False  # accepted without its entity: the update links it to the table
+    if change.replacement is None:
+        return True
+    choice = surface_choice(document.project, document.text[span.start : span.end])
+    return (
+        choice is not None
+        and choice.entity_id == span.entity_id
+        and choice.replacement == change.replacement
+    )
 
 
 @transaction.atomic

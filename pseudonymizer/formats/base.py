@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from pseudonymizer.graphemes import widen_spans
 from pseudonymizer.spans import Span
 
 
@@ -39,7 +40,9 @@ class ImportedDocument:
 
 
 def validate_document(document: ImportedDocument, labels: Collection[str] | None) -> None:
-    """Refuse an empty document, a span outside its text, or a label outside the schema."""
+    """Refuse an empty document, a span outside its text, or a label outside the schema;
+    widen a span that cuts a character (half an emoji, a letter without its accent) to the
+    whole characters, as every machine proposal is (`pseudonymizer.graphemes`)."""
     where = (document.filename, document.line)
     if document.text == "" or document.text.strip() == "":
         raise FormatError(*where, "empty document")
@@ -52,3 +55,4 @@ def validate_document(document: ImportedDocument, labels: Collection[str] | None
             )
         if labels is not None and span.label not in labels:
             raise FormatError(*where, f"unknown label {span.label!r}")
+    document.spans = widen_spans(document.text, document.spans)

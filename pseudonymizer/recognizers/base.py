@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
+from pseudonymizer.graphemes import widen_spans
 from pseudonymizer.spans import Span, resolve_overlaps, select_non_overlapping
 
 
@@ -93,15 +94,20 @@ def recognize_all(
     ordered = list(recognizers)
     found: list[list[Span]] = [[] for _ in texts]
     errors: dict[str, str] = {}
+    # Every proposal holds whole characters (a model's tokens may cut an emoji's skin tone
+    # or a letter's accent off): a person could not accept half a character as it is.
     for recognizer in (r for r in ordered if not getattr(r, "fallback", False)):
-        for bucket, spans in zip(found, _run(recognizer, texts, language, errors), strict=True):
-            bucket.extend(spans)
+        results = _run(recognizer, texts, language, errors)
+        for text, bucket, spans in zip(texts, found, results, strict=True):
+            bucket.extend(widen_spans(text, spans))
     merged = [resolve_overlaps(spans) for spans in found]
     for recognizer in (r for r in ordered if getattr(r, "fallback", False)):
         guesses = _run(recognizer, texts, language, errors)
         merged = [
             select_non_overlapping(
-                [piece for span in spans for piece in _gaps(text, span, kept, starts)],
+                widen_spans(
+                    text, [piece for span in spans for piece in _gaps(text, span, kept, starts)]
+                ),
                 _longer_first,
                 keep=kept,
             )

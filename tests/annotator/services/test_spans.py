@@ -225,10 +225,61 @@ def test_bad_offsets_are_refused(
 def test_a_span_may_not_cut_a_letter_from_its_combining_accent(team: Team) -> None:
     text = "Rene\u0301 Dubois est la\u0300."
     document = DocumentFactory(project=team.project, language="fr", text=text)
-    with pytest.raises(DomainError, match="combining mark"):
+    with pytest.raises(DomainError, match=r"cut a character in two.*\[0, 5\)"):
         span_create(document=document, actor=team.annotator_fr, start=0, end=4, label="PER")
     span = span_create(document=document, actor=team.annotator_fr, start=0, end=12, label="PER")
     assert text[span.start : span.end] == "Rene\u0301 Dubois"
+
+
+# Each text holds a grapheme cluster of several code points; (start, end) cuts it.
+CUT_CLUSTERS = [
+    pytest.param("Merci Moshe \U0001f44d\U0001f3fd !", (12, 13), id="hand-without-its-tone"),
+    pytest.param("Merci Moshe \U0001f44d\U0001f3fd !", (13, 14), id="tone-alone"),
+    pytest.param(
+        "Moshe \U0001f468\u200d\U0001f469\u200d\U0001f467 a Londres", (6, 8), id="zwj-family"
+    ),
+    pytest.param("Moshe \U0001f1eb\U0001f1f7 Chaya", (7, 14), id="half-a-flag"),
+    pytest.param("موشيه\r\nحايا", (6, 10), id="between-cr-and-lf"),
+    pytest.param("موشيه\r\nحايا", (0, 6), id="ending-between-cr-and-lf"),
+    pytest.param("مُوشيه حايا", (1, 6), id="arabic-damma-alone"),
+]
+
+
+@pytest.mark.parametrize(("text", "cut"), CUT_CLUSTERS)
+def test_a_new_span_that_cuts_a_grapheme_cluster_is_refused(
+    team: Team, text: str, cut: tuple[int, int]
+) -> None:
+    document = DocumentFactory(project=team.project, language="ar", text=text)
+    with pytest.raises(DomainError, match="cut a character in two"):
+        span_create(document=document, actor=team.lead, start=cut[0], end=cut[1], label="PER")
+    assert not Span.objects.filter(document=document).exists()
+
+
+@pytest.mark.parametrize(("text", "cut"), CUT_CLUSTERS)
+def test_moving_an_edge_into_a_grapheme_cluster_is_refused(
+    team: Team, text: str, cut: tuple[int, int]
+) -> None:
+    document = DocumentFactory(project=team.project, language="ar", text=text)
+    whole = len(text.rstrip(" !"))
+    span = SpanFactory(document=document, start=0, end=whole, label="PER", source=SpanSource.NER)
+    with pytest.raises(DomainError, match="cut a character in two"):
+        span_update(
+            document=document, actor=team.lead, span_id=span.pk, version=span.version,
+            change=SpanChange(start=cut[0], end=cut[1]),
+        )  # fmt: skip
+    unchanged = Span.objects.get(pk=span.pk)
+    assert (unchanged.start, unchanged.end, unchanged.version) == (0, whole, span.version)
+
+
+def test_a_span_of_whole_clusters_is_accepted_around_emoji_flags_and_cr_lf(team: Team) -> None:
+    text = "\U0001f44d\U0001f3fd Moshe \U0001f1eb\U0001f1f7\r\nChaya"
+    document = DocumentFactory(project=team.project, language="en", text=text)
+    hand = span_create(document=document, actor=team.lead, start=0, end=2, label="PER")
+    flag = span_create(document=document, actor=team.lead, start=9, end=11, label="LOC")
+    chaya = span_create(document=document, actor=team.lead, start=13, end=18, label="PER")
+    assert [text[s.start : s.end] for s in (hand, flag, chaya)] == [
+        "\U0001f44d\U0001f3fd", "\U0001f1eb\U0001f1f7", "Chaya",
+    ]  # fmt: skip
 
 
 def test_an_unknown_label_is_refused(team: Team, document: Document) -> None:
@@ -288,6 +339,89 @@ def test_flagging_opens_one_review_item_with_each_comment(team: Team, document: 
         span_update(
             document=document, span_id=span.pk, actor=team.annotator_en, version=3,
             change=SpanChange(flag="  "),
+        )  # fmt: skip
+
+
+def accepted(document: Document, actor: Any, replacement: str | None = None) -> Span:
+    span = proposal(document)
+    return span_update(
+        document=document, span_id=span.pk, actor=actor, version=span.version,
+        change=SpanChange(status="accepted", replacement=replacement),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        SpanChange(),
+        SpanChange(status="accepted"),
+        SpanChange(start=12, end=23, label="PER"),
+        SpanChange(decision="pseudonymize", keep_reason=""),
+        SpanChange(status="accepted", replacement="Raj Avrom", label="PER"),
+    ],
+    ids=["nothing", "same-status", "same-offsets-and-label", "same-decision", "same-pseudonym"],
+)
+def test_a_change_to_what_the_span_already_is_keeps_its_version(
+    team: Team, document: Document, change: SpanChange
+) -> None:
+    span = accepted(document, team.annotator_en, replacement="Raj Avrom")
+    before = Span.objects.get(pk=span.pk)
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
+    answered = span_update(
+        document=document, span_id=span.pk, actor=team.lead, version=span.version, change=change
+    )
+    after = Span.objects.get(pk=span.pk)
+    assert answered.version == after.version == before.version
+    assert (after.updated_at, after.updated_by, after.decided_by) == (
+        before.updated_at, before.updated_by, before.decided_by,
+    )  # fmt: skip
+    assert Document.objects.get(pk=document.pk).status == DocumentStatus.DONE
+    assert surface_choice(team.project, "Moshe Chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        SpanChange(flag="Is this a public figure?"),
+        SpanChange(replacement="Hubert Couturier"),
+        SpanChange(end=17),
+        SpanChange(label="ORG"),
+        SpanChange(decision="keep", keep_reason="A public figure"),
+        SpanChange(status="rejected"),
+    ],
+    ids=["flag", "another-pseudonym", "moved", "relabelled", "kept", "rejected"],
+)
+def test_a_change_to_anything_the_span_holds_is_a_new_version(
+    team: Team, document: Document, change: SpanChange
+) -> None:
+    span = accepted(document, team.annotator_en, replacement="Raj Avrom")
+    answered = span_update(
+        document=document, span_id=span.pk, actor=team.annotator_en, version=span.version,
+        change=change,
+    )  # fmt: skip
+    assert answered.version == Span.objects.get(pk=span.pk).version == span.version + 1
+    assert answered.updated_at > span.updated_at
+
+
+def test_deciding_a_proposal_as_it_would_be_is_still_accepting_it(
+    team: Team, document: Document
+) -> None:
+    span = proposal(document)
+    answered = span_update(
+        document=document, span_id=span.pk, actor=team.annotator_en, version=span.version,
+        change=SpanChange(decision="pseudonymize"),
+    )  # fmt: skip
+    assert answered.status == SpanStatus.ACCEPTED and answered.version == span.version + 1
+
+
+def test_a_stale_version_is_refused_even_when_the_change_is_none(
+    team: Team, document: Document
+) -> None:
+    span = accepted(document, team.annotator_en)
+    with pytest.raises(StaleVersion):
+        span_update(
+            document=document, span_id=span.pk, actor=team.lead, version=span.version - 1,
+            change=SpanChange(),
         )  # fmt: skip
 
 
