@@ -199,11 +199,21 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
         data["q"] = query or ""
     form = KeySearchForm(data or None, labels=project.labels, languages=project.languages)
     filters = form.filters()
-    if request.method == "POST" or (filters.q and not token):
-        # A new query (posted, or in the address of an old link): a token from now on.
-        token = _search_remember(request, filters.q) if filters.q else ""
+    typed = request.method == "GET" and not token and bool(request.GET.get("q"))
+    # The query as its field cleaned it, even when another field (a label) is refused.
+    searched: str = form.cleaned_data.get("q", "") if form.is_bound else ""
+    if request.method == "POST" or typed:
+        # A new query (posted, or typed in the address): a token from now on.
+        token = _search_remember(request, searched) if searched else ""
     address = f"{reverse('key_list', args=[project.slug])}?{_address(data, token)}"
-    if request.method == "POST" and not request.htmx:
+    if typed and not searched:
+        # Refused (too long): the address loses it all the same, and the page says why.
+        for message in form.errors.get("q", []):
+            messages.error(request, f"Search: {message}")
+    if (request.method == "POST" and not request.htmx) or typed:
+        # A query in an address stays in the history, a Referer and a proxy's log: the
+        # results are shown at the token's address instead, as after the form (htmx follows
+        # the redirect with its headers, and gets the table alone).
         see_other = HttpResponseRedirect(address)
         see_other.status_code = 303  # the results are read with a GET
         return see_other

@@ -42,7 +42,8 @@ def test_the_list_shows_entities_and_is_never_cached(team: Team) -> None:
 def test_a_live_search_answers_the_table_alone_and_is_audited(team: Team) -> None:
     decide(team, "Moshe Chaya", "Raj Avrom")
     decide(team, "Tom Reddle", "Sam Bell")
-    response = client_for(team.admin).get(
+    # The form's live search posts (a query typed in an address is redirected: below).
+    response = client_for(team.admin).post(
         url(team, "key_list"), {"q": "reddle"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="key-table"
     )
     page = response.content.decode()
@@ -104,6 +105,44 @@ def test_pages_of_a_search_keep_the_token(team: Team) -> None:
     token = address.split("search=")[1].split("&")[0]
     assert f"search={token}&amp;page=2" in page
     assert "smith" not in page.split("pagination")[-1].lower()
+
+
+def test_a_key_search_typed_in_the_address_is_redirected_to_a_sealed_search(team: Team) -> None:
+    decide(team, "Moshe Chaya", "Raj Avrom")
+    decide(team, "Tom Reddle", "Sam Bell")
+    client = client_for(team.lead)
+    keys = url(team, "key_list")
+
+    answer = client.get(keys, {"q": "Moshe", "label": "PER"})
+
+    assert answer.status_code == 303
+    location = answer["Location"]
+    assert "moshe" not in location.lower() and "q=" not in location
+    assert location.startswith(keys) and "search=" in location and "label=PER" in location
+    page = client.get(location).content.decode()
+    assert "Moshe Chaya" in page and "Tom Reddle" not in page
+
+
+def test_a_key_search_typed_in_an_htmx_address_is_redirected_too(team: Team) -> None:
+    keys = url(team, "key_list")
+
+    answer = client_for(team.lead).get(
+        keys, {"q": "Moshe"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="key-table"
+    )
+
+    assert answer.status_code == 303 and "moshe" not in answer["Location"].lower()
+
+
+def test_a_refused_key_search_in_the_address_is_dropped_and_the_page_says_why(
+    team: Team,
+) -> None:
+    keys = url(team, "key_list")
+    client = client_for(team.lead)
+
+    answer = client.get(keys, {"q": "Moshe" * 50})
+
+    assert answer.status_code == 303 and "moshe" not in answer["Location"].lower()
+    assert "at most 200 characters" in client.get(answer["Location"]).content.decode()
 
 
 def test_an_entity_page_saves_an_edit_and_refuses_a_stale_one(team: Team) -> None:
