@@ -7,5 +7,11 @@ class AnnotatorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
         # Registers the system checks (a warning while the keys have no database guard).
         from annotator import checks  # noqa: F401
+        from annotator.signals import user_saved
+
+        post_save.connect(user_saved, sender=get_user_model(), dispatch_uid="cloak-user-saved")

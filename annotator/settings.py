@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
 
 from annotator.env import database_from_url, env_bool, env_int, env_list, env_str
 from pseudonymizer.detection import DEFAULT_NER_MODELS
@@ -44,7 +47,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -63,6 +67,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: it turns a sign-in that axes refused into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "annotator.urls"
@@ -97,10 +103,59 @@ if _keys_url:
 DATABASE_ROUTERS = ["annotator.routers.KeysRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password Cloak sets goes through these (membership_set, add_member, load_demo, the
+# admin, changepassword). Twelve characters, as the key export's passphrase.
+CLOAK_PASSWORD_MIN_LENGTH = env_int("CLOAK_PASSWORD_MIN_LENGTH", 12)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": CLOAK_PASSWORD_MIN_LENGTH},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Failed sign-ins (the login page, the admin's, POST /api/auth/token/) are counted by
+# django-axes in the database, so every gunicorn worker sees the same count. After
+# CLOAK_LOGIN_FAILURE_LIMIT failures of one username from one address, that pair is refused
+# for CLOAK_LOGIN_COOLOFF_MINUTES after the last failure, the right password too. The pair and
+# not the username alone: whoever knows a name could otherwise lock its owner out from
+# everywhere. `manage.py axes_reset_username <name>` lifts a lockout sooner.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = env_int("CLOAK_LOGIN_FAILURE_LIMIT", 5)
+CLOAK_LOGIN_COOLOFF_MINUTES = env_int("CLOAK_LOGIN_COOLOFF_MINUTES", 15)
+AXES_COOLOFF_TIME = timedelta(minutes=CLOAK_LOGIN_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# The address is REMOTE_ADDR, as everywhere in Cloak (annotator.services.audit.client_ip):
+# X-Forwarded-For is whatever the client wants it to be.
+AXES_CLIENT_IP_CALLABLE = "annotator.services.audit.client_ip"
+AXES_RESET_ON_SUCCESS = True
+# A try during the lockout does not restart it: "try again at 10:42" stays true.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "annotator.views.signin.lockout_response"
+# Kept out of the attempts' stored form data, with the password axes always masks.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]
+if AXES_FAILURE_LIMIT < 1 or CLOAK_LOGIN_COOLOFF_MINUTES < 1:
+    raise ImproperlyConfigured(
+        "CLOAK_LOGIN_FAILURE_LIMIT and CLOAK_LOGIN_COOLOFF_MINUTES must be at least 1"
+    )
+
+# API tokens (django-rest-knox): stored as digests, valid CLOAK_API_TOKEN_TTL_HOURS from when
+# they are issued (never extended by use), revoked when their user's password changes.
+CLOAK_API_TOKEN_TTL_HOURS = env_int("CLOAK_API_TOKEN_TTL_HOURS", 10)
+if CLOAK_API_TOKEN_TTL_HOURS < 1:
+    raise ImproperlyConfigured("CLOAK_API_TOKEN_TTL_HOURS must be at least 1")
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=CLOAK_API_TOKEN_TTL_HOURS),
+    "AUTO_REFRESH": False,
+    # The header stays `Authorization: Token <token>`, as with DRF's tokens before.
+    "AUTH_HEADER_PREFIX": "Token",
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -183,7 +238,7 @@ CACHES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous API call then gets 401 with a WWW-Authenticate header.
-        "rest_framework.authentication.TokenAuthentication",
+        "annotator.api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -193,6 +248,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotator.api.pagination.LimitOffsetPage",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
+    # POST /api/auth/token/, per client address (annotator.api.authentication.SignInRateThrottle).
+    "DEFAULT_THROTTLE_RATES": {"sign-in": env_str("CLOAK_API_TOKEN_RATE", "10/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cloak API",

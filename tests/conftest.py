@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
+from annotator.api.authentication import SignInRateThrottle
 from annotator.celery import app as celery_app
 from annotator.models import Project, Role
 from tests.factories import MembershipFactory, ProjectFactory, UserFactory
@@ -35,6 +37,14 @@ def _test_settings(settings: Any, tmp_path: Any) -> None:
     }
     # Each `team` makes six users; PBKDF2 would spend seconds on every test's setup.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sign_in_throttle() -> None:
+    """The token endpoint's throttle counts in the cache (Redis), which outlives a test: each
+    test starts with the count of the test client's address at zero. (Failed sign-ins are
+    counted in the database, which each test gets back as it was.)"""
+    cache.delete(SignInRateThrottle.key_for("127.0.0.1"))
 
 
 @dataclass

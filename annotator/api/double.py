@@ -15,11 +15,11 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import Document
 from annotator.permissions import Can
@@ -87,7 +87,7 @@ class DoubleList(ProjectScoped, generics.ListAPIView[Document]):
     serializer_class = PairSerializer
     required_capability = Can.ASSIGN
     query_serializer = PairFilterSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def get_queryset(self) -> QuerySet[Document]:
         return replica_pairs(self.get_project(), language=self.query.get("language") or None)

@@ -14,11 +14,12 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.keys.transfer import (
     FILE_CONTENT_TYPE,
@@ -83,7 +84,7 @@ class KeyExport(ProjectScoped):
     """The project's correspondence table as an encrypted key file (audited)."""
 
     required_capability = Can.EXPORT_KEYS
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     @extend_schema(
         request=KeyExportSerializer,

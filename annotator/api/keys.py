@@ -13,12 +13,12 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
 from annotator.api.pagination import LimitOffsetPage
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.keys.links import link_candidates
 from annotator.keys.models import Entity
@@ -162,7 +162,7 @@ EntitySplitResultSerializer = inline_serializer(
 class KeysScoped(ProjectScoped):
     required_capability = Can.READ_KEYS
     capability_by_method = {"POST": EDIT_KEYS, "PATCH": EDIT_KEYS}
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def ip(self) -> str | None:
         return client_ip(self.request)

@@ -11,11 +11,11 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import DocumentStatus
 from annotator.permissions import Can, access_for
@@ -87,7 +87,7 @@ class DocumentAssign(ProjectScoped):
     """Give documents to a member who may open them, or to nobody; all of them or none."""
 
     required_capability = Can.ASSIGN
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     @extend_schema(
         request=AssignSerializer,

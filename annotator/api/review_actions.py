@@ -15,11 +15,11 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.review import CommentSerializer, ItemScoped
 from annotator.api.views import ProjectScoped
 from annotator.models import ReviewItem
@@ -34,7 +34,9 @@ class CommentCreateSerializer(serializers.Serializer[Any]):
 class ReviewComment(ItemScoped, generics.GenericAPIView[ReviewItem]):
     """Comment on an item, open or resolved (201: the comment)."""
 
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
+    # What POST reads: OPTIONS describes it from here.
+    serializer_class = CommentCreateSerializer
 
     @extend_schema(request=CommentCreateSerializer, responses={201: CommentSerializer})
     def post(self, request: Request, slug: str, pk: int) -> Response:
@@ -51,9 +53,10 @@ class ScanQueuedSerializer(serializers.Serializer[Any]):
     queued = serializers.BooleanField(help_text="A scan of the project is queued")
 
 
-class ReviewScan(ProjectScoped, generics.GenericAPIView[ReviewItem]):
+class ReviewScan(ProjectScoped):
     """Look for conflicts now (the queue's own scan runs at most every few minutes): a task
-    scans the project, and the items it raises appear in the queue."""
+    scans the project, and the items it raises appear in the queue. It reads no body, so it
+    is no generic view: OPTIONS has no serializer to describe."""
 
     required_capability = Can.REVIEW
 

@@ -18,11 +18,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.keys.services import Choice, SurfaceConflict
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
@@ -143,7 +143,7 @@ class DocumentScoped(ProjectScoped):
     """Views under a document: 404 for a document the caller may not open. Bodies are JSON
     only: a form would read an empty field as an absent one."""
 
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)

@@ -1,9 +1,9 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from annotator.api import (
     audit,
+    auth,
     double,
     key_transfer,
     keys,
@@ -22,7 +22,9 @@ from annotator.api import (
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", auth.TokenObtain.as_view(), name="api-token"),
+    path("auth/logout/", auth.TokenLogout.as_view(), name="api-token-logout"),
+    path("auth/logout-all/", auth.TokenLogoutAll.as_view(), name="api-token-logout-all"),
     path("projects/", views.ProjectList.as_view(), name="api-project-list"),
     path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project-detail"),
     path("projects/<slug:slug>/members/", views.MemberList.as_view(), name="api-member-list"),

@@ -60,6 +60,8 @@ class SpansBulk(DocumentScoped, generics.GenericAPIView[Span]):
     change; one whose surface the project decided otherwise stays a proposal."""
 
     required_capability = Can.ANNOTATE
+    # What POST reads: OPTIONS describes it from here.
+    serializer_class = SpansBulkSerializer
 
     @extend_schema(request=SpansBulkSerializer, responses={200: BulkOutcomeSerializer})
     def post(self, request: Request, slug: str, pk: int) -> Response:

@@ -7,6 +7,8 @@ import shutil
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotator.models import AuditAction, Membership, Project, Role
@@ -110,8 +112,10 @@ def membership_set(
     if user is None:
         if not password:
             raise DomainError(f"no user {username!r}: give a password to create one")
+        _password_check(password, user_model(username=username, email=email))
         user = user_model.objects.create_user(username=username, password=password, email=email)
     elif password:
+        _password_check(password, user)
         user.set_password(password)
         user.save(update_fields=["password"])
     membership, created = Membership.objects.update_or_create(
@@ -134,6 +138,15 @@ def membership_set(
         ip_address=ip_address,
     )
     return membership
+
+
+def _password_check(password: str, user: Any) -> None:
+    """Refuse a password that AUTH_PASSWORD_VALIDATORS refuse (too short, common, all digits,
+    too close to the username), with their reasons. The password itself is never repeated."""
+    try:
+        validate_password(password, user=user)
+    except ValidationError as error:
+        raise DomainError(f"password refused: {' '.join(error.messages)}") from None
 
 
 def project_delete(project: Project, actor: Any = None, *, ip_address: str | None = None) -> None:

@@ -71,6 +71,9 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "api-docs": ("get", api(LOGGED_IN)),
     # Anonymous by nature: a wrong password is a 400, the right one a token.
     "api-token": ("post", {**EVERYONE, "anonymous": 400}),
+    # Logging a token out needs the token: a browser's session is not one.
+    "api-token-logout": ("post", dict.fromkeys(ROLES, 401)),
+    "api-token-logout-all": ("post", api(dict.fromkeys(ROLES, 204))),
     "api-project-list": ("get", api(LOGGED_IN)),
     "api-project-detail": ("get", api(MEMBERS_ONLY)),
     "api-member-list": ("get", api(LEADS_UP)),
@@ -238,6 +241,8 @@ def targets(team: Team) -> dict[str, str]:
         "api-schema": reverse("api-schema"),
         "api-docs": reverse("api-docs"),
         "api-token": reverse("api-token"),
+        "api-token-logout": reverse("api-token-logout"),
+        "api-token-logout-all": reverse("api-token-logout-all"),
         "api-project-list": reverse("api-project-list"),
         "api-project-detail": reverse("api-project-detail", kwargs=slug),
         "api-member-list": reverse("api-member-list", kwargs=slug),

@@ -54,7 +54,10 @@ class Command(BaseCommand):
                 exists = user_model.objects.filter(username=username).exists()
                 password = None
                 if not exists or username not in credentials:
-                    password = credentials[username] = secrets.token_urlsafe(9)
+                    # A third longer than CLOAK_PASSWORD_MIN_LENGTH: membership_set validates
+                    # these as it validates every password.
+                    length = max(12, settings.CLOAK_PASSWORD_MIN_LENGTH)
+                    password = credentials[username] = secrets.token_urlsafe(length)
                 membership_set(
                     project=project,
                     username=username,

@@ -25,12 +25,12 @@ from django.urls import Resolver404, resolve
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.core.parameters import ParameterLocation
 
 from annotator.keys.services import surface_decide
 from annotator.models import ImportJob, ReviewItem, ReviewKind
 from annotator.services.releases import release_build, release_create
+from annotator.services.tokens import api_token_issue
 from annotator.wsgi import application
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
@@ -98,7 +98,7 @@ def rows(team: Team, _keep_the_test_connection: None) -> dict[str, Any]:
     release_build(release.pk)
     headers: dict[str, dict[str, str]] = {"anonymous": {}}
     for role, user in team.by_role().items():
-        headers[role] = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+        headers[role] = {"Authorization": f"Token {api_token_issue(user=user).token}"}
     return {
         "headers": headers,
         "projects": project.slug,
