@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from annotator.env import database_from_url, env_bool, env_int, env_list, env_str
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "knox",
     "axes",
+    "csp",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -67,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
     # Last: it turns a sign-in that axes refused into the lockout answer.
     "axes.middleware.AxesMiddleware",
 ]
@@ -155,6 +158,22 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
     # The header stays `Authorization: Token <token>`, as with DRF's tokens before.
     "AUTH_HEADER_PREFIX": "Token",
+}
+
+# Content-Security-Policy: Cloak serves every script, style and image itself (htmx is
+# vendored), so nothing inline and nothing from elsewhere runs. The API docs' Swagger UI loads
+# its start-up script as a file too (annotator.api.urls).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
 }
 
 LANGUAGE_CODE = "en-us"
@@ -259,6 +278,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # No badge from validator.swagger.io: it would send the schema's address elsewhere, and
+    # the Content-Security-Policy refuses images from elsewhere.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # The main operations' examples (annotator.api.schema.OPERATION_EXAMPLES).

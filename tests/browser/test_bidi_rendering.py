@@ -158,7 +158,15 @@ def test_highlights_draw_arabic_text_as_it_is_drawn_without_them(
     )
     assert before == ["span", "ذهبت ل"]
 
-    page.add_style_tag(content=STYLE)
+    # A constructed stylesheet: the page's Content-Security-Policy refuses a <style> element.
+    page.evaluate(
+        """(css) => {
+            const sheet = new CSSStyleSheet();
+            sheet.replaceSync(css);
+            document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+        }""",
+        STYLE,
+    )
     page.evaluate(
         """(text) => {
             const reference = document.createElement("div");
