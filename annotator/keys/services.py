@@ -11,7 +11,8 @@ Rules (the engine's, `pseudonymizer.keytable`): one surface, one decision and on
 in a project; two surfaces never share a replacement; a replacement never equals an original.
 The first two are unique constraints on `Alias`, so concurrent choices for one surface end
 with one entity and one replacement whatever the timing: the loser gets `SurfaceConflict`
-with the winner's choice.
+with the winner's choice. A pseudonym the server drew that another surface took meanwhile is
+drawn again (`DRAWS` times at most); only a pseudonym a person typed is refused for it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
 logger = logging.getLogger(__name__)
 
 SUGGESTIONS = 5
+# How often a drawn pseudonym is drawn again when another surface took it between the draw
+# and the write (annotators deciding at once): each loss means a concurrent winner, so a
+# few are plenty.
+DRAWS = 5
 # One answer for "another surface has it" and "it is an original somewhere in the project":
 # an annotator must not learn which names occur in documents they cannot open.
 _UNUSABLE = "this pseudonym is already used or names someone in the project: choose another"
@@ -225,6 +230,12 @@ class _ReplacementsInUse(SurfaceSet):
         keys = {crypto.normalise_surface(c) for c in candidates} - {""}
         _look_up(self._project, "replacement_key", keys, self._known)
 
+    def add(self, surface: str) -> None:
+        """Count `surface` as in use, whatever the table said (a write just lost it)."""
+        key = crypto.normalise_surface(surface)
+        if key:
+            self._known[key] = True
+
     def __len__(self) -> int:
         return int(_aliases(self._project).exclude(replacement_key="").count())
 
@@ -281,14 +292,20 @@ def _check_replacement(project: Project, surface: str, replacement: str) -> None
         raise ReplacementRefused(_UNUSABLE)
 
 
-def _draw(project: Project, surface: str, label: str, language: str) -> str:
+def _draw(
+    project: Project, surface: str, label: str, language: str, *, lost: Iterable[str] = ()
+) -> str:
+    """The first free suggestion for `surface`, past the pseudonyms it `lost` to others."""
+    taken = _replacements_in_use(project)
+    for pseudonym in lost:
+        taken.add(pseudonym)
     drawn = suggest(
         surface,
         label,
         language,
         project.secret,
         count=1,
-        taken=_replacements_in_use(project),
+        taken=taken,
         forbidden=_DigestSet(project),
     )
     if not drawn:
@@ -403,53 +420,72 @@ def _create(
 ) -> Choice:
     database = keys_alias()
     requested = replacement  # what the person typed, if anything, before a draw fills it
+    drawn = decision == Decision.PSEUDONYMIZE and not replacement
     if decision == Decision.PSEUDONYMIZE:
         if replacement:
             _check_replacement(project, surface, replacement)
-        else:
-            replacement = _draw(project, surface, label, language)
     elif decision == Decision.INVALIDATE:
         replacement = replacement or invalidate(surface, project.secret)
         _check_replacement(project, surface, replacement)
     else:
         replacement = ""
     user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-    try:
-        # A savepoint: when another choice for the surface (or its pseudonym) committed
-        # first, the entity made here goes too, and the winner is read back.
-        with transaction.atomic(using=database):
-            entity = Entity.objects.using(database).create(
-                project_id=project.pk,
-                label=label,
-                decision=decision,
-                keep_reason=keep_reason if decision == Decision.KEEP else "",
-                created_by=user,
+    chosen = replacement or ""  # typed or invalidated; drawn below; "" for keep and delete
+    lost: list[str] = []
+    while True:
+        if drawn:
+            chosen = _draw(project, surface, label, language, lost=lost)
+        try:
+            # A savepoint: when another choice for the surface (or its pseudonym) committed
+            # first, the entity made here goes too, and the winner is read back.
+            with transaction.atomic(using=database):
+                entity = Entity.objects.using(database).create(
+                    project_id=project.pk,
+                    label=label,
+                    decision=decision,
+                    keep_reason=keep_reason if decision == Decision.KEEP else "",
+                    created_by=user,
+                )
+                alias = Alias(
+                    entity=entity,
+                    project_id=project.pk,
+                    language=language,
+                    script=_script(surface),
+                    created_by=user,
+                )
+                alias.set_original(surface, project.secret)
+                alias.set_replacement(chosen)
+                alias.save(using=database)
+                words_write(project.secret, [(alias, surface)])
+        except IntegrityError:
+            winner = (
+                _aliases(project).select_related("entity").filter(original_digest=digest).first()
             )
-            alias = Alias(
-                entity=entity,
-                project_id=project.pk,
-                language=language,
-                script=_script(surface),
-                created_by=user,
-            )
-            alias.set_original(surface, project.secret)
-            alias.set_replacement(replacement)
-            alias.save(using=database)
-            words_write(project.secret, [(alias, surface)])
-    except IntegrityError:
-        winner = _aliases(project).select_related("entity").filter(original_digest=digest).first()
-        if winner is None:
-            raise ReplacementRefused(
-                "this pseudonym was just taken for another surface: choose another"
-            ) from None
-        choice = _choice(winner)
-        # A pseudonym drawn here loses quietly to the winner's; one the person typed must
-        # match it, or the person hears of the winner's choice (409), never a silent swap.
-        if _same(choice, decision, requested):
-            return choice
-        raise _conflict(choice) from None
+            if winner is not None:
+                choice = _choice(winner)
+                # A pseudonym drawn here loses quietly to the winner's; one the person typed
+                # must match it, or the person hears of the winner's choice (409), never a
+                # silent swap.
+                if _same(choice, decision, requested):
+                    return choice
+                raise _conflict(choice) from None
+            # The surface is free: another surface took the pseudonym since it was checked.
+            if not drawn:
+                # The person's own pick: refused, never swapped behind their back.
+                raise ReplacementRefused(
+                    "this pseudonym was just taken for another surface: choose another"
+                ) from None
+            lost.append(chosen)
+            if len(lost) >= DRAWS:
+                raise ReplacementRefused(
+                    "every pseudonym drawn for this surface was taken by another one "
+                    "meanwhile: try again, or type one"
+                ) from None
+            logger.info("a drawn pseudonym was taken meanwhile in %s; drawing again", project.slug)
+            continue
+        break
     if decision == Decision.PSEUDONYMIZE:
-        _add_token_aliases(project, alias, surface, replacement, label, language, user)
+        _add_token_aliases(project, alias, surface, chosen, label, language, user)
     logger.info("entity %s decided (%s) in %s", entity.pk, decision, project.slug)
     return replace(_choice(alias), created=True)
 
