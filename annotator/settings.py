@@ -317,6 +317,9 @@ CLOAK_IMPORT_BATCH_SIZE = env_int("CLOAK_IMPORT_BATCH_SIZE", 2000)
 # A running job (import, run, release) that has reported nothing for this many seconds is
 # taken for dead: the reaper fails it and a redelivered task may claim it again.
 CLOAK_JOB_STALE_AFTER = env_int("CLOAK_JOB_STALE_AFTER", 600)
+# A queued job no worker took for this many seconds, while no worker had anything else to do,
+# lost its task: the reaper fails it (an import's upload is deleted). See jobs_reap.
+CLOAK_JOB_QUEUED_TIMEOUT = env_int("CLOAK_JOB_QUEUED_TIMEOUT", 1800)
 FILE_UPLOAD_TEMP_DIR = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

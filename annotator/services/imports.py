@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -51,6 +52,7 @@ from annotator.services.jobs import (
     job_finish,
     job_progress,
     job_progress_set,
+    job_send_on_commit,
     upload_delete,
     uploads_dir,
 )
@@ -524,7 +526,12 @@ def import_job_create(
         language=language or "",
         size_bytes=size,
     )
-    tasks.import_run.delay_on_commit(job.pk)
+    # A task that cannot be sent fails the job at once, and its upload (originals) goes.
+    job_send_on_commit(
+        job,
+        partial(tasks.import_run.delay, job.pk),
+        on_unsent=partial(upload_delete, job.stored_path),
+    )
     return job
 
 

@@ -12,6 +12,12 @@ A worker that dies leaves its job running and its heartbeat still. The reaper (`
 run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) fails such jobs, puts
 the batches of a dead run back in the queue so that the run can be resumed, and deletes the
 uploads that an import no longer needs: they hold originals.
+
+A job whose task never reached a worker would stay queued for ever, its upload on disk. Its
+task is sent once the job's transaction commits (`job_send_on_commit`): a broker that refuses
+it fails the job there and then. A task lost later (the server stopped between the commit and
+the send, the broker lost its queue) is the reaper's: it fails a job that no worker took for
+CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do (`jobs_reap`).
 """
 
 from __future__ import annotations
@@ -20,16 +26,19 @@ import logging
 import os
 import shutil
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import kombu.exceptions
+import redis.exceptions
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from annotator.models import (
@@ -72,6 +81,41 @@ def run_reaped_reason(run_id: int) -> str:
 
 RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
 LEARN_REAPED = "The worker stopped while training this model; ask for a new version."
+
+# What an admin does to start a job again that never reached a worker, by kind.
+START_AGAIN: dict[type[models.Model], str] = {
+    ImportJob: "Nothing was imported, and the uploaded file is deleted: upload it again.",
+    PreannotationRun: "Resume the run to start it again.",
+    Release: "Nothing was released: cut the release again.",
+    LearnedModel: "Nothing was trained: ask for a new version.",
+}
+
+# What sending a task raises when the broker cannot take it: kombu wraps most of what its
+# transport raises, but redis's own errors can come through bare from a connection pool.
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    kombu.exceptions.OperationalError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+
+
+def unsent_reason(model: type[models.Model], error: BaseException) -> str:
+    """Why a job failed when its task could not be sent (the error's kind, never its text)."""
+    return (
+        "Its task could not be sent to the workers: the broker did not answer "
+        f"({type(error).__name__}). {START_AGAIN.get(model, '')}"
+    ).strip()
+
+
+def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
+    """Why the reaper failed a job that no worker took."""
+    minutes = max(1, round(waited.total_seconds() / 60))
+    return (
+        f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, while no "
+        "worker had anything else to do: its task was lost (the broker restarted, or the "
+        "server stopped before sending it) or no worker is running. "
+        f"{START_AGAIN.get(model, '')}"
+    ).strip()
 
 
 @dataclass(frozen=True)
@@ -188,7 +232,11 @@ def _fence(model: type[models.Model], claimed_at: datetime | None) -> dict[str, 
 
 
 def job_claim(
-    model: type[models.Model], job_id: int, *, stale_after: timedelta | None = None
+    model: type[models.Model],
+    job_id: int,
+    *,
+    stale_after: timedelta | None = None,
+    where: Q | None = None,
 ) -> bool:
     """QUEUED -> RUNNING (started_at = now) by one conditional update; True when this caller got it.
 
@@ -196,23 +244,29 @@ def job_claim(
     than that: its worker died, and a redelivered task takes the job over. The old claim's
     `started_at` is the condition of the update, so of two callers re-claiming at once only one
     gets it.
+
+    `where` is one more condition of the same update (a run's batch is claimed only while its
+    run is active). Keep it to columns of the job's own table, or subqueries over others: a
+    join would turn the update into `id IN (SELECT …)` over the job's table, whose rows
+    PostgreSQL does not check again after waiting on a concurrent claim, and both would win.
     """
     now = _now()
     manager = model._default_manager
+    rows = manager.filter(where) if where is not None else manager.all()
     changes: dict[str, Any] = {"status": RUNNING}
     if _has_field(model, "started_at"):
         changes["started_at"] = now
-    if manager.filter(pk=job_id, status=QUEUED).update(**changes) == 1:
+    if rows.filter(pk=job_id, status=QUEUED).update(**changes) == 1:
         job_progress_set((model, job_id), 0)
         return True
     if stale_after is None:
         return False
-    row = manager.filter(pk=job_id, status=RUNNING).first()
+    row = rows.filter(pk=job_id, status=RUNNING).first()
     if row is None or job_last_seen(row) > now - stale_after:
         return False
     claimed_at = getattr(row, "started_at", None)
     fence = {"started_at": claimed_at} if "started_at" in changes else {}
-    if manager.filter(pk=job_id, status=RUNNING, **fence).update(**changes) != 1:
+    if rows.filter(pk=job_id, status=RUNNING, **fence).update(**changes) != 1:
         return False
     logger.warning("%s %s re-claimed: its worker stopped reporting", model.__name__, job_id)
     job_progress_set((model, job_id), 0)
@@ -240,17 +294,58 @@ def _reason_fields(model: type[models.Model], reason: str) -> dict[str, Any]:
 
 
 def job_fail(
-    model: type[models.Model], job_id: int, reason: str, *, claimed_at: datetime | None = None
+    model: type[models.Model],
+    job_id: int,
+    reason: str,
+    *,
+    claimed_at: datetime | None = None,
+    unclaimed: bool = False,
 ) -> bool:
     """QUEUED or RUNNING -> FAILED with the reason and finished_at; False when it was neither.
 
+    With `unclaimed`, only a job still QUEUED: a worker that claims it meanwhile keeps it.
     The reason is shown to the project's admins: never put an original surface in it.
     """
+    statuses = [QUEUED] if unclaimed else [QUEUED, RUNNING]
     updated = model._default_manager.filter(
-        pk=job_id, status__in=[QUEUED, RUNNING], **_fence(model, claimed_at)
+        pk=job_id, status__in=statuses, **_fence(model, claimed_at)
     ).update(status=FAILED, finished_at=_now(), **_reason_fields(model, reason))
     _progress_forget(model, job_id)
     return updated == 1
+
+
+def job_send_on_commit(
+    job: Job, send: Callable[[], object], *, on_unsent: Callable[[], object] | None = None
+) -> None:
+    """Call `send` (which sends the job's task) once the current transaction commits, so that
+    a worker never sees a row that is not committed. When the broker cannot take the task,
+    the job fails there and then with the reason (`unsent_reason`), and `on_unsent` runs (an
+    import deletes its upload): left queued, it would wait for a worker that never hears of
+    it. Outside a transaction, `send` is called at once."""
+    model, job_id = _ref(job)
+    transaction.on_commit(partial(_send, model, job_id, send, on_unsent))
+
+
+def _send(
+    model: type[models.Model],
+    job_id: int,
+    send: Callable[[], object],
+    on_unsent: Callable[[], object] | None,
+) -> None:
+    try:
+        send()
+    except BROKER_ERRORS as error:
+        logger.error(
+            "%s %s: its task could not be sent (%s: %s)",
+            model.__name__,
+            job_id,
+            type(error).__name__,
+            error,
+        )
+        # Claimed or not: a part that did get through (a run's first batches) may have started
+        # the job, but the rest never will; that worker's write then finds it failed.
+        if job_fail(model, job_id, unsent_reason(model, error)) and on_unsent is not None:
+            on_unsent()
 
 
 # --- Liveness ---------------------------------------------------------------------------------
@@ -350,37 +445,104 @@ def _reap_import(job: ImportJob) -> bool:
 def _reap_run(run: PreannotationRun) -> int | None:
     """Fail a dead run, resumable; the number of batches queued again, None if it moved."""
     with transaction.atomic():
+        # Its running batches first, then the run: the order in which a batch's write locks
+        # them, so that a write finishing now and this reaper wait for each other, never
+        # deadlock.
+        running = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING)
+        list(running.select_for_update().order_by("pk").values_list("pk", flat=True))
         if not job_fail(
             PreannotationRun, run.pk, run_reaped_reason(run.pk), claimed_at=run.started_at
         ):
             return None
-        requeued = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING).update(
-            status=BatchStatus.QUEUED
-        )
+        requeued = running.update(status=BatchStatus.QUEUED)
     logger.warning("run %s reaped: its worker stopped; %s batches queued again", run.pk, requeued)
     return requeued
 
 
-def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
-    """Fail the running jobs whose worker stopped, and delete uploads no job needs.
+def _run_waiting(run: PreannotationRun) -> bool:
+    """A run whose work is all in the queue: queued, or running with batches queued and
+    none in a worker's hands (between two batches, or behind other work)."""
+    if run.status == RunStatus.QUEUED:
+        return True
+    batches = RunBatch.objects.filter(run=run)
+    return (
+        batches.filter(status=BatchStatus.QUEUED).exists()
+        and not batches.filter(status=BatchStatus.RUNNING).exists()
+    )
 
-    A job is taken for dead when it has shown no sign of life for `older_than` (default
-    settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came from a
-    process of this host that no longer exists. Imports become FAILED and their upload folder
-    is deleted; runs become FAILED with their running batches queued again, so that
-    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED. A
-    run whose batches all wait in the queue is waiting for a worker, not dead, and is left
-    alone. Returns counts.
+
+# The rows whose claims and ends show a worker at work: a run's batches rather than the run,
+# which stays "running" while its batches wait in the queue.
+_WORK = (ImportJob, RunBatch, Release, LearnedModel)
+
+
+def _workers_busy(since: datetime) -> bool:
+    """Whether some worker has been at work since `since`: a job of any kind claimed or
+    ended since, or running with a sign of life since (a long import's heartbeat)."""
+    for model in _WORK:
+        rows = model._default_manager.all()
+        if rows.filter(Q(started_at__gte=since) | Q(finished_at__gte=since)).exists():
+            return True
+        if any(job_last_seen(job) >= since for job in rows.filter(status=RUNNING)):
+            return True
+    return False
+
+
+def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
+    """Fail a job that no worker took; False when one took it meanwhile."""
+    model, job_id = _ref(job)
+    reason = unclaimed_reason(model, waited)
+    if getattr(job, "status", None) == RUNNING:
+        # A run between batches: fenced by its claim, as a dead run is.
+        failed = job_fail(model, job_id, reason, claimed_at=getattr(job, "started_at", None))
+    else:
+        failed = job_fail(model, job_id, reason, unclaimed=True)
+    if failed:
+        logger.warning("%s %s failed: no worker took it", model.__name__, job_id)
+    return failed
+
+
+def jobs_reap(
+    *, older_than: timedelta | None = None, queued_older_than: timedelta | None = None
+) -> dict[str, int]:
+    """Fail the running jobs whose worker stopped, and the queued ones no worker took; delete
+    uploads no job needs.
+
+    A running job is taken for dead when it has shown no sign of life for `older_than`
+    (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came
+    from a process of this host that no longer exists. Imports become FAILED and their upload
+    folder is deleted; runs become FAILED with their running batches queued again, so that
+    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED.
+
+    A queued job is taken for lost when no worker took it for `queued_older_than` (default
+    settings.CLOAK_JOB_QUEUED_TIMEOUT seconds) *and* no worker has been at work for
+    `older_than`: no job of any kind claimed, ended or reporting in that time. While the
+    workers are busy, a job that waits is taken to wait its turn behind their work, however
+    long the queue (many runs queued behind each other), and is left alone; once the workers
+    fall idle, the job they never took was never coming to them. Lost imports, releases and
+    trainings become FAILED (an import's upload is deleted). A run counts as queued while
+    all of its work is in the queue: queued, or running with no batch in a worker's hands;
+    one of those is lost when its last sign of life (its start, a batch's claim or end, its
+    resumption) is older than `queued_older_than` and the workers are idle. It becomes FAILED
+    with its batches left queued, resumable. Returns counts (`jobs_never_taken` counts the
+    lost ones again, beside their kind's count).
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
-    cutoff = _now() - older_than
+    if queued_older_than is None:
+        queued_older_than = timedelta(seconds=settings.CLOAK_JOB_QUEUED_TIMEOUT)
+    now = _now()
+    cutoff = now - older_than
+    queued_cutoff = now - queued_older_than
+    # Before this pass fails anything: the jobs it fails end now, and are no worker's work.
+    idle = not _workers_busy(cutoff)
     counts = {
         "imports_failed": 0,
         "runs_failed": 0,
         "batches_requeued": 0,
         "releases_failed": 0,
         "models_failed": 0,
+        "jobs_never_taken": 0,
         "uploads_deleted": 0,
     }
     # One job at a time, each on its own: on SQLite a long import holds the write lock, and
@@ -392,14 +554,14 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
                 counts["uploads_deleted"] += upload_delete(job.stored_path)
         except DatabaseError:
             logger.exception("could not reap import job %s", job.pk)
-    for run in PreannotationRun.objects.filter(status=RunStatus.RUNNING):
-        batches = RunBatch.objects.filter(run=run)
-        waiting = (
-            batches.filter(status=BatchStatus.QUEUED).exists()
-            and not batches.filter(status=BatchStatus.RUNNING).exists()
-        )
+    for run in PreannotationRun.objects.filter(status__in=[QUEUED, RUNNING]).order_by("pk"):
         try:
-            if not waiting and _stale(run, cutoff):
+            if _run_waiting(run):
+                lost = idle and job_last_seen(run) < queued_cutoff
+                if lost and _fail_unclaimed(run, queued_older_than):
+                    counts["runs_failed"] += 1
+                    counts["jobs_never_taken"] += 1
+            elif _stale(run, cutoff):
                 requeued = _reap_run(run)
                 if requeued is not None:
                     counts["runs_failed"] += 1
@@ -422,5 +584,33 @@ def jobs_reap(*, older_than: timedelta | None = None) -> dict[str, int]:
                 counts["models_failed"] += 1
         except DatabaseError:
             logger.exception("could not reap learned model %s", learned.pk)
+    if idle:
+        _reap_unclaimed(queued_cutoff, queued_older_than, counts)
     counts["uploads_deleted"] += _uploads_sweep(cutoff)
     return counts
+
+
+# The jobs that wait in the queue as one task each, with the reaper's count of their kind
+# (a run waits as its batches: see jobs_reap).
+_ONE_TASK_JOBS: tuple[tuple[type[models.Model], str], ...] = (
+    (ImportJob, "imports_failed"),
+    (Release, "releases_failed"),
+    (LearnedModel, "models_failed"),
+)
+
+
+def _reap_unclaimed(cutoff: datetime, waited: timedelta, counts: dict[str, int]) -> None:
+    """Fail the one-task jobs queued before `cutoff` that no worker took (the caller has
+    seen the workers idle); an import's upload goes with it."""
+    for model, counter in _ONE_TASK_JOBS:
+        queued = model._default_manager.filter(status=QUEUED, created_at__lt=cutoff)
+        for job in queued.order_by("pk"):
+            try:
+                if job_last_seen(job) >= cutoff or not _fail_unclaimed(job, waited):
+                    continue
+                counts[counter] += 1
+                counts["jobs_never_taken"] += 1
+                if isinstance(job, ImportJob):
+                    counts["uploads_deleted"] += upload_delete(job.stored_path)
+            except DatabaseError:
+                logger.exception("could not fail queued %s %s", model.__name__, job.pk)

@@ -33,7 +33,6 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from annotator import tasks
 from annotator.models import AuditAction, LearnedModel, LearnedModelStatus, Project
@@ -50,6 +49,7 @@ from annotator.services.jobs import (
     job_finish,
     job_last_seen,
     job_progress_set,
+    job_send_on_commit,
 )
 from pseudonymizer.learning import LearnedRecognizer, LearningError, load, train
 
@@ -126,21 +126,8 @@ def learned_model_train(
         target=f"learned:{model.pk}",
         detail={"language": language, "version": model.version, "trigger": trigger},
     )
-    transaction.on_commit(partial(_dispatch, model.pk))
+    job_send_on_commit(model, partial(tasks.learn.delay, model.pk))
     return model
-
-
-def _dispatch(model_id: int) -> None:
-    try:
-        tasks.learn.delay(model_id)
-    except BrokerError:
-        logger.exception("learned model %s: could not be sent to the workers", model_id)
-        job_fail(
-            LearnedModel,
-            model_id,
-            "it could not be sent to the workers (the broker did not answer); train again "
-            "once it is back",
-        )
 
 
 def learned_model_run(model_id: int) -> bool:

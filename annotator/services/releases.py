@@ -43,7 +43,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from functools import cache
+from functools import cache, partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
@@ -74,7 +74,14 @@ from annotator.selectors.releases import (
 from annotator.selectors.rendering import document_rendered
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
-from annotator.services.jobs import job_claim, job_fail, job_finish, job_progress, job_progress_set
+from annotator.services.jobs import (
+    job_claim,
+    job_fail,
+    job_finish,
+    job_progress,
+    job_progress_set,
+    job_send_on_commit,
+)
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 from pseudonymizer.recognizers.known import fold
@@ -185,7 +192,7 @@ def release_create(
                     ip_address=ip_address,
                 )
                 if dispatch:
-                    tasks.release_build.delay_on_commit(release.pk)
+                    job_send_on_commit(release, partial(tasks.release_build.delay, release.pk))
             return release
         except IntegrityError:
             if attempt == 2:

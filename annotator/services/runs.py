@@ -14,6 +14,13 @@ run's counters move only when it was not done already, so a batch delivered twic
 resumed ends as if it had run once. The run and its batches share the lifecycle of
 annotator.services.jobs: claimed with one conditional update, finished or failed with another,
 fenced by the `started_at` of the claim.
+
+A batch belongs to its run while the run is active (queued or running). Once the run has
+failed (reaped, or its batches could not be sent) the tasks of its batches still in the
+broker do nothing: a batch is claimed only while its run is active (in the claim's own
+update), the `ner` half spends no GPU time on a batch whose run has ended, and a write that
+finds the run ended writes nothing and puts the batch back in the queue, where `run_resume`
+finds it.
 """
 
 from __future__ import annotations
@@ -32,7 +39,6 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from annotator import tasks
 from annotator.keys.services import known_surfaces
@@ -53,7 +59,13 @@ from annotator.models import (
 from annotator.selectors.learning import learned_latest
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
-from annotator.services.jobs import job_claim, job_fail, job_finish, job_progress_set
+from annotator.services.jobs import (
+    job_claim,
+    job_fail,
+    job_finish,
+    job_progress_set,
+    job_send_on_commit,
+)
 from annotator.services.learning import learned_recognizer
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
@@ -204,7 +216,7 @@ def run_create(
         },
     )
     if dispatch:
-        transaction.on_commit(partial(_dispatch, run.pk, [(b.pk, b.language) for b in batches]))
+        job_send_on_commit(run, partial(_dispatch, run.pk, [(b.pk, b.language) for b in batches]))
     return run
 
 
@@ -216,13 +228,16 @@ def run_resume(
     broker lost the messages). A batch still in the hands of a live worker is sent again
     too: whichever write comes second finds the batch done, or its claim taken, and changes
     nothing."""
+    # The batches before the run, in the order a batch's write locks them: a write finishing
+    # now waits for the resumption (or it for the write), and neither deadlocks.
+    pending = RunBatch.objects.filter(run_id=run.pk).exclude(status=BatchStatus.DONE)
+    list(pending.select_for_update().order_by("pk").values_list("pk", flat=True))
     run = PreannotationRun.objects.select_for_update().get(pk=run.pk)
     if run.status == RunStatus.DONE:
         raise DomainError(
             f"run {run.pk} is done: there is nothing to resume. Start a new run to "
             "pre-annotate again."
         )
-    pending = RunBatch.objects.filter(run=run).exclude(status=BatchStatus.DONE)
     batches = list(pending.order_by("number").values_list("pk", "language"))
     pending.update(status=BatchStatus.QUEUED, error="", finished_at=None)
     warnings = [w for w in run.warnings if w.get("recognizer") != BATCH_RECOGNIZER]
@@ -237,6 +252,9 @@ def run_resume(
         PreannotationRun.objects.filter(pk=run.pk).update(
             status=status, error="", warnings=warnings, finished_at=None
         )
+        # A sign of life: the reaper takes a run whose work all waits in the queue for lost
+        # once it has shown none for a while, and its start and batches are old.
+        _heartbeat(run.pk)
     audit_record(
         action=AuditAction.PREANNOTATE,
         actor=actor,
@@ -245,44 +263,46 @@ def run_resume(
         detail={"resumed": True, "batches": len(batches)},
     )
     if dispatch and batches:
-        transaction.on_commit(partial(_dispatch, run.pk, batches))
+        job_send_on_commit(run, partial(_dispatch, run.pk, batches))
     run.refresh_from_db()
     return run
 
 
 def _dispatch(run_id: int, batches: Sequence[tuple[int, str]]) -> None:
-    """Send the batches: NER first where the language has a model, then the rest."""
+    """Send the batches: NER first where the language has a model, then the rest. A broker
+    error goes up to `job_send_on_commit`, which fails the run (resumable)."""
     models_used = (
         PreannotationRun.objects.filter(pk=run_id).values_list("models_used", flat=True).first()
     )
     if models_used is None:
         return
-    try:
-        for batch_id, language in batches:
-            if models_used.get(language):
-                (
-                    tasks.preannotate_ner.s(batch_id)
-                    | tasks.preannotate_batch.s(batch_id, with_ner=True)
-                ).apply_async()
-            else:
-                tasks.preannotate_batch.delay(None, batch_id)
-    except BrokerError:
-        logger.exception("run %s: could not send its batches", run_id)
-        PreannotationRun.objects.filter(pk=run_id).update(
-            error="The batches could not be sent to the workers (the broker did not answer). "
-            "Resume the run once it is back."
-        )
+    for batch_id, language in batches:
+        if models_used.get(language):
+            (
+                tasks.preannotate_ner.s(batch_id)
+                | tasks.preannotate_batch.s(batch_id, with_ner=True)
+            ).apply_async()
+        else:
+            tasks.preannotate_batch.delay(None, batch_id)
 
 
 # --- One batch -------------------------------------------------------------------------------
 
 
+def _of_active_run() -> Q:
+    # A subquery, not `run__status`: a join would make the claim's update select its batch
+    # through a self-join, which a concurrent claim does not see change (job_claim).
+    return Q(run_id__in=PreannotationRun.objects.filter(status__in=ACTIVE).values("pk"))
+
+
 def run_batch_claim(*, batch_id: int, retried: bool = False) -> datetime | None:
     """Claim a queued batch (and start its run); its `started_at`, or None when another
-    worker has it or it is done. A task retrying after a transient failure takes its own
-    claim over (`retried`); a redelivered one re-claims only a batch gone stale."""
+    worker has it, it is done, or its run is no longer active (failed: its tasks still in
+    the broker do nothing until it is resumed). A task retrying after a transient failure
+    takes its own claim over (`retried`); a redelivered one re-claims only a batch gone
+    stale."""
     stale_after = timedelta(0) if retried else timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
-    if not job_claim(RunBatch, batch_id, stale_after=stale_after):
+    if not job_claim(RunBatch, batch_id, stale_after=stale_after, where=_of_active_run()):
         return None
     RunBatch.objects.filter(pk=batch_id).update(attempts=F("attempts") + 1)
     row = RunBatch.objects.filter(pk=batch_id).values_list("run_id", "started_at").first()
@@ -294,10 +314,25 @@ def run_batch_claim(*, batch_id: int, retried: bool = False) -> datetime | None:
 
 
 def _claimed_batch(batch_id: int, claimed_at: datetime) -> RunBatch | None:
+    """The batch, while it is still this claim's and its run is active; else None (and a
+    batch whose run ended goes back to the queue)."""
     batch = RunBatch.objects.select_related("run__project").filter(pk=batch_id).first()
     if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
         return None
+    if batch.run.status not in ACTIVE:
+        _batch_release(batch_id, claimed_at)
+        return None
     return batch
+
+
+def _batch_release(batch_id: int, claimed_at: datetime) -> None:
+    """Put a claimed batch whose run has ended back in the queue, as the reaper does with
+    the running batches of the run it fails: `run_resume` sends it again."""
+    released = RunBatch.objects.filter(
+        pk=batch_id, status=BatchStatus.RUNNING, started_at=claimed_at
+    ).update(status=BatchStatus.QUEUED)
+    if released:
+        logger.info("batch %s: its run has ended; queued again for a resumption", batch_id)
 
 
 def _texts(batch: RunBatch) -> tuple[list[int], list[str]]:
@@ -430,7 +465,10 @@ def _merge_warnings(current: list[Warning], new: Iterable[Warning]) -> list[Warn
     return merged
 
 
-@transaction.atomic
+class _RunEnded(Exception):
+    """The batch's run failed (or ended) while the batch was being written: roll back."""
+
+
 def run_batch_write(
     *,
     batch_id: int,
@@ -441,11 +479,34 @@ def run_batch_write(
     """Replace the untouched machine proposals of the batch's documents with `spans_by_document`
     (engine labels, mapped here onto the project's schema), mark the batch done and move the
     run's counters; the last batch finishes the run. False, and nothing written, when the
-    batch is done already or another claim holds it."""
+    batch is done already, another claim holds it, or its run is no longer active (the batch
+    then goes back to the queue, for `run_resume`)."""
+    try:
+        return _batch_write(
+            batch_id=batch_id,
+            claimed_at=claimed_at,
+            spans_by_document=spans_by_document,
+            warnings=warnings,
+        )
+    except _RunEnded:
+        _batch_release(batch_id, claimed_at)
+        return False
+
+
+@transaction.atomic
+def _batch_write(
+    *,
+    batch_id: int,
+    claimed_at: datetime,
+    spans_by_document: Mapping[int, Sequence[EngineSpan]],
+    warnings: Iterable[Warning],
+) -> bool:
     batch = RunBatch.objects.select_for_update().filter(pk=batch_id).first()
     if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
         return False
     run = PreannotationRun.objects.select_related("project").get(pk=batch.run_id)
+    if run.status not in ACTIVE:  # failed since the claim: its batches wait for a resumption
+        raise _RunEnded
     labels = run.project.labels
     # The documents stay locked until the commit, so a person's write to one of them waits
     # for this one (or this one for it) instead of being lost between the delete and insert.
@@ -492,6 +553,10 @@ def run_batch_write(
     # The run's row last (batch → documents → run, always in this order): batches of one run
     # finish one after the other from here, so exactly one of them sees that none is left.
     locked = PreannotationRun.objects.select_for_update().get(pk=run.pk)
+    if locked.status not in ACTIVE:
+        # Under the run's own lock the run's word is final: a run failed since the check
+        # above (by the reaper, or a send that failed) gets nothing of this batch.
+        raise _RunEnded
     PreannotationRun.objects.filter(pk=run.pk).update(
         documents_done=F("documents_done") + len(batch.document_ids),
         spans_created=F("spans_created") + len(created),

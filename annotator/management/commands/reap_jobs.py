@@ -1,4 +1,5 @@
-"""Fail the jobs whose worker stopped and delete the uploads no job needs (beat does it too)."""
+"""Fail the jobs whose worker stopped, and the queued ones no worker took, and delete the
+uploads no job needs (beat does it too)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from annotator.services.jobs import jobs_reap
 
 class Command(BaseCommand):
     help = (
-        "Fail running imports, runs and releases whose worker stopped reporting, queue the "
-        "unfinished batches of such runs again (resume them with preannotate --resume), and "
+        "Fail running imports, runs, releases and trainings whose worker stopped reporting, "
+        "queue the unfinished batches of such runs again (resume them with preannotate "
+        "--resume), fail queued jobs that no worker took while the workers were idle, and "
         "delete uploads that no queued or running import needs."
     )
 
@@ -24,10 +26,21 @@ class Command(BaseCommand):
             type=int,
             default=settings.CLOAK_JOB_STALE_AFTER,
             metavar="SECONDS",
-            help="a running job silent this long is taken for dead "
-            "(default: CLOAK_JOB_STALE_AFTER, %(default)s)",
+            help="a running job silent this long is taken for dead, and workers with no job "
+            "this long for idle (default: CLOAK_JOB_STALE_AFTER, %(default)s)",
+        )
+        parser.add_argument(
+            "--queued-older-than",
+            type=int,
+            default=settings.CLOAK_JOB_QUEUED_TIMEOUT,
+            metavar="SECONDS",
+            help="a job queued this long that no worker took, while the workers are idle, "
+            "is failed (default: CLOAK_JOB_QUEUED_TIMEOUT, %(default)s)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        counts = jobs_reap(older_than=timedelta(seconds=options["older_than"]))
+        counts = jobs_reap(
+            older_than=timedelta(seconds=options["older_than"]),
+            queued_older_than=timedelta(seconds=options["queued_older_than"]),
+        )
         self.stdout.write(", ".join(f"{name.replace('_', ' ')}: {n}" for name, n in counts.items()))

@@ -8,8 +8,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import kombu.exceptions
 import pytest
+import redis.exceptions
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
@@ -28,6 +31,7 @@ from annotator.models import (
     RunStatus,
 )
 from annotator.services import jobs
+from annotator.services.imports import import_job_create
 from annotator.services.jobs import (
     job_claim,
     job_fail,
@@ -36,6 +40,10 @@ from annotator.services.jobs import (
     job_progress_set,
     jobs_reap,
 )
+from annotator.services.learning import learned_model_train
+from annotator.services.releases import release_create
+from annotator.services.runs import run_batch_detect, run_create, run_execute, run_resume
+from tests.conftest import Team
 from tests.factories import (
     DocumentFactory,
     PreannotationRunFactory,
@@ -374,3 +382,246 @@ def test_the_reaper_runs_as_a_celery_task(settings: Any, monkeypatch: Any) -> No
 
     assert counts["imports_failed"] == 1
     assert settings.CELERY_BEAT_SCHEDULE["jobs-reap"]["task"] == "annotator.tasks.jobs_reap"
+
+
+# --- Queued jobs that no worker took ----------------------------------------------------------
+
+
+def queued_since(job: Any, when: datetime) -> None:
+    type(job).objects.filter(pk=job.pk).update(created_at=when)
+
+
+def test_a_queued_import_no_worker_took_fails_and_its_upload_is_deleted(settings: Any) -> None:
+    settings.CLOAK_JOB_QUEUED_TIMEOUT = 1800
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    queued_since(job, timezone.now() - HOUR)
+
+    counts = jobs_reap()
+
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED and job.finished_at is not None
+    assert "No worker took it within 30 minutes" in job.error
+    assert "upload it again" in job.error
+    assert not upload.parent.exists()
+    assert counts["imports_failed"] == 1 and counts["jobs_never_taken"] == 1
+    assert counts["uploads_deleted"] == 1
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (
+            lambda: Release.objects.create(
+                project=ProjectFactory(), version=1, strategy="S2", format="jsonl"
+            ),
+            "cut the release again",
+        ),
+        (
+            lambda: LearnedModel.objects.create(project=ProjectFactory(), language="en", version=1),
+            "ask for a new version",
+        ),
+    ],
+    ids=["release", "training"],
+)
+def test_a_queued_release_or_training_no_worker_took_fails(make: Any, says: str) -> None:
+    job = make()
+    queued_since(job, timezone.now() - HOUR)
+
+    assert jobs_reap()["jobs_never_taken"] == 1
+
+    job.refresh_from_db()
+    assert job.status == "failed" and "No worker took it" in job.error and says in job.error
+
+
+def test_a_job_queued_for_less_than_the_timeout_waits(settings: Any) -> None:
+    settings.CLOAK_JOB_QUEUED_TIMEOUT = 1800
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    queued_since(job, timezone.now() - timedelta(minutes=20))
+
+    assert jobs_reap()["jobs_never_taken"] == 0
+
+    job.refresh_from_db()
+    assert job.status == ImportStatus.QUEUED and upload.is_file()
+
+
+@pytest.mark.parametrize("busy_with", ["a long import", "a batch just written"])
+def test_jobs_queued_behind_busy_workers_wait_however_long(settings: Any, busy_with: str) -> None:
+    upload = an_upload(settings)
+    waiting_import = an_import(stored_path=str(upload))
+    queued_since(waiting_import, timezone.now() - 3 * HOUR)
+    # Runs queued behind each other, for hours.
+    waiting_runs = [PreannotationRunFactory() for _ in range(3)]
+    for run in waiting_runs:
+        RunBatchFactory(run=run)
+        queued_since(run, timezone.now() - 3 * HOUR)
+    if busy_with == "a long import":
+        working = an_import()
+        assert job_claim(ImportJob, working.pk)
+        ImportJob.objects.filter(pk=working.pk).update(started_at=timezone.now() - 2 * HOUR)
+        job_progress_set(working, 10, 100)  # still reporting
+    else:
+        # Between two batches of another run: the last one ended a minute ago.
+        RunBatchFactory(
+            run=PreannotationRunFactory(status=RunStatus.RUNNING, started_at=timezone.now()),
+            status=BatchStatus.DONE,
+            finished_at=timezone.now() - timedelta(minutes=1),
+        )
+
+    counts = jobs_reap()
+
+    assert counts["jobs_never_taken"] == 0
+    waiting_import.refresh_from_db()
+    assert waiting_import.status == ImportStatus.QUEUED and upload.is_file()
+    statuses = PreannotationRun.objects.filter(pk__in=[r.pk for r in waiting_runs])
+    assert set(statuses.values_list("status", flat=True)) == {RunStatus.QUEUED}
+
+
+def test_a_queued_run_no_worker_took_fails_resumable_with_its_batches_queued() -> None:
+    run = PreannotationRunFactory()
+    batches = [RunBatchFactory(run=run) for _ in range(2)]
+    queued_since(run, timezone.now() - HOUR)
+
+    counts = jobs_reap()
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "No worker took it" in run.error
+    assert "Resume the run" in run.error
+    assert {b.status for b in RunBatch.objects.filter(pk__in=[b.pk for b in batches])} == {
+        BatchStatus.QUEUED
+    }
+    assert (counts["runs_failed"], counts["jobs_never_taken"]) == (1, 1)
+
+
+def test_a_started_run_whose_queued_batches_no_worker_takes_fails_resumable(
+    team: Team, settings: Any
+) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
+    settings.CLOAK_RUN_BATCH_SIZE = 1
+    for _ in range(2):
+        DocumentFactory(project=team.project, text="Write to moshe@example.org")
+    run = run_create(project=team.project, actor=None, dispatch=False)
+    first, second = run.batches.order_by("number")
+    # The first batch was written an hour ago; the broker lost the second's task.
+    assert run_batch_detect(batch_id=first.pk)
+    long_ago = timezone.now() - HOUR
+    PreannotationRun.objects.filter(pk=run.pk).update(started_at=long_ago)
+    RunBatch.objects.filter(pk=first.pk).update(started_at=long_ago, finished_at=long_ago)
+    cache.clear()  # its heartbeats are an hour old too
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING
+
+    assert jobs_reap()["runs_failed"] == 1
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "No worker took it" in run.error
+    assert RunBatch.objects.get(pk=second.pk).status == BatchStatus.QUEUED
+    run = run_resume(run=run, dispatch=False)
+    assert run_execute(run=run).status == RunStatus.DONE
+    run.refresh_from_db()
+    assert run.documents_done == 2
+
+
+def test_a_run_resumed_long_after_it_started_is_not_taken_for_lost(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=RunStatus.FAILED, started_at=long_ago)
+    RunBatchFactory(run=run, status=BatchStatus.QUEUED)
+    queued_since(run, long_ago)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run_resume(run=run, dispatch=False)
+    # Nothing else anywhere, so the workers are idle: only the resumption is a sign of life.
+    assert jobs_reap()["jobs_never_taken"] == 0
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.QUEUED
+
+
+def test_the_reap_jobs_command_fails_queued_jobs_after_the_given_time(
+    settings: Any, capsys: Any
+) -> None:
+    job = an_import(stored_path=str(an_upload(settings)))
+    queued_since(job, timezone.now() - timedelta(minutes=10))
+
+    call_command("reap_jobs", "--queued-older-than", "300")
+
+    assert "jobs never taken: 1" in capsys.readouterr().out
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED
+
+
+# --- Tasks that cannot be sent ----------------------------------------------------------------
+
+
+def broker_down(error: BaseException) -> Any:
+    def send(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    return send
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        kombu.exceptions.OperationalError("Error 111 connecting to redis:6379"),
+        redis.exceptions.ConnectionError("Connection refused"),
+    ],
+    ids=["kombu", "redis"],
+)
+def test_an_import_whose_task_cannot_be_sent_fails_at_once_and_its_upload_goes(
+    team: Team, monkeypatch: Any, django_capture_on_commit_callbacks: Any, error: BaseException
+) -> None:
+    from annotator import tasks
+
+    monkeypatch.setattr(tasks.import_run, "delay", broker_down(error))
+    upload = SimpleUploadedFile("corpus.jsonl", b'{"id": "a", "lang": "en", "text": "Moshe"}\n')
+
+    with django_capture_on_commit_callbacks(execute=True):
+        job = import_job_create(project=team.project, upload=upload, actor=team.admin)
+
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED and job.finished_at is not None
+    assert "could not be sent to the workers" in job.error
+    assert type(error).__name__ in job.error and "upload it again" in job.error
+    assert not Path(job.stored_path).exists() and not Path(job.stored_path).parent.exists()
+
+
+def test_a_release_or_training_whose_task_cannot_be_sent_fails_at_once(
+    team: Team, settings: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    settings.CLOAK_LEARN_MIN_SPANS = 0
+    down = broker_down(kombu.exceptions.OperationalError("timed out"))
+    monkeypatch.setattr(tasks.release_build, "delay", down)
+    monkeypatch.setattr(tasks.learn, "delay", down)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        release = release_create(
+            project=team.project, strategy="S2", format="jsonl", actor=team.admin
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        model = learned_model_train(team.project, "en", trigger="admin", actor=team.admin)
+
+    release.refresh_from_db()
+    model.refresh_from_db()
+    assert release.status == ReleaseStatus.FAILED and "cut the release again" in release.error
+    assert model.status == LearnedModelStatus.FAILED and "ask for a new version" in model.error
+    assert "could not be sent" in release.error and "could not be sent" in model.error
+
+
+def test_a_bug_while_sending_is_not_taken_for_the_broker(
+    team: Team, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    monkeypatch.setattr(tasks.import_run, "delay", broker_down(TypeError("a bug")))
+    upload = SimpleUploadedFile("corpus.jsonl", b'{"id": "a", "lang": "en", "text": "x"}\n')
+
+    with pytest.raises(TypeError), django_capture_on_commit_callbacks(execute=True):
+        import_job_create(project=team.project, upload=upload, actor=team.admin)
+
+    assert ImportJob.objects.get().status == ImportStatus.QUEUED

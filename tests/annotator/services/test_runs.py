@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
+import kombu.exceptions
 import pytest
 from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
@@ -27,6 +29,7 @@ from annotator.models import (
 )
 from annotator.services import runs
 from annotator.services.errors import DomainError
+from annotator.services.jobs import job_fail, jobs_reap
 from pseudonymizer.detection import Detection, Detector
 from pseudonymizer.schemas import preset
 from pseudonymizer.spans import Span as EngineSpan
@@ -518,3 +521,127 @@ def test_here_runs_every_batch_in_this_process(team: Team, settings: Any) -> Non
     run = runs.run_execute(run=run, progress=lambda current: seen.append(current.documents_done))
     assert run.status == RunStatus.DONE
     assert seen == [1, 2, 3]
+
+
+# --- A run that ended: its batches still in the broker do nothing ------------------------------
+
+
+def run_counters(run: PreannotationRun) -> tuple[str, int, int]:
+    run.refresh_from_db()
+    return run.status, run.documents_done, run.spans_created
+
+
+def test_the_batches_of_a_reaped_run_write_nothing_until_it_is_resumed(
+    team: Team, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    settings.CLOAK_RUN_BATCH_SIZE = 1
+    run = queued_run(team, count=3)
+    first, second, third = run.batches.order_by("number")
+    # Batch 1 written; batch 2 in the hands of a worker that was killed; batch 3 in the broker.
+    assert runs.run_batch_detect(batch_id=first.pk)
+    assert runs.run_batch_claim(batch_id=second.pk) is not None
+    assert jobs_reap(older_than=timedelta(0))["runs_failed"] == 1
+    assert run_counters(run) == (RunStatus.FAILED, 1, 2)
+
+    # The broker still holds the tasks of batches 2 and 3 (and hands batch 2's out again).
+    for batch in (second, third, second):
+        tasks.preannotate_batch.apply(args=(None, batch.pk))
+
+    assert run_counters(run) == (RunStatus.FAILED, 1, 2)
+    assert Span.objects.filter(run=run).count() == 2
+    assert set(run.batches.exclude(pk=first.pk).values_list("status", flat=True)) == {
+        BatchStatus.QUEUED
+    }
+    assert RunBatch.objects.get(pk=third.pk).attempts == 0  # never claimed
+
+    with django_capture_on_commit_callbacks(execute=True):
+        runs.run_resume(run=run, actor=team.admin)
+    assert run_counters(run) == (RunStatus.DONE, 3, 6)
+    for document in Document.objects.filter(project=team.project):
+        assert len(machine_spans(document)) == 2  # the e-mail and the hashtag, once each
+
+
+def test_the_ner_half_spends_no_gpu_time_on_a_batch_of_a_failed_run(
+    team: Team, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": "", "ar": ""}
+    called: list[int] = []
+
+    def ner(self: Detector, texts: Sequence[str], language: str) -> Detection:
+        called.append(len(texts))
+        return Detection(spans=[[] for _ in texts], errors={})
+
+    monkeypatch.setattr(Detector, "ner", ner)
+    run = queued_run(team, count=1)
+    batch = run.batches.get()
+    job_fail(PreannotationRun, run.pk, "the worker stopped")
+
+    tasks.preannotate_ner.apply(args=(batch.pk,))
+    assert runs.run_batch_ner(batch_id=batch.pk) is None
+
+    assert called == []
+    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+
+
+def test_a_batch_whose_run_failed_after_its_ner_half_writes_nothing_and_waits_for_a_resume(
+    team: Team, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": "", "ar": ""}
+    monkeypatch.setattr(Detector, "ner", fake_ner({EMAIL_TEXT: [(0, 5, "PER")]}))
+    run = queued_run(team, count=1)
+    batch = run.batches.get()
+    payload = runs.run_batch_ner(batch_id=batch.pk)
+    assert payload is not None
+    # The reaper failed the run while the GPU worked; the payload reaches the default queue.
+    job_fail(PreannotationRun, run.pk, "the worker stopped")
+
+    assert not runs.run_batch_detect(batch_id=batch.pk, ner=payload)
+
+    assert run_counters(run) == (RunStatus.FAILED, 0, 0)
+    assert not Span.objects.filter(run=run).exists()
+    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+
+
+def test_a_claimed_batch_of_a_run_failed_meanwhile_writes_nothing_and_waits_for_a_resume(
+    team: Team,
+) -> None:
+    run = queued_run(team, count=2)
+    batch = run.batches.get()
+    claimed_at = runs.run_batch_claim(batch_id=batch.pk)
+    assert claimed_at is not None
+    # The reaper failed the run between the batch's claim and its write.
+    assert job_fail(PreannotationRun, run.pk, "the worker stopped")
+    found = {pk: [EngineSpan(*EMAIL, "EMAIL", 1.0, source="regex")] for pk in batch.document_ids}
+
+    assert not runs.run_batch_write(
+        batch_id=batch.pk, claimed_at=claimed_at, spans_by_document=found
+    )
+
+    assert run_counters(run) == (RunStatus.FAILED, 0, 0)
+    assert not Span.objects.filter(run=run).exists()
+    statuses = Document.objects.filter(project=team.project).values_list("status", flat=True)
+    assert set(statuses) == {DocumentStatus.NEW}
+    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+    runs.run_resume(run=run, dispatch=False)
+    assert runs.run_execute(run=run).status == RunStatus.DONE
+    assert run_counters(run) == (RunStatus.DONE, 2, 4)
+
+
+def test_a_run_whose_batches_cannot_be_sent_fails_at_once_and_resumes(
+    team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broker_down(*args: Any, **kwargs: Any) -> None:
+        raise kombu.exceptions.OperationalError("Error 111 connecting to redis:6379")
+
+    DocumentFactory(project=team.project, text=EMAIL_TEXT)
+    with monkeypatch.context() as patch:
+        patch.setattr(tasks.preannotate_batch, "delay", broker_down)
+        run = start(django_capture_on_commit_callbacks, project=team.project)
+
+    assert run.status == RunStatus.FAILED
+    assert "could not be sent" in run.error and "OperationalError" in run.error
+    assert "Resume the run" in run.error
+    assert run.batches.get().status == BatchStatus.QUEUED
+    with django_capture_on_commit_callbacks(execute=True):
+        runs.run_resume(run=run)
+    assert run_counters(run) == (RunStatus.DONE, 1, 2)
