@@ -211,3 +211,17 @@ def test_marking_a_document_done_says_which_proposals_are_left(
     assert api(team.annotator_fr).patch(where, {"status": "done"}, format="json").status_code == 404
     stale = client.patch(where, {"status": "in_progress", "version": 1}, format="json")
     assert stale.status_code == 409
+
+
+def test_a_span_gone_answers_404_saying_it_is_no_longer_in_the_document(
+    team: Team, document: Document
+) -> None:
+    span = SpanFactory(document=document, start=12, end=23, label="PER", source=SpanSource.NER)
+    Span.objects.filter(pk=span.pk).delete()  # a run replaced it, or another person removed it
+    client = api(team.annotator_en)
+    patched = client.patch(url(document, span), {"version": 1, "status": "accepted"}, "json")
+    deleted = client.delete(url(document, span) + "?version=1")
+    for answer in (patched, deleted):
+        assert answer.status_code == 404
+        assert "no longer in the document" in answer.json()["detail"]
+    assert not Span.objects.filter(document=document).exists()
