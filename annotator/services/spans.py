@@ -562,6 +562,16 @@ def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
     }
 
 
+def surface_pseudonyms(document: Document, surfaces: set[str]) -> dict[str, str]:
+    """The pseudonym a row of `document` shows for each of `surfaces` (of spans not rejected)
+    that has one: what `span_choices` gives its spans, by surface, for a caller that has
+    offsets and no Span to build (the page's check of what changed). None for a replica."""
+    if document.replica_of_id is not None:
+        return {}
+    choices = surface_choices(document.project, surfaces)
+    return {surface: choice.replacement for surface, choice in choices.items()}
+
+
 def pseudonym_chosen(document: Document, surface: str) -> Choice | None:
     """The choice the project holds for `surface`, as shown to whoever annotates `document`:
     none on a replica (blind to the first annotator's)."""

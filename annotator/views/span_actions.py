@@ -5,7 +5,11 @@ Every change goes through annotator.services.spans, as the API's do. A form post
 on one span with the span's `version` as the page read it. The answer is a patch of what
 changed (annotator.views.workspace.render_patch) for htmx, else a redirect back to the page,
 with a notice when the span changed meanwhile (its state now is shown, nothing is
-overwritten) or the action was refused.
+overwritten) or the action was refused. A span that is gone (a run replaced it, someone
+removed it) gets a patch that removes its row and says so, never a bare 404.
+
+The page says with each action what it shows (annotator.views.workspace_sync): the patch
+carries what else changed in the document since, by a run or another person, too.
 
 Each change that went through is pushed on the session's undo stack for that document
 (annotator.services.undo): `u`, or the Undo button, takes back the last one.
@@ -16,15 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.contrib import messages
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can
 from annotator.selectors.queues import next_document
-from annotator.services.errors import DomainError, StaleVersion
+from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
     document_status_set,
@@ -39,7 +43,8 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
 from annotator.views.nav import HtmxProjectRequest
 from annotator.views.undo_stack import UNDO_KEY, UNDO_LABELS, push, stacks_of, undo_label
-from annotator.views.workspace import open_document, render_patch
+from annotator.views.workspace import open_document, render_patch, render_workspace
+from annotator.views.workspace_sync import BadPageState, changes_since, page_state
 from pseudonymizer.edges import move_edge
 from pseudonymizer.vocabulary import Decision
 
@@ -57,6 +62,10 @@ EDGE_MOVES = [
 # Suggestions offered at once: keys 1-5 pick one.
 SUGGESTION_KEYS = 5
 STALE = "This span changed since you opened it: here it is as it is now."
+GONE = (
+    "This span is no longer in the document (a run or another person changed it); "
+    "the list is up to date."
+)
 
 
 def _answer(
@@ -69,12 +78,20 @@ def _answer(
     ranges: Iterable[tuple[int, int]] = (),
     anchor: str = "",
 ) -> HttpResponse:
-    """The patch for htmx; else back to the page, the notice as a message."""
+    """The patch for htmx, with what else changed since the page was patched; else back to
+    the page, the notice as a message."""
     if request.htmx:
         document.refresh_from_db(fields=["status", "version"])
+        status = {"notice": notice, "error": error, "undo": undo_label(request, document)}
+        try:
+            state = page_state(request.POST)
+        except BadPageState:
+            # What the page shows cannot be read: the whole workspace is right whatever it is.
+            return render_workspace(request, document, **status)
+        meanwhile = changes_since(document, state) if state is not None else None
         return render_patch(
-            request, document, changed=list(changed), ranges=ranges,
-            notice=notice, error=error, undo=undo_label(request, document),
+            request, document, changed=list(changed), ranges=ranges, meanwhile=meanwhile,
+            **status,
         )  # fmt: skip
     if notice:
         (messages.error if error else messages.info)(request, notice)
@@ -112,7 +129,9 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
     """One action on one span (accept, reject, label, decide, flag, move) with the version
     read."""
     document = open_document(request, pk)
-    span = get_object_or_404(Span, document=document, pk=span_id)
+    span = Span.objects.filter(document=document, pk=span_id).first()
+    if span is None:
+        return _answer(request, document, GONE, True, changed=[span_id])
     here = [(span.start, span.end)]
     form = SpanActionForm(request.POST, labels=request.project.labels)
     if not form.is_valid():
@@ -131,6 +150,8 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
         )
     except StaleVersion:
         return _answer(request, document, STALE, True, changed=[span_id], ranges=here)
+    except NotFoundError:  # removed between the read above and the write
+        return _answer(request, document, GONE, True, changed=[span_id], ranges=here)
     except DomainError as refused:
         return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
     entry = undo_entry(document, before, low, high, (span_id,))
@@ -233,12 +254,28 @@ def span_undo(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     return _answer(request, document, f"Undone: {what}.", changed=ids, ranges=ranges)
 
 
+def _gone(request: HtmxProjectRequest, document: Document, span_id: int) -> HttpResponse:
+    """The answer to a read of a span that is no longer in the document: for htmx, whatever
+    the request meant to fill, the patch that removes its row and says so; else a 404."""
+    if not request.htmx:
+        raise Http404(GONE)
+    response = render_patch(
+        request, document, changed=[span_id], ranges=[], notice=GONE, error=True,
+        undo=undo_label(request, document),
+    )  # fmt: skip
+    response["HX-Retarget"] = "#workspace-patch"
+    response["HX-Reswap"] = "innerHTML"
+    return response
+
+
 @project_page(Can.ANNOTATE)
-def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+def span_editor(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
     """One span's editor (label, decision and pseudonym with suggestions, a flag), loaded
     when asked for: the page itself stays light however many spans it holds."""
     document = open_document(request, pk)
-    span = get_object_or_404(Span, document=document, pk=span_id)
+    span = Span.objects.filter(document=document, pk=span_id).first()
+    if span is None:
+        return _gone(request, document, span_id)
     choice = span_choices(document, [span]).get(span.pk)
     surface = document.text[span.start : span.end]
     return render(
@@ -260,11 +297,13 @@ def span_editor(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
 
 
 @project_page(Can.ANNOTATE)
-def span_suggestions(request: ProjectRequest, pk: int, span_id: int) -> HttpResponse:
+def span_suggestions(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
     """Up to five pseudonyms for the span's surface (the one already chosen first), each a
     button that saves it as the span's pseudonym: the fragment `s` then 1-5 picks from."""
     document = open_document(request, pk)
-    span = get_object_or_404(Span, document=document, pk=span_id)
+    span = Span.objects.filter(document=document, pk=span_id).first()
+    if span is None:
+        return _gone(request, document, span_id)
     surface = document.text[span.start : span.end]
     suggestions = pseudonym_suggestions(document, surface, span.label, count=SUGGESTION_KEYS)
     return render(

@@ -45,6 +45,11 @@ urlpatterns = [
         name="document_detail",
     ),
     path(
+        "projects/<slug:slug>/documents/<int:pk>/changes/",
+        workspace.document_changes,
+        name="document_changes",
+    ),
+    path(
         "projects/<slug:slug>/documents/<int:pk>/preview/",
         workspace.document_preview,
         name="document_preview",

@@ -6,6 +6,11 @@ gets a patch back, not the page: the rows of the spans that changed, the stretch
 around them (cut where no span crosses, so it replaces whole elements), and the status bar
 (counts, notice, undo). The page's script puts each piece in place. An action that touched
 many spans (accept all) gets the workspace whole instead.
+
+The document also changes behind the page (propagation, a run, another tab or person, a
+lead, undo): each action's answer brings what changed meanwhile as well, and the page asks
+while it is open (`document_changes`), getting 204 when nothing did
+(annotator.views.workspace_sync compares what the page shows with the document now).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
+from django.views.decorators.http import require_POST
 
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
@@ -32,12 +38,21 @@ from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import closed_window, first_strong_direction, segment_text
 from annotator.views.undo_stack import undo_label
 from annotator.views.workspace_html import SOURCE_LABELS, released_html, rows_html, text_html
+from annotator.views.workspace_sync import (
+    BadPageState,
+    Changes,
+    changes_since,
+    document_stamp,
+    page_state,
+)
 
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
 # Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
 PALETTE_SIZE = 8
 # An action that changed more spans than this re-renders the whole workspace.
 PATCH_LIMIT = 40
+# The open page asks what changed this often (and at once when it is shown again).
+POLL_SECONDS = 15
 
 
 def text_direction(language: str) -> str:
@@ -162,6 +177,7 @@ def status_context(
         "notice": notice,
         "notice_is_error": error,
         "undo": undo,
+        "document_stamp": document_stamp(document),
     }
 
 
@@ -180,6 +196,7 @@ def workspace_context(
         "labels": request.project.labels,
         "decisions": DECISION_CHOICES,
         "strategies": STRATEGY_CHOICES,
+        "poll_seconds": POLL_SECONDS,
     }
 
 
@@ -215,10 +232,19 @@ def render_patch(
     *,
     changed: Sequence[int],
     ranges: Iterable[tuple[int, int]],
+    meanwhile: Changes | None = None,
     **status: Any,
 ) -> HttpResponse:
     """What an action changed: the rows of the spans `changed` (a row whose span is gone is
-    removed), the text over `ranges` widened until no span crosses its edges, the status."""
+    removed), the text over `ranges` widened until no span crosses its edges, the status.
+    With what changed `meanwhile` besides (since the page was last patched), that too, and
+    the notice says so."""
+    if meanwhile is not None:
+        note = meanwhile.without(set(changed)).notice()
+        if note:
+            status["notice"] = f"{status.get('notice', '')} {note}".strip()
+        changed = list(dict.fromkeys([*changed, *meanwhile.spans]))
+        ranges = [*ranges, *meanwhile.ranges]
     if len(changed) > PATCH_LIMIT:
         return render_workspace(request, document, **status)
     rows = list(
@@ -247,6 +273,35 @@ def render_patch(
         "has_text": bool(ranges),
     }
     return no_store(render(request, "annotator/_workspace_patch.html", context))
+
+
+@require_POST
+@project_page(Can.VIEW_PROJECT)
+def document_changes(request: HtmxProjectRequest, pk: int) -> HttpResponse:
+    """What changed in the document since the page showed what it says it shows (`known`,
+    `known_document`, see annotator.views.workspace_sync): 204 when nothing did, else the
+    patch an action answers with. A POST, though it writes nothing: the rows of a long
+    document would not fit in an address."""
+    document = open_document(request, pk)
+    try:
+        state = page_state(request.POST)
+    except BadPageState as bad:
+        return no_store(HttpResponse(str(bad), status=400, content_type="text/plain"))
+    if state is None:
+        return no_store(
+            HttpResponse(
+                "Say what the page shows: known (its rows) and known_document.",
+                status=400,
+                content_type="text/plain",
+            )
+        )
+    changes = changes_since(document, state)
+    if not changes:
+        return no_store(HttpResponse(status=204))
+    return render_patch(
+        request, document, changed=[], ranges=[], meanwhile=changes,
+        undo=undo_label(request, document),
+    )  # fmt: skip
 
 
 @project_page(Can.VIEW_PROJECT)

@@ -6,7 +6,7 @@ They are built here with escaped f-strings rather than in the template: for 6,00
 a few. Every value goes through the standard library's `html.escape` (what Django's `escape`
 does, without its lazy-string wrapper, which cost a third of the page's time); the markup
 is the one the page's script and tests read (data-start/data-end in code points,
-data-span-id, data-version, data-order, data-action-url).
+data-span-id, data-version, data-stamp, data-order, data-action-url).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, SpanStatus
 from annotator.views.segments import Segment
+from annotator.views.workspace_sync import row_stamp
 
 # Labels of the choices, read once: Model.get_FOO_display() rebuilds its map on every call.
 SOURCE_LABELS = {value: str(label) for value, label in SOURCE_CHOICES}
@@ -114,6 +115,7 @@ def rows_html(
         rows.append(
             f'<tr id="span-{pk}" data-span-id="{pk}" data-version="{span.version}" '
             f'data-order="{span.start} {span.end} {pk}" data-action-url="{url}" '
+            f'data-stamp="{row_stamp(span.version, span.replacement)}" '
             f'tabindex="-1"{rejected}>{"".join(cells)}</tr>'
         )
     return mark_safe("\n".join(rows))

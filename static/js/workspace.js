@@ -7,7 +7,13 @@
 // After an action the server answers with a patch (into #workspace-patch), not the page:
 // the status bar, the rows of the spans that changed and the stretch of text around them,
 // which no span crosses. applyPatch puts each in place; an editor that was open on a
-// changed span opens again on its new version.
+// changed span opens again on its new version, one on a span that is gone closes.
+//
+// The document also changes behind the page: propagation, a run, another tab or person, a
+// lead. Every action says what the page shows (each row's id, stamp and offsets, and the
+// status bar's stamp), so that its answer brings whatever else changed meanwhile; and while
+// the page is shown it asks the server every few seconds (at once when shown again), which
+// answers 204 when nothing changed, else the same kind of patch.
 "use strict";
 
 (() => {
@@ -20,7 +26,8 @@
 
   const workspace = () => document.getElementById("workspace");
   const textBox = () => document.querySelector("#workspace .doc-text");
-  const rows = () => Array.from(document.querySelectorAll("#workspace tr[data-span-id]"));
+  const rows = () =>
+    Array.from(document.querySelectorAll("#workspace table.spans tr[data-span-id]"));
   const labels = () => {
     const node = document.getElementById("workspace-labels");
     return node ? JSON.parse(node.textContent) : [];
@@ -185,15 +192,19 @@
     if (preview && preview.open) htmx.trigger(preview.querySelector("form"), "change");
   }
 
-  function focusRow(row) {
+  // `quiet` (after a check of what changed, which the person did not ask for): mark the row,
+  // and leave the scroll and any focus elsewhere (an editor being typed in) where they are.
+  function focusRow(row, quiet = false) {
     rows().forEach((other) => other.classList.remove("is-focused"));
     if (!row) return;
     row.classList.add("is-focused");
-    row.focus({ preventScroll: true });
-    row.scrollIntoView({ block: "nearest" });
     focusedId = row.dataset.spanId;
-    // The focused span is in the address: reloading, or coming back, finds it again.
-    history.replaceState(history.state, "", `#span-${focusedId}`);
+    if (!quiet || document.activeElement === document.body) row.focus({ preventScroll: true });
+    if (!quiet) {
+      row.scrollIntoView({ block: "nearest" });
+      // The focused span is in the address: reloading, or coming back, finds it again.
+      history.replaceState(history.state, "", `#span-${focusedId}`);
+    }
     document
       .querySelectorAll("#workspace .doc-text .is-focused")
       .forEach((mark) => mark.classList.remove("is-focused"));
@@ -251,9 +262,10 @@
     } else if (key === "f") {
       const slot = focusedSlot();
       if (!slot) return;
+      // A span gone meanwhile answers with a patch that removes its row, not an editor.
       htmx
         .ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" })
-        .then(() => slot.querySelector("textarea[name=comment]").focus());
+        .then(() => slot.querySelector("textarea[name=comment]")?.focus());
     } else if (key === "j" || key === "k") {
       move(key === "j" ? 1 : -1);
     } else if (key === "a") {
@@ -293,12 +305,98 @@
     const id = mark.dataset.spans.split(" ")[0];
     focusRow(rows().find((row) => row.dataset.spanId === id) || null);
   });
+  // What the page shows, as the server compares it with the document: each row's span id,
+  // stamp (its version and pseudonym) and offsets (code points), and the status bar's stamp.
+  function knownRows() {
+    return rows()
+      .map((row) => {
+        const [start, end] = order(row);
+        return `${row.dataset.spanId}:${row.dataset.stamp}:${start}:${end}`;
+      })
+      .join(" ");
+  }
+  function knownDocument() {
+    const status = document.getElementById("workspace-status");
+    return status ? status.dataset.documentStamp || "" : "";
+  }
+  const changesUrl = () => {
+    const box = workspace();
+    return box ? box.dataset.changesUrl || "" : "";
+  };
+  const isCheck = (detail) =>
+    Boolean(detail.requestConfig && detail.requestConfig.path === changesUrl());
+
+  // Every POST that answers with a patch says what the page shows.
+  document.addEventListener("htmx:configRequest", (event) => {
+    const { target, verb } = event.detail;
+    if (verb !== "post" || !target || target.id !== "workspace-patch") return;
+    event.detail.parameters.known = knownRows();
+    event.detail.parameters.known_document = knownDocument();
+  });
+
+  // The page's own requests under way, and how many it began: a check answered after an
+  // action began may be older than that action's answer, and is dropped.
+  const pending = new Set();
+  let begun = 0;
+  let checkBegun = -1;
+  let checkSince = 0;
+  let reopenAfterSwap = [];
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const { target, xhr } = event.detail;
+    if (isCheck(event.detail) || !target || !target.closest("#workspace")) return;
+    begun += 1;
+    pending.add(xhr);
+    xhr.addEventListener("loadend", () => pending.delete(xhr));
+  });
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    if (isCheck(event.detail) && (begun !== checkBegun || pending.size > 0)) {
+      event.detail.shouldSwap = false;
+    }
+    // The whole workspace is coming: the editors open now open again in it.
+    if (event.detail.target && event.detail.target.id === "workspace") {
+      reopenAfterSwap = rows()
+        .filter((row) => row.querySelector(".span-slot > *"))
+        .map((row) => row.dataset.spanId);
+    }
+  });
+
+  function check() {
+    const url = changesUrl();
+    if (!url || document.hidden || pending.size > 0) return;
+    // One check at a time (one that never came back stops blocking after a minute).
+    if (checkSince && Date.now() - checkSince < 60000) return;
+    checkSince = Date.now();
+    checkBegun = begun;
+    const patch = "#workspace-patch";
+    htmx
+      .ajax("POST", url, { source: patch, target: patch, swap: "innerHTML" })
+      .catch(() => {})
+      .finally(() => {
+        checkSince = 0;
+      });
+  }
+
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail.target && event.detail.target.id === "workspace-patch") {
       applyPatch(event.detail.target);
     }
-    if (focusedId) focusRow(focusedRow());
+    for (const id of reopenAfterSwap) {
+      const slot = document.querySelector(`#workspace tr[data-span-id="${id}"] .span-slot`);
+      if (slot) htmx.ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" });
+    }
+    reopenAfterSwap = [];
+    if (focusedId) focusRow(focusedRow(), isCheck(event.detail));
   });
+
+  const box = workspace();
+  if (box && box.dataset.changesUrl) {
+    const every = Number(box.dataset.pollSeconds) || 15;
+    window.setInterval(check, every * 1000);
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden) check();
+    });
+    window.addEventListener("focus", check);
+  }
 
   // Back (or forward) to this page shows it as it is now: a page the browser kept in its
   // back-forward cache would show spans as they were, with versions since gone stale.

@@ -40,6 +40,12 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "document_list": ("get", MEMBERS_ONLY),
     "document_detail": ("get", ENGLISH_READERS),
     "document_preview": ("get", ENGLISH_READERS),
+    # What changed since the page was shown: whoever may open the English document asks, and
+    # a question that does not say what the page shows is refused (400).
+    "document_changes": (
+        "post",
+        {**ENGLISH_READERS, "annotator_en": 400, "lead": 400, "admin": 400},
+    ),
     # The page's actions: whoever may open the English document acts and is sent back to it.
     "span_action": ("post", {**ENGLISH_READERS, "annotator_en": 302, "lead": 302, "admin": 302}),
     "span_suggestions": ("get", ENGLISH_READERS),
@@ -217,6 +223,7 @@ def targets(team: Team) -> dict[str, str]:
         "document_list": reverse("document_list", kwargs=slug),
         "document_detail": reverse("document_detail", kwargs={**slug, "pk": document.pk}),
         "document_preview": reverse("document_preview", kwargs={**slug, "pk": document.pk}),
+        "document_changes": reverse("document_changes", kwargs={**slug, "pk": document.pk}),
         "span_action": reverse("span_action", kwargs=on_span),
         "span_suggestions": reverse("span_suggestions", kwargs=on_span),
         "span_editor": reverse("span_editor", kwargs=on_span),

@@ -15,6 +15,7 @@ import pytest
 
 from annotator.keys.services import surface_choice
 from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
+from annotator.services.spans import SpanChange, span_update
 from tests.conftest import PASSWORD, Team
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -243,3 +244,87 @@ def test_s_then_a_number_picks_a_suggested_pseudonym(
     page.wait_for_selector("#preview-body .doc-released")
     released = page.inner_text("#preview-body .doc-released")
     assert second in released and "Moshe Chaya" not in released
+
+
+def check_now(page: Any, how: str) -> None:
+    """Have the open page ask what changed: its clock reaching the next check (`clock`), or
+    the window getting the focus back (`focus`); then wait for the answer to be in place."""
+    with page.expect_response(lambda response: response.url.endswith("/changes/")):
+        if how == "clock":
+            page.clock.fast_forward(16_000)
+        else:
+            page.evaluate("window.dispatchEvent(new Event('focus'))")
+    page.wait_for_timeout(200)  # htmx settles the swap
+
+
+def test_the_open_page_shows_what_changed_behind_it_without_reloading(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    url = f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/"
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    page.clock.install()
+    open_workspace(page, url)
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
+    lyon = Span.objects.get(document=document, start=TEXT.index("Lyon"))
+    # The annotator is on Moshe Chaya, typing a pseudonym in its editor.
+    page.keyboard.press("j")
+    with page.expect_response(lambda response: "/editor/" in response.url):
+        page.click(f"#span-{moshe.pk} button:has-text('Change')")
+    page.fill(f"#replacement-{moshe.pk}", "Raj")
+
+    # Another person rejects Lyon in their own session; a run proposes the Arabic name.
+    lead = logged_in(browser, live_server, team.lead.username)
+    lead.goto(url)
+    with lead.expect_response(lambda response: response.request.method == "POST"):
+        lead.click(f"#span-{lyon.pk} button[value=reject]")
+    start = TEXT.index("سارة")
+    arabic = Span.objects.create(document=document, start=start, end=start + len("سارة منصور"),
+                                 label="PER", source=SpanSource.NER, score=0.8)  # fmt: skip
+
+    check_now(page, "clock")
+    assert_text_intact(page)
+    assert "Rejected" in page.inner_text(f"#span-{lyon.pk}")
+    assert page.locator(f"#span-{arabic.pk}").count() == 1
+    assert "1 span added, 1 changed" in page.inner_text("#workspace-status .alert")
+    # The editor was left alone: the person is still typing in it.
+    assert page.evaluate("document.activeElement.id") == f"replacement-{moshe.pk}"
+    assert page.input_value(f"#replacement-{moshe.pk}") == "Raj"
+
+    # Nothing changed since: the next check swaps nothing.
+    with page.expect_response(lambda response: response.url.endswith("/changes/")) as answer:
+        page.clock.fast_forward(16_000)
+    assert answer.value.status == 204
+
+    # Moshe Chaya goes (a run replaced it): its row and its open editor close, with a notice.
+    Span.objects.filter(pk=moshe.pk).delete()
+    check_now(page, "focus")
+    assert_text_intact(page)
+    assert page.locator(f"#span-{moshe.pk}").count() == 0
+    assert page.locator(f"#editor-{moshe.pk}").count() == 0
+    assert "1 span removed" in page.inner_text("#workspace-status .alert")
+
+
+def test_an_action_brings_what_changed_meanwhile_and_one_on_a_span_gone_says_so(
+    team: Team, document: Document, browser: Any, live_server: Any
+) -> None:
+    url = f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/"
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    page.clock.install()
+    open_workspace(page, url)
+    checks: list[str] = []
+    page.on("request", lambda request: checks.append(request.url))
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"))
+    lyon = Span.objects.get(document=document, start=TEXT.index("Lyon"))
+    # Meanwhile the lead relabels Moshe Chaya, and a run takes Lyon away.
+    span_update(document=document, span_id=moshe.pk, actor=team.lead, version=moshe.version,
+                change=SpanChange(label="LOC"))  # fmt: skip
+    Span.objects.filter(pk=lyon.pk).delete()
+
+    with page.expect_response(lambda response: response.request.method == "POST"):
+        page.click(f"#span-{lyon.pk} button[value=accept]")
+    page.wait_for_selector("#workspace-status .alert")
+    assert "This span is no longer in the document" in page.inner_text("#workspace-status .alert")
+    assert page.locator(f"#span-{lyon.pk}").count() == 0
+    assert "LOC" in page.inner_text(f"#span-{moshe.pk}")  # the answer brought it, no check did
+    assert not [url for url in checks if url.endswith("/changes/")]
+    assert_text_intact(page)

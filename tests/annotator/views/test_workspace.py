@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -13,7 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotator.keys.services import surface_choice, surface_decide
+from annotator.keys.table import EntityChange, entity_update
 from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
+from annotator.services import runs
+from annotator.services.review import review_resolve
+from pseudonymizer.spans import Span as EngineSpan
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
 
@@ -443,3 +449,279 @@ def test_accepting_a_proposal_rejects_the_proposals_across_it(
     assert Span.objects.get(pk=other.pk).status == SpanStatus.REJECTED
     undo(team, document)
     assert Span.objects.get(pk=other.pk).status == SpanStatus.PROPOSED
+
+
+# --- The page knows what changed ------------------------------------------------------------
+
+ROW = re.compile(r'<tr id="span-(\d+)".*?</tr>', re.DOTALL)
+PIECE = re.compile(r'<(span|mark)([^>]*) data-start="(\d+)" data-end="(\d+)"([^>]*)>')
+
+
+def open_page(team: Team, document: Document) -> str:
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    return annotator_of(team).get(url).content.decode()
+
+
+def shown_by(page: str) -> dict[str, str]:
+    """What the page's script says the page shows, read from the markup as it reads it."""
+    rows = re.findall(
+        r'<tr id="span-\d+" data-span-id="(\d+)" data-version="\d+" '
+        r'data-order="(\d+) (\d+) \d+" data-action-url="[^"]*" data-stamp="([^"]+)"',
+        page,
+    )
+    assert len(rows) == page.count('<tr id="span-')  # every row read
+    stamp = re.search(r'id="workspace-status" data-document-stamp="([^"]*)"', page)
+    assert stamp is not None
+    return {
+        "known": " ".join(f"{pk}:{mark}:{start}:{end}" for pk, start, end, mark in rows),
+        "known_document": stamp[1],
+    }
+
+
+def check(team: Team, document: Document, shown: dict[str, str]) -> Any:
+    url = reverse("document_changes", args=[team.project.slug, document.pk])
+    return annotator_of(team).post(url, shown, HTTP_HX_REQUEST="true")
+
+
+def rows_of(fragment: str) -> dict[int, str]:
+    """Each span row of a page or patch by span id, without its CSRF token (masked anew on
+    every answer)."""
+    return {
+        int(match[1]): re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", match[0])
+        for match in ROW.finditer(fragment)
+    }
+
+
+def highlights(fragment: str) -> dict[int, str]:
+    """How the text shows each code point it holds: the element and attributes of its
+    piece, offsets aside."""
+    shown: dict[int, str] = {}
+    for tag, before, start, end, after in PIECE.findall(fragment):
+        for point in range(int(start), int(end)):
+            shown[point] = f"{tag}{before}{after}"
+    return shown
+
+
+def text_of(page: str) -> str:
+    return page.split('class="doc-text"', 1)[1].split("</div>", 1)[0]
+
+
+def assert_patch_makes(before: str, patch: str, after: str) -> None:
+    """`patch` turns the page `before` into the page `after`: it carries the row of every
+    span whose row changed or came, removes those that went, and re-renders the text wherever
+    it changed (the pieces it carries are the new page's)."""
+    old, new, carried = rows_of(before), rows_of(after), rows_of(patch)
+    assert carried == {pk: row for pk, row in new.items() if old.get(pk) != row}
+    removed = re.search(r'data-removed="([^"]*)"', patch)
+    assert removed is not None
+    assert set(map(int, removed[1].split())) == set(old) - set(new)
+    window = re.search(r'data-patch="text" data-from="(\d+)" data-to="(\d+)">(.*?)</div>', patch)
+    text = highlights(text_of(before))
+    if window is not None:
+        low, high = int(window[1]), int(window[2])
+        text = {p: shown for p, shown in text.items() if not low <= p < high}
+        text.update(highlights(window[3]))
+    assert text == highlights(text_of(after))
+
+
+def _propagation(team: Team, document: Document) -> Iterator[None]:
+    other = DocumentFactory(project=team.project, language="en", assignee=team.annotator_en,
+                            text="Moshe Chaya wrote back.")  # fmt: skip
+    span = Span.objects.create(document=other, start=0, end=11, label="PER", source="ner")
+    yield
+    act(team, span, action="decide", decision="keep", keep_reason="a public figure")
+
+
+def _another_person(team: Team, document: Document) -> Iterator[None]:
+    yield
+    rue = span_of(document, "Rue Alphonse")
+    response = client_for(team.lead).post(
+        reverse("span_action", args=[team.project.slug, document.pk, rue.pk]),
+        {"version": rue.version, "action": "label", "label": "LOC"},
+    )
+    assert response.status_code == 302
+
+
+def _run(team: Team, found: list[EngineSpan]) -> None:
+    run = runs.run_create(project=team.project, actor=None, dispatch=False)
+    batch = run.batches.get()
+    claimed_at = runs.run_batch_claim(batch_id=batch.pk)
+    assert claimed_at is not None
+    document_id = batch.document_ids[0]
+    assert runs.run_batch_write(
+        batch_id=batch.pk, claimed_at=claimed_at, spans_by_document={document_id: found}
+    )
+
+
+def _a_run(team: Team, document: Document) -> Iterator[None]:
+    _run(team, [EngineSpan(0, 3, "PER", 0.8, source="ner")])
+    yield
+    # Run again, it deletes its untouched proposals and writes what it finds now.
+    _run(team, [EngineSpan(0, 3, "ORG", 0.7, source="ner")])
+
+
+def _undo_in_another_tab(team: Team, document: Document) -> Iterator[None]:
+    start = TEXT.index("Met")
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    annotator_of(team).post(url, {"start": start, "end": start + 3, "label": "PER"})
+    yield
+    undo(team, document)  # the span added goes
+
+
+def _review(team: Team, document: Document) -> Iterator[None]:
+    act(team, span_of(document, "Moshe Chaya"), action="flag", comment="A public figure?")
+    yield
+    review_resolve(item=ReviewItem.objects.get(span__document=document), actor=team.lead,
+                   rationale="He is one.", decision="keep")  # fmt: skip
+
+
+def _keys_decision(team: Team, document: Document) -> Iterator[None]:
+    act(team, span_of(document, "Moshe Chaya"), action="accept")
+    yield
+    choice = surface_choice(team.project, "Moshe Chaya")
+    assert choice is not None
+    entity_update(project=team.project, entity_id=choice.entity_id, actor=team.lead,
+                  version=None, change=EntityChange(decision="invalidate"))  # fmt: skip
+
+
+def _keys_pseudonym(team: Team, document: Document) -> Iterator[None]:
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    yield
+    choice = surface_choice(team.project, "Moshe Chaya")
+    assert choice is not None
+    change = EntityChange(replacements={choice.alias_id: "Ilan Peretz"})
+    entity_update(project=team.project, entity_id=choice.entity_id, actor=team.lead,
+                  version=None, change=change)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [
+        _propagation,
+        _another_person,
+        _a_run,
+        _undo_in_another_tab,
+        _review,
+        _keys_decision,
+        _keys_pseudonym,
+    ],  # fmt: skip
+    ids=lambda writer: writer.__name__.strip("_"),
+)
+def test_a_check_brings_what_each_writer_changed_behind_the_page(
+    team: Team,
+    document: Document,
+    writer: Callable[[Team, Document], Iterator[None]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    steps = writer(team, document)
+    with django_capture_on_commit_callbacks(execute=True):
+        next(steps)
+    before = open_page(team, document)
+    with django_capture_on_commit_callbacks(execute=True):
+        next(steps, None)
+    response = check(team, document, shown_by(before))
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    patch = response.content.decode()
+    after = open_page(team, document)
+    assert rows_of(before) != rows_of(after)  # the writer changed what the page shows
+    assert_patch_makes(before, patch, after)
+    assert "Changed meanwhile" in patch and "the list is up to date" in patch
+    # The page so patched shows the document as it is: nothing more to bring.
+    assert check(team, document, shown_by(after)).status_code == 204
+
+
+def test_a_check_answers_204_when_nothing_changed_at_the_same_cost_for_any_length(
+    team: Team,
+) -> None:
+    def queries(spans: int) -> int:
+        text = " ".join(f"Name{n} Surname{n}" for n in range(spans))
+        document = DocumentFactory(project=team.project, language="en", text=text)
+        for n in range(spans):
+            start = text.index(f"Name{n} ")
+            Span.objects.create(
+                document=document, start=start, end=start + len(f"Name{n}"), label="PER",
+                source=SpanSource.NER, status=SpanStatus.ACCEPTED if n % 2 else "proposed",
+            )  # fmt: skip
+        shown = shown_by(open_page(team, document))
+        with CaptureQueriesContext(connection) as captured:
+            assert check(team, document, shown).status_code == 204
+        return len(captured.captured_queries)
+
+    assert queries(2) == queries(40)
+
+
+def test_a_check_sees_a_span_removed_and_the_document_status_changed(
+    team: Team, document: Document
+) -> None:
+    before = open_page(team, document)
+    gone = span_of(document, "Rue Alphonse")
+    Span.objects.filter(pk=gone.pk).delete()
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.IN_PROGRESS)
+    patch = check(team, document, shown_by(before)).content.decode()
+    assert f'data-removed="{gone.pk}"' in patch and "1 span removed" in patch
+    assert_patch_makes(before, patch, open_page(team, document))
+    assert "In progress" in patch  # the status bar, as it is now
+
+
+def test_a_check_needs_what_the_page_shows(team: Team, document: Document) -> None:
+    url = reverse("document_changes", args=[team.project.slug, document.pk])
+    annotator = annotator_of(team)
+    missing = annotator.post(url, {}, HTTP_HX_REQUEST="true")
+    assert missing.status_code == 400 and "known" in missing.content.decode()
+    bad = annotator.post(url, {"known": "12:three:0:4"}, HTTP_HX_REQUEST="true")
+    assert bad.status_code == 400 and "'12:three:0:4' is not one" in bad.content.decode()
+    assert annotator.get(url).status_code == 405
+
+
+def test_an_action_brings_what_else_changed_meanwhile(team: Team, document: Document) -> None:
+    before = open_page(team, document)
+    shown = shown_by(before)
+    rue = span_of(document, "Rue Alphonse")
+    client_for(team.lead).post(  # another person, meanwhile
+        reverse("span_action", args=[team.project.slug, document.pk, rue.pk]),
+        {"version": rue.version, "action": "reject"},
+    )
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="label", label="LOC", **shown)
+    assert sorted(patch_of(fragment)[0]) == sorted(
+        [str(rue.pk), str(span_of(document, "Moshe").pk)]
+    )
+    assert "Changed meanwhile (by a run, propagation or another person): 1 span changed" in fragment
+    assert_patch_makes(before, fragment, open_page(team, document))
+
+
+def test_an_action_with_an_unreadable_page_state_gets_the_whole_workspace(
+    team: Team, document: Document
+) -> None:
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="accept", known="nonsense")
+    assert 'id="workspace"' in fragment
+    assert span_of(document, "Moshe Chaya").status == SpanStatus.ACCEPTED
+
+
+def test_an_action_on_a_span_gone_removes_its_row_and_says_so(
+    team: Team, document: Document
+) -> None:
+    gone = span_of(document, "Rue Alphonse")
+    Span.objects.filter(pk=gone.pk).delete()  # a run replaced it, say
+    fragment = act(team, gone, action="accept")
+    assert f'data-removed="{gone.pk}"' in fragment
+    assert "This span is no longer in the document" in fragment and "alert-error" in fragment
+    assert not Span.objects.filter(document=document, status=SpanStatus.ACCEPTED).exists()
+
+    url = reverse("span_action", args=[team.project.slug, document.pk, gone.pk])
+    response = client_for(team.annotator_en).post(url, {"version": 1, "action": "accept"})
+    assert response["Location"] == reverse("document_detail", args=[team.project.slug, document.pk])
+
+
+@pytest.mark.parametrize("name", ["span_editor", "span_suggestions"])
+def test_opening_the_editor_of_a_span_gone_removes_its_row_and_says_so(
+    team: Team, document: Document, name: str
+) -> None:
+    gone = span_of(document, "Rue Alphonse")
+    Span.objects.filter(pk=gone.pk).delete()
+    url = reverse(name, args=[team.project.slug, document.pk, gone.pk])
+    response = annotator_of(team).get(url, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and response["HX-Retarget"] == "#workspace-patch"
+    fragment = response.content.decode()
+    assert f'data-removed="{gone.pk}"' in fragment and "no longer in the document" in fragment
+    assert annotator_of(team).get(url).status_code == 404  # without the page's script
