@@ -11,9 +11,11 @@ For each occurrence:
   the annotator of that document to confirm;
 - a span a person decided the same way is left alone; one decided otherwise becomes a review
   item for the lead ("one surface, two decisions"): a person's decision is never overwritten;
-- untouched machine proposals that only overlap it give way to it; a person's span that
-  overlaps it keeps it out;
-- elsewhere, a new proposal (source `known`) carries the choice.
+- a person's span that overlaps it keeps it out, and so does a wider proposal that holds it
+  (an e-mail address or a handle with the name in it): no proposal is destroyed or cut by
+  another machine's, so nothing a detector found goes unseen;
+- elsewhere, a new proposal (source `known`) carries the choice, beside any proposal it only
+  overlaps (the person accepting one rejects the others).
 
 A document marked done that receives a proposal goes back to in progress.
 """
@@ -226,7 +228,6 @@ def _propagate_batch(
     created: list[Span] = []
     # (decision, keep reason, entity) → proposals to give that choice: one UPDATE each.
     updated: dict[tuple[str, str, int], list[int]] = {}
-    removed: list[int] = []
     conflicts: list[ReviewItem] = []
     reopened: set[int] = set()
     for document_id, matches in found.items():
@@ -259,8 +260,12 @@ def _propagate_batch(
                 continue
             if any(_is_persons(s) for s in overlapping):
                 continue
-            removed.extend(s.pk for s in overlapping)
-            existing[:] = [s for s in existing if s not in overlapping]
+            if any(s.start <= start and end <= s.end for s in overlapping):
+                # A wider proposal holds the occurrence (an address, a handle, a longer
+                # name): it stays, whole, for the person to decide; a word of it alone
+                # would leave the rest of it unseen in a release.
+                continue
+            # Proposals that only overlap it are another machine's: they stay beside it.
             new = Span(
                 document_id=document_id,
                 start=start,
@@ -282,8 +287,6 @@ def _propagate_batch(
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
-    if removed:
-        Span.objects.filter(pk__in=removed).delete()
     for (decision, keep_reason, entity_id), ids in updated.items():
         Span.objects.filter(pk__in=ids).update(
             decision=decision,

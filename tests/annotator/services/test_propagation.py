@@ -62,6 +62,33 @@ def test_a_token_of_the_name_is_proposed_with_its_token_pseudonym(team: Team) ->
     assert token is not None and token.replacement == "Raj"
 
 
+def test_a_wider_proposal_that_holds_a_decided_name_stays_whole(team: Team) -> None:
+    """The pattern's e-mail address holds the name's words: it stays as the pattern proposed
+    it, with no word of the name cut out of it; a proposal that only overlaps the name stays
+    beside the new one, for the person to choose."""
+    text = "Moshe Chaya wrote from moshe.chaya@example.org today."
+    document = DocumentFactory(project=team.project, text=text)
+    at = text.index("moshe.chaya@example.org")
+    email = SpanFactory(document=document, start=at, end=at + 23, label="EMAIL",
+                        source=SpanSource.REGEX)  # fmt: skip
+    at = text.index("Chaya wrote")
+    sloppy = SpanFactory(document=document, start=at, end=at + 11, label="PER",
+                         source=SpanSource.NER)  # fmt: skip
+    choice = decide(team, "Moshe Chaya", replacement="Raj Avrom")
+
+    propagate_choice(project_id=team.project.pk, alias_id=choice.alias_id)
+
+    spans = list(Span.objects.filter(document=document).order_by("start", "end"))
+    assert [(text[s.start : s.end], s.source) for s in spans] == [
+        ("Moshe Chaya", SpanSource.KNOWN),
+        ("Chaya wrote", SpanSource.NER),
+        ("moshe.chaya@example.org", SpanSource.REGEX),
+    ]
+    for machine in (email, sloppy):  # untouched: same row, same version, still a proposal
+        now = next(s for s in spans if s.pk == machine.pk)
+        assert (now.status, now.version) == (SpanStatus.PROPOSED, machine.version)
+
+
 def test_propagation_never_overwrites_a_person_and_raises_a_conflict(team: Team) -> None:
     document = DocumentFactory(project=team.project, text="Moshe Chaya again, Moshe Chaya.")
     kept = SpanFactory(
@@ -77,10 +104,11 @@ def test_propagation_never_overwrites_a_person_and_raises_a_conflict(team: Team)
     assert kept.decision == "keep" and kept.version == 1
     (conflict,) = ReviewItem.objects.filter(kind=ReviewKind.SURFACE_CONFLICT)
     assert conflict.span == kept and conflict.detail == {"decisions": ["keep", "pseudonymize"]}
-    assert not Span.objects.filter(pk=machine.pk).exists()  # gave way to the longer match
-    proposed = Span.objects.get(document=document, start=19)
+    # The machine's shorter proposal stays beside the longer match: the person chooses.
+    assert Span.objects.get(pk=machine.pk).status == SpanStatus.PROPOSED
+    proposed = Span.objects.get(document=document, start=19, source=SpanSource.KNOWN)
     assert (proposed.end, proposed.decision) == (30, "pseudonymize")
-    assert Span.objects.filter(document=document).count() == 2
+    assert Span.objects.filter(document=document).count() == 3
 
 
 def test_a_done_document_that_gets_a_proposal_is_in_progress_again(team: Team) -> None:
