@@ -28,7 +28,7 @@ from django.db.models import Q
 from annotator.keys import crypto
 from annotator.keys.models import Alias, Entity
 from annotator.keys.words import words_write
-from annotator.models import Project, Span
+from annotator.models import Project, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.routers import keys_alias
 from annotator.services.errors import ConflictError, DomainError
 from pseudonymizer.keytable import token_aliases
@@ -341,6 +341,46 @@ def _owned_by(alias: Alias, actor: Any, project: Project, span_id: int | None) -
     if span_id is not None:
         others = others.exclude(pk=span_id)
     return not others.exists()
+
+
+def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: int) -> bool:
+    """Take a person's own choice out of the table once the span that made it no longer holds
+    its surface (its edge moved, it was rejected or deleted) and nothing else relies on it:
+    the entity, its aliases, and the untouched proposals propagation made of it. Otherwise a
+    slip ("Banque" selected before "Banque Laurentide") would stay an identifier of the
+    project, proposed wherever the word occurs and refused in every release that holds it.
+    False, changing nothing, when someone else made the choice, another name was linked to
+    it, a span a person touched or a review item relies on it."""
+    database = keys_alias()
+    with transaction.atomic(using=database):
+        entity = (
+            Entity.objects.using(database)
+            .select_for_update()
+            .filter(pk=entity_id, project_id=project.pk)
+            .first()
+        )
+        user_id = getattr(actor, "pk", None)
+        if entity is None or user_id is None or entity.created_by_id != user_id:
+            return False
+        names = list(
+            Alias.objects.using(database)
+            .filter(entity_id=entity_id, parent__isnull=True)
+            .values_list("created_by_id", flat=True)
+        )
+        if names != [user_id]:
+            return False
+        spans = Span.objects.filter(document__project=project, entity_id=entity_id).exclude(
+            pk=span_id
+        )
+        echoes = spans.filter(source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)
+        if spans.exclude(pk__in=echoes).exists():
+            return False
+        if ReviewItem.objects.filter(project=project, entity_id=entity_id).exists():
+            return False
+        echoes.delete()
+        entity.delete(using=database)
+    logger.info("entity %s withdrawn in %s: its span moved on", entity_id, project.slug)
+    return True
 
 
 def surface_decide(

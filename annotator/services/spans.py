@@ -26,6 +26,7 @@ from annotator.keys.services import (
     SUGGESTIONS,
     Choice,
     SurfaceConflict,
+    entity_withdraw,
     suggestions_for,
     surface_choice,
     surface_choices,
@@ -197,6 +198,7 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
     if document.replica_of_id is not None:
         span.entity_id = None
         return None
+    previous = span.entity_id
     choice = surface_decide(
         project=document.project,
         surface=document.text[span.start : span.end],
@@ -209,10 +211,20 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
         span_id=span.pk,
     )
     span.entity_id = choice.entity_id
+    if previous is not None and previous != choice.entity_id:
+        _withdraw(document, previous, actor, span)
     if choice.created:
         project_id, alias_id = document.project_id, choice.alias_id
         transaction.on_commit(lambda: tasks.propagate.delay(project_id, alias_id, span.pk))
     return choice
+
+
+def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> None:
+    """The span no longer holds the surface its entity names: the person's own choice leaves
+    the table if nothing else relies on it (`entity_withdraw`)."""
+    if document.replica_of_id is None:
+        entity_withdraw(project=document.project, entity_id=entity_id, actor=actor,
+                        span_id=span.pk)  # fmt: skip
 
 
 def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
@@ -381,6 +393,8 @@ def _update_locked(
         # proposals it overlaps (alternatives to it) are rejected.
         _make_room(document, span.start, span.end, user, keep=span.pk)
     if final == SpanStatus.REJECTED:
+        if span.entity_id is not None:
+            _withdraw(document, span.entity_id, user, span)
         span.entity_id = None
         fields.add("entity_id")
     elif final == SpanStatus.ACCEPTED and (
@@ -441,6 +455,8 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
     span = _locked_span(document, span_id)
     _check_version(span, version)
     user = _user(actor)
+    if span.entity_id is not None:
+        _withdraw(document, span.entity_id, user, span)
     if span.source == SpanSource.HUMAN:
         span.delete()
     else:
