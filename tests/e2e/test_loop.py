@@ -225,8 +225,12 @@ def annotate_in_the_browser(
     ws.flag(flagged["id"], "Is this the author's own, or someone they quote?")
     assert ws.span(flagged["id"])["flagged"] is True
 
-    # What is left, as a careful person decides it; then "Mark done" on the page.
-    decide_the_rest(ws.api, document_id, post)
+    # What is left, as a careful person decides it: the page's "Accept all" for what is
+    # right, then "Mark done" on the page.
+    sort_the_proposals(annotator, document_id, post)
+    ws.open()
+    ws.accept_all()
+    add_what_was_missed(annotator, document_id, post)
     ws.open()
     ws.mark_done()
     document = annotator.get(f"documents/{document_id}/")
@@ -236,34 +240,47 @@ def annotate_in_the_browser(
 
 
 def annotate_through_the_api(annotator: Api, document_id: int, post: Post) -> None:
-    decide_the_rest(annotator, document_id, post)
+    sort_the_proposals(annotator, document_id, post)
+    spans_path = f"documents/{document_id}/spans/"
+    labels = {s["label"] for s in annotator.get(f"{spans_path}?limit=1000")["results"]
+              if s["status"] == "proposed"}  # fmt: skip
+    for label in sorted(labels):
+        outcome = annotator.post(f"{spans_path}bulk/", {"status": "accepted", "label": label})
+        assert outcome["conflicts"] == 0, outcome
+    add_what_was_missed(annotator, document_id, post)
     version = annotator.get(f"documents/{document_id}/")["version"]
     done = annotator.patch(f"documents/{document_id}/", {"status": "done", "version": version})
     assert done["status"] == "done", done
 
 
-def decide_the_rest(annotator: Api, document_id: int, post: Post) -> None:
-    """Accept each proposal that is exactly an identifier (with its label), reject every
-    other, and add each identifier nobody proposed: what an annotator who reads every word
-    does. Every write names the version read."""
+def sort_the_proposals(annotator: Api, document_id: int, post: Post) -> None:
+    """Reject each proposal that is not exactly an identifier, and give each one that is its
+    label: what an annotator who reads every word does before accepting the rest at once.
+    Every write names the version read."""
     gold = {(start, end): identifier for start, end, identifier in post.occurrences()}
     spans_path = f"documents/{document_id}/spans/"
     for span in annotator.get(f"{spans_path}?limit=1000")["results"]:
+        identifier = gold.get((span["start"], span["end"]))
         if span["status"] != "proposed":
             continue
-        identifier = gold.get((span["start"], span["end"]))
-        change: dict[str, Any] = {"version": span["version"]}
         if identifier is None:
-            change["status"] = "rejected"
+            change = {"version": span["version"], "status": "rejected"}
+        elif span["label"] != identifier.label:
+            change = {"version": span["version"], "label": identifier.label}
         else:
-            change.update(status="accepted", label=identifier.label)
+            continue
         annotator.patch(f"{spans_path}{span['id']}/", change)
+
+
+def add_what_was_missed(annotator: Api, document_id: int, post: Post) -> None:
+    """Add each identifier no accepted span holds exactly."""
+    spans_path = f"documents/{document_id}/spans/"
     decided = {
         (span["start"], span["end"])
         for span in annotator.get(f"{spans_path}?limit=1000")["results"]
         if span["status"] == "accepted"
     }
-    for (start, end), identifier in gold.items():
+    for start, end, identifier in post.occurrences():
         if (start, end) not in decided:
             annotator.post(
                 spans_path,

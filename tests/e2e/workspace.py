@@ -127,6 +127,20 @@ class Workspace:
         self.page.fill(f"#editor-{span_id} textarea[name=comment]", comment)
         self.click_in_editor(span_id, "Flag for review")
 
+    def accept_all(self) -> None:
+        """The page's "Accept every proposal labelled …": once for each label it offers."""
+        for _ in range(20):
+            select = self.page.locator("#bulk-label")
+            if not select.count():
+                return
+            label = select.locator("option").first.get_attribute("value")
+            select.select_option(label)
+            with self.page.expect_response(lambda r: "/spans/bulk/" in r.url) as answer:
+                self.page.get_by_role("button", name="Accept all").click()
+            assert answer.value.status == 200, answer.value.status
+            self.page.wait_for_timeout(SETTLE_MS)
+        raise AssertionError("the page still offers proposals to accept after 20 labels")
+
     def mark_done(self) -> None:
         """The page's "Mark done" (a plain form: the page moves on to the next document)."""
         with self.page.expect_navigation():
