@@ -386,7 +386,19 @@ def _process_gone(job: models.Model) -> bool:
         return True
     except PermissionError:
         return False
-    return False
+    return _is_zombie(cached.pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """A process that has exited but that no parent has collected: a pool process whose
+    worker was killed with it, where nothing reaps orphans (a container without an init).
+    Linux says so in /proc; elsewhere the process counts as alive."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    # "pid (name) state …": the name may hold spaces and parentheses, the state follows the last.
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def _stale(job: models.Model, cutoff: datetime) -> bool:

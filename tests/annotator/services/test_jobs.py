@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -303,6 +305,27 @@ def test_the_reaper_fails_at_once_a_job_whose_process_on_this_host_is_gone(
     job.refresh_from_db()
     assert job.status == ImportStatus.FAILED
     assert not upload.parent.exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux's /proc tells zombies")
+def test_the_reaper_takes_a_process_that_exited_uncollected_for_gone(settings: Any) -> None:
+    """A pool process killed with its worker, in a container where nothing reaps orphans,
+    stays a zombie: it answers signal 0, yet it is gone."""
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    job_claim(ImportJob, job.pk)
+    exited = subprocess.Popen(["true"])  # not waited for: a zombie once it exits
+    try:
+        while Path(f"/proc/{exited.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+            time.sleep(0.01)
+        key = jobs._progress_key(ImportJob, job.pk)
+        cache.set(key, {**cache.get(key), "pid": exited.pid})
+
+        assert jobs_reap(older_than=HOUR)["imports_failed"] == 1
+    finally:
+        exited.wait()
+    job.refresh_from_db()
+    assert job.status == ImportStatus.FAILED
 
 
 def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumable(
