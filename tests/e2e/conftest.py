@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +107,18 @@ class Api:
 
     def patch(self, path: str, body: Any, expect: int = 200) -> Any:
         return self.call("PATCH", path, expect=expect, json=body).json()
+
+
+def wait_for(read: Any, done: Any, timeout: float, what: str) -> Any:
+    """Call `read` until `done` holds for its value (the value), for at most `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if done(value):
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: still {value!r} after {timeout} s")
+        time.sleep(0.5)
 
 
 def sign_in(stack: Stack, name: str) -> Api:

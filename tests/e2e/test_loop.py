@@ -19,13 +19,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 import unicodedata
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PROJECT, Api, log_in
+from tests.e2e.conftest import PROJECT, Api, log_in, wait_for
 from tests.e2e.corpus import CROSS_LANGUAGE, POSTS, Post, as_jsonl, by_id, originals
 from tests.e2e.stack import Stack
 from tests.e2e.workspace import Workspace
@@ -53,18 +52,6 @@ BROWSER_WORK = {
     },
 }  # fmt: skip
 API_WORK = {"en": "en-2", "fr": "fr-2", "ar": "ar-2"}
-POLL_S = 0.5
-
-
-def wait_for(read: Any, done: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = read()
-        if done(value):
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: still {value!r} after {timeout} s")
-        time.sleep(POLL_S)
 
 
 def test_the_whole_loop_as_each_role(stack: Stack, api: dict[str, Api], browser: Any) -> None:

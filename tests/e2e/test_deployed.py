@@ -1,0 +1,166 @@
+"""What only shows on the deployed stack (tests/e2e/stack.py), outside any test transaction:
+a worker killed in the middle of a run, an open page that learns what another process
+changed, and signing in against gunicorn's several processes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import requests
+
+from tests.e2e.conftest import PASSWORDS, Api, log_in, sign_in, wait_for
+from tests.e2e.stack import Stack
+from tests.e2e.workspace import Workspace
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+RUN_DOCUMENTS = 80
+
+
+def _import(admin: Api, records: list[dict[str, Any]]) -> dict[str, int]:
+    body = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    job = admin.call(
+        "POST", "imports/", expect=202,
+        files={"file": ("posts.jsonl", body.encode(), "application/jsonl")},
+        data={"format": "jsonl"},
+    ).json()  # fmt: skip
+    job = wait_for(lambda: admin.get(f"imports/{job['id']}/"),
+                   lambda row: row["status"] in ("done", "failed"), 120, "the import")  # fmt: skip
+    assert job["status"] == "done", job
+    wanted = {record["id"] for record in records}
+    rows = admin.get("documents/?limit=1000")["results"]
+    return {row["external_id"]: row["id"] for row in rows if row["external_id"] in wanted}
+
+
+def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    admin = api["admin"]
+    _import(admin, [
+        {"id": f"run-{n}", "lang": "en",
+         "text": f"Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."}
+        for n in range(RUN_DOCUMENTS)
+    ])  # fmt: skip
+    run = admin.post("runs/", {"language": "en"}, expect=202)
+    # Killed (SIGKILL, the whole process group) once some batches are written, not all.
+    path = f"runs/{run['id']}/"
+    wait_for(lambda: admin.get(path),
+             lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
+             300, "the run's first batches")  # fmt: skip
+    stack.kill("worker")
+    killed = admin.get(path)
+    assert killed["status"] == "running" and killed["documents_done"] < RUN_DOCUMENTS, killed
+
+    # The operator's reaper, with no worker up: the run's worker is gone from this host.
+    reaped = stack.manage("reap_jobs").stdout
+    failed = admin.get(path)
+    assert failed["status"] == "failed", (reaped, failed)
+
+    # A worker starts again and takes the batches still queued in Redis: they do nothing,
+    # since their run is no longer running.
+    stack.restart_worker()
+    stack.wait_idle()
+    after = admin.get(path)
+    assert after["status"] == "failed"
+    assert after["documents_done"] == failed["documents_done"], (failed, after)
+
+    # Resumed, it ends: every document once, no span written twice.
+    admin.post(f"runs/{run['id']}/resume/", {}, expect=202)
+    done = wait_for(lambda: admin.get(path), lambda row: row["status"] in ("done", "failed"),
+                    300, "the resumed run")  # fmt: skip
+    assert done["status"] == "done", done
+    assert done["documents_done"] == RUN_DOCUMENTS
+    duplicates = stack.sql(
+        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
+        "WHERE d.external_id LIKE 'run-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
+        "HAVING count(*) > 1"
+    )
+    assert duplicates == []
+
+
+def test_an_open_page_learns_what_another_process_changed(
+    stack: Stack, api: dict[str, Api], browser: Any
+) -> None:
+    annotator = api["annotator_fr"]
+    ids = _import(api["admin"], [
+        {"id": "page-a", "lang": "fr", "text": "Hier, Ruth Nakamura a écrit à la mairie."},
+        {"id": "page-b", "lang": "fr", "text": "Ruth Nakamura répond 👍🏽 : Ruth Nakamura."},
+    ])  # fmt: skip
+    page = log_in(browser, stack, "annotator_fr")
+    ws = Workspace(page, annotator, ids["page-b"]).open()
+    rows_before = page.locator("#workspace tr[data-span-id]").count()
+
+    # In another process: a decision in document A, propagated by the worker into B.
+    annotator.post(f"documents/{ids['page-a']}/spans/",
+                   {"start": 6, "end": 19, "label": "PER"}, expect=201)  # fmt: skip
+    stack.wait_idle()
+    proposed = [s for s in ws.spans() if s["source"] == "known"]
+    assert len(proposed) == 2, proposed
+
+    # The page checks when it gets the focus back (and every few seconds): the rows appear,
+    # without a reload, and the text around them is highlighted.
+    page.evaluate("window.cloakNotReloaded = true")
+    page.evaluate("window.dispatchEvent(new Event('focus'))")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#workspace tr[data-span-id]').length === n",
+        arg=rows_before + 2,
+    )
+    assert page.evaluate("window.cloakNotReloaded") is True
+    for span in proposed:
+        assert page.locator(f'#workspace .doc-text mark[data-spans~="{span["id"]}"]').count()
+    assert ws.text() == "Ruth Nakamura répond 👍🏽 : Ruth Nakamura."
+    page.context.close()
+
+
+def test_a_token_logs_out_on_every_process(stack: Stack) -> None:
+    annotator = sign_in(stack, "annotator_en")
+    assert annotator.get("documents/?limit=1")["count"] >= 0
+    out = annotator.session.post(f"{stack.url}/api/auth/logout/", timeout=30)
+    assert out.status_code in (200, 204), out.text
+    for _ in range(6):  # whichever gunicorn process answers
+        refused = annotator.call("GET", "documents/?limit=1")
+        assert refused.status_code == 401 and "detail" in refused.json()
+
+
+def test_sign_in_is_throttled_and_locked_across_the_servers_processes(stack: Stack) -> None:
+    # Signed in by the module's fixture (five tokens) and the test above (one): the token
+    # endpoint's limit of ten a minute is not reached before this test.
+    # A page's answer carries the strict policy.
+    home = requests.get(f"{stack.url}/accounts/login/", timeout=30)
+    policy = home.headers.get("Content-Security-Policy", "")
+    assert "script-src 'self'" in policy and "unsafe-eval" not in policy, policy
+
+    # The lead's wrong passwords, sent to whichever gunicorn process takes them: the count is
+    # shared, and the sixth try is refused, even with the right password.
+    browser_like = requests.Session()
+    for attempt in range(6):
+        form = browser_like.get(f"{stack.url}/accounts/login/", timeout=30)
+        assert form.status_code in (200, 429)
+        answer = browser_like.post(
+            f"{stack.url}/accounts/login/",
+            data={
+                "username": "lead",
+                "password": PASSWORDS["lead"] if attempt == 5 else "not the password at all",
+                "csrfmiddlewaretoken": browser_like.cookies["csrftoken"],
+            },
+            headers={"Referer": f"{stack.url}/accounts/login/"},
+            allow_redirects=False,
+            timeout=30,
+        )
+    assert answer.status_code == 429, answer.status_code
+    assert "Retry-After" in answer.headers
+    locked = requests.post(f"{stack.url}/api/auth/token/", timeout=30,
+                           json={"username": "lead", "password": PASSWORDS["lead"]})  # fmt: skip
+    assert locked.status_code == 429 and "detail" in locked.json()
+
+    # The token endpoint: a few tries a minute from one address, then 429 with a JSON detail.
+    statuses = []
+    for _ in range(12):
+        tried = requests.post(f"{stack.url}/api/auth/token/", timeout=30,
+                              json={"username": "nobody", "password": "still not it"})  # fmt: skip
+        statuses.append(tried.status_code)
+    assert statuses[0] in (400, 401) and statuses[-1] == 429, statuses
+    assert "detail" in tried.json() and "Retry-After" in tried.headers
