@@ -60,6 +60,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body over the limit is refused before any other middleware reads it, and
+    # what is left of every body is read before the answer goes (annotator.middleware).
+    "annotator.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -267,6 +270,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotator.api.pagination.LimitOffsetPage",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
+    # JSON in, nested at most 64 deep (annotator.api.parsers); JSON out, whatever the
+    # Accept header (annotator.api.negotiation).
+    "DEFAULT_PARSER_CLASSES": [
+        "annotator.api.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "annotator.api.negotiation.FirstRendererIfNoneAccepted",
     # POST /api/auth/token/, per client address (annotator.api.authentication.SignInRateThrottle).
     "DEFAULT_THROTTLE_RATES": {"sign-in": env_str("CLOAK_API_TOKEN_RATE", "10/min")},
 }
@@ -283,6 +295,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A PATCH of Cloak's reads its body whole (the version and what it changes): its fields
+    # are required as the serializer says, not all optional as in DRF's partial updates.
+    "COMPONENT_SPLIT_PATCH": False,
     # The main operations' examples (annotator.api.schema.OPERATION_EXAMPLES).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -19,18 +19,23 @@ from annotator.models import AuditAction, AuditEvent
 from annotator.permissions import Can
 from annotator.selectors.audit import AuditFilter, action_label, audit_events
 
+_ACTION = "(?:" + "|".join(AuditAction.values) + ")"
+# One action or several, comma-separated, as the schema publishes it.
+ACTIONS_PATTERN = f"^{_ACTION}(?:,{_ACTION})*$"
 
+
+@extend_schema_field({"type": "string", "pattern": ACTIONS_PATTERN, "maxLength": 1000})
 class ActionListField(serializers.CharField):
     """Actions, comma-separated (a query parameter may be given only once)."""
 
     def to_internal_value(self, data: Any) -> list[str]:  # type: ignore[override]
         text = super().to_internal_value(data)
-        actions = [part.strip() for part in text.split(",") if part.strip()]
+        actions = text.split(",")
         unknown = sorted(set(actions) - set(AuditAction.values))
         if unknown:
             raise serializers.ValidationError(
-                f"unknown action {', '.join(unknown)}; expected some of "
-                f"{', '.join(AuditAction.values)}"
+                f"unknown action {', '.join(repr(a) for a in unknown)}; expected some of "
+                f"{', '.join(AuditAction.values)}, comma-separated"
             )
         return list(dict.fromkeys(actions))
 
@@ -41,22 +46,18 @@ class AuditFilterSerializer(serializers.Serializer[Any]):
     action = ActionListField(
         required=False,
         max_length=1000,
+        trim_whitespace=False,
         help_text="Actions, comma-separated: " + ", ".join(AuditAction.values),
     )
     actor = StrictCharField(
         required=False, max_length=150, help_text="The username of who acted (any case)"
     )
     since = serializers.DateField(required=False, help_text="From this day (UTC), inclusive")
+    # Before `since`, the range is empty: no event, as a range no event falls in.
     until = serializers.DateField(required=False, help_text="Up to this day (UTC), inclusive")
     target = StrictCharField(
         required=False, max_length=200, help_text="Part of the target, in any case"
     )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        since, until = attrs.get("since"), attrs.get("until")
-        if since and until and since > until:
-            raise serializers.ValidationError({"until": ["must not come before since"]})
-        return attrs
 
 
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):

@@ -9,7 +9,6 @@ Admins only (Can.ASSIGN), as on the pages (annotator.views.double).
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django.db.models import QuerySet
@@ -18,7 +17,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.api.fields import StrictCharField
+from annotator.api.fields import PercentageField, StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import Document
@@ -66,11 +65,7 @@ class PairFilterSerializer(serializers.Serializer[Any]):
 
 class DoubleAssignSerializer(serializers.Serializer[Any]):
     language = StrictCharField(max_length=16)
-    percentage = serializers.DecimalField(
-        max_digits=6,
-        decimal_places=3,
-        min_value=Decimal("0.001"),
-        max_value=Decimal(100),
+    percentage = PercentageField(
         help_text="More than 0, at most 100: of the documents of the language someone else "
         "holds that have no second annotation yet; rounded up, at least one",
     )

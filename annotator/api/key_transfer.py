@@ -18,7 +18,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.api.fields import StrictCharField
+from annotator.api.fields import StrictCharField, UploadField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.keys.transfer import (
@@ -46,7 +46,7 @@ class KeyExportSerializer(serializers.Serializer[Any]):
 
 
 class KeyImportSerializer(serializers.Serializer[Any]):
-    file = serializers.FileField(help_text="A key file exported by Cloak or its CLI")
+    file = UploadField(help_text="A key file exported by Cloak or its CLI")
     passphrase = StrictCharField(
         max_length=1024, trim_whitespace=False, help_text="The file's passphrase"
     )

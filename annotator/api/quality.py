@@ -11,6 +11,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -27,7 +28,8 @@ class QualityQuery(serializers.Serializer[Any]):
         LANGUAGE_CODE.pattern,
         required=False,
         max_length=16,
-        help_text="One of the project's languages",
+        # As the document list's filter: a language the project does not have scores nothing.
+        help_text="Only this language (one of the project's; another has no documents)",
     )
     run = serializers.RegexField(
         r"^(import|[1-9][0-9]{0,17})$",
@@ -39,20 +41,12 @@ class QualityQuery(serializers.Serializer[Any]):
     def project(self) -> Project:
         return self.context["view"].get_project()  # type: ignore[no-any-return]
 
-    def validate_language(self, language: str) -> str:
-        project = self.project()
-        if language not in project.languages:
-            languages = ", ".join(project.languages)
-            raise serializers.ValidationError(
-                f"{language!r} is not one of the project's languages ({languages})"
-            )
-        return language
-
     def validate_run(self, run: str) -> RunScope:
         if run == IMPORT_SCOPE:
             return "import"
         if not PreannotationRun.objects.filter(project=self.project(), pk=int(run)).exists():
-            raise serializers.ValidationError(f"no run {run} in this project")
+            # An id that names nothing: 404, as a run's own URL would answer.
+            raise NotFound(f"No run {run} in this project.")
         return int(run)
 
 

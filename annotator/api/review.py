@@ -102,6 +102,13 @@ class ReviewResolveSerializer(serializers.Serializer[Any]):
         max_length=service.MAX_RATIONALE, help_text="Why: the annotators read it"
     )
 
+    # Resolving needs a decision; dismissing does not (the schema says so too).
+    schema_any_of = (
+        {"required": ["decision"]},
+        # A pattern, not an enum: drf-spectacular's enum hook would fold an enum away.
+        {"required": ["action"], "properties": {"action": {"pattern": f"^{service.DISMISS}$"}}},
+    )
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["action"] == service.RESOLVE and not attrs.get("decision"):
             raise serializers.ValidationError({"decision": ["required to resolve"]})

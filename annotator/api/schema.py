@@ -19,17 +19,23 @@ An operation's query parameters are the fields of the view's query serializer fo
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ComponentRegistry
+from rest_framework import serializers
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS
 
 from annotator.api.serializers import ErrorSerializer
 from annotator.permissions import ProjectPermission
 
+# What DRF's CharField takes: no NUL (PostgreSQL's text has none), and unless it may be
+# blank, something besides white space (it trims with str.strip, which \s matches in Python).
+TEXT_PATTERN = r"^[^\u0000]*$"
+NOT_BLANK_TEXT_PATTERN = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DESCRIPTIONS = {
     "400": "The request breaks the schema or a rule; `detail` says which.",
@@ -84,6 +90,42 @@ class CloakAutoSchema(AutoSchema):
             )
         operation["responses"] = dict(sorted(responses.items()))
         return operation
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        """A text field says in a pattern what DRF refuses of it: a NUL character, and where
+        it may not be blank, a value of white space only (DRF trims it to a blank)."""
+        super()._insert_field_validators(field, schema)
+        if (
+            getattr(self, "_direction", None) == "request"
+            and isinstance(field, serializers.CharField)
+            and schema.get("type") == "string"
+            and not {"pattern", "enum", "format"} & set(schema)
+        ):
+            blank_refused = field.trim_whitespace and not field.allow_blank
+            schema["pattern"] = NOT_BLANK_TEXT_PATTERN if blank_refused else TEXT_PATTERN
+
+    def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        """A request body with a rule across its fields (`schema_any_of` on its serializer:
+        what each alternative requires and narrows, one of which a body must meet) says so:
+        anyOf."""
+        # What a request may hold is narrower than what an answer shows (a blank reason).
+        self._direction = direction
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        alternatives = getattr(serializer, "schema_any_of", ())
+        if not alternatives or direction != "request":
+            return schema
+        # Each alternative whole (the body's schema with its `required` and narrower
+        # properties): a client, or a fuzzer, that picks one has every field's rule at hand.
+        branches = []
+        for alternative in alternatives:
+            branch = copy.deepcopy(schema)
+            for name, narrower in alternative.get("properties", {}).items():
+                branch["properties"][name] = {**branch["properties"][name], **narrower}
+            required = set(branch.get("required", ())) | set(alternative.get("required", ()))
+            branch["required"] = sorted(required)
+            branches.append(branch)
+        schema["anyOf"] = branches
+        return schema
 
     def error_codes(self, operation: dict[str, Any]) -> list[str]:
         """The error status codes this operation can answer, as the view is built."""

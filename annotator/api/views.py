@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.mixins import ListModelMixin
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -192,7 +192,8 @@ class ImportJobList(ProjectScoped, generics.ListAPIView[ImportJob]):
 
     serializer_class = ImportJobSerializer
     required_capability = Can.IMPORT
-    parser_classes = [MultiPartParser, FormParser]
+    # A file comes only in a multipart body: a urlencoded form cannot carry one.
+    parser_classes = [MultiPartParser]
 
     def get_queryset(self) -> QuerySet[ImportJob]:
         return ImportJob.objects.filter(project=self.get_project())

@@ -39,8 +39,14 @@ class SpansBulkSerializer(serializers.Serializer[Any]):
         choices=SOURCE_CHOICES, required=False, help_text="Only proposals from this source"
     )
 
+    # As on the page: a label or a source, so that one request never decides everything
+    # (the schema says so too: annotator.api.schema).
+    schema_any_of = (
+        {"required": ["label"], "properties": {"label": {"minLength": 1}}},
+        {"required": ["source"]},
+    )
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # As on the page: a label or a source, so that one request never decides everything.
         if not attrs.get("label") and not attrs.get("source"):
             raise serializers.ValidationError("choose a label or a source")
         return attrs

@@ -77,7 +77,7 @@ def test_the_log_filters_and_pages(team: Team, log: None) -> None:
     [
         ({"action": "key_read,nonsense"}, "action"),
         ({"since": "March"}, "since"),
-        ({"since": "2026-03-05", "until": "2026-03-01"}, "until"),
+        ({"action": "key_read, key_edit"}, "action"),
         ({"limit": 0}, "limit"),
     ],
 )

@@ -5,15 +5,18 @@ with a JSON `detail`, and a refused request changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.test import APIClient
 
+from annotator.api.fields import PercentageField
 from annotator.api.parsers import MAX_DEPTH, BoundedJSONParser, json_depth_exceeds
 from annotator.models import Document, DocumentStatus, Span, SpanSource
 from tests.conftest import PASSWORD, Team, client_for
@@ -248,3 +251,66 @@ def test_signing_in_still_works_with_the_bounded_parser(team: Team) -> None:
         content_type="application/json",
     )
     assert response.status_code in (200, 201)
+
+
+# --- What the schema allows, the API takes ---------------------------------------------------
+
+
+def test_filters_that_match_nothing_list_nothing_rather_than_refuse(team: Team) -> None:
+    DocumentFactory(project=team.project, language="en")
+    client = api(team.admin)
+    documents = client.get("/api/projects/radical/documents/", {"language": "de"})
+    assert documents.status_code == 200 and documents.json()["results"] == []
+    quality = client.get("/api/projects/radical/quality/", {"language": "de"})
+    assert quality.status_code == 200
+    audit = client.get(
+        "/api/projects/radical/audit/", {"since": "2026-03-05", "until": "2026-03-01"}
+    )
+    assert audit.status_code == 200 and audit.json()["results"] == []
+
+
+def test_a_percentage_may_be_a_number_with_more_decimals_rounded_up() -> None:
+    field = PercentageField()
+    assert str(field.run_validation(12.5)) == "12.500"
+    assert str(field.run_validation(0.0001)) == "0.001"
+    assert str(field.run_validation("34")) == "34.000"
+    for refused in ("", "0", "05", "5e1", "-1", 0, 100.5, True):
+        with pytest.raises(ValidationError):
+            field.run_validation(refused)
+
+
+def test_an_import_is_a_multipart_upload_and_a_urlencoded_form_is_a_415(team: Team) -> None:
+    response = client_for(team.admin).post(
+        "/api/projects/radical/imports/",
+        "file=&format=txt",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 415
+    assert "detail" in response.json()
+
+
+def test_the_schema_says_what_a_body_needs_across_its_fields(team: Team) -> None:
+    schema = client_for(team.admin).get("/api/schema/", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+    bulk = components["SpansBulkRequest"]["anyOf"]
+    assert [branch["required"] for branch in bulk] == [["label", "status"], ["source", "status"]]
+    resolve = components["ReviewResolveRequest"]["anyOf"]
+    assert [branch["required"] for branch in resolve] == [
+        ["decision", "rationale"], ["action", "rationale"],
+    ]  # fmt: skip
+    patch = components["SpanPatchRequest"]
+    assert patch["required"] == ["version"]
+    label = patch["properties"]["label"]
+    assert not re.search(label["pattern"], " \x1c ") and re.search(label["pattern"], " PER ")
+
+
+def test_a_bulk_decision_with_neither_label_nor_source_is_refused(
+    team: Team, document: Document
+) -> None:
+    response = api(team.annotator_en).post(
+        f"/api/projects/radical/documents/{document.pk}/spans/bulk/",
+        {"status": "accepted", "label": ""},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "choose a label or a source" in response.json()["detail"]
