@@ -213,7 +213,7 @@ def test_the_readmes_deployment_commands_name_the_services_and_database_of_the_f
     assert named, "no docker-compose command in the README's deployment section"
     for group in named:
         for service in group.split():
-            if service in ("python", "pg_dump", "pg_restore", "tar", "git"):
+            if service in ("python", "psql", "pg_dump", "pg_restore", "tar", "git"):
                 break  # the command run inside the container starts here
             assert service in services, f"README names a service compose lacks: {service}"
     # The dumps and restores go through the administrator to the database of DATABASE_URL.

@@ -204,7 +204,7 @@ def test_no_original_reaches_the_audit_log_when_surfaces_are_decided_keys_read_a
     slug = {"slug": team.project.slug}
     keys = reverse("key_list", kwargs=slug)
     assert admin.get(keys).status_code == 200
-    assert admin.get(keys, {"q": "Moshe Chaya"}).status_code == 200
+    assert admin.get(keys, {"q": "Moshe Chaya"}, follow=True).status_code == 200
     exported = admin.post(
         reverse("key_export", kwargs=slug),
         {"passphrase": "a long passphrase", "confirm": "a long passphrase"},
