@@ -18,12 +18,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[ml,dev]"
 	touch $(STAMP)
 
-# Debian packages the test suite uses: docker-compose (to check docker-compose.yml) and
-# chromium (the browser tests drive it with Playwright, which never downloads a browser).
+# Debian packages the test suite uses: docker-compose (to check docker-compose.yml),
+# chromium (the browser tests drive it with Playwright, which never downloads a browser) and
+# redis-server (the end-to-end suite starts one of its own).
 system-deps:
 	@missing=""; \
 	command -v docker-compose >/dev/null 2>&1 || missing="$$missing docker-compose"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing from Debian:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

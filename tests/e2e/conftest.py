@@ -109,7 +109,7 @@ class Api:
         return self.call("PATCH", path, expect=expect, json=body).json()
 
 
-def wait_for(read: Any, done: Any, timeout: float, what: str) -> Any:
+def wait_for(read: Any, done: Any, timeout: float, what: str, every: float = 0.5) -> Any:
     """Call `read` until `done` holds for its value (the value), for at most `timeout` s."""
     deadline = time.monotonic() + timeout
     while True:
@@ -118,7 +118,7 @@ def wait_for(read: Any, done: Any, timeout: float, what: str) -> Any:
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: still {value!r} after {timeout} s")
-        time.sleep(0.5)
+        time.sleep(every)
 
 
 def sign_in(stack: Stack, name: str) -> Api:

@@ -17,7 +17,8 @@ from tests.e2e.workspace import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-RUN_DOCUMENTS = 80
+# Enough batches (two documents each) that the run is still going when the worker is killed.
+RUN_DOCUMENTS = 200
 
 
 def _import(admin: Api, records: list[dict[str, Any]]) -> dict[str, int]:
@@ -49,7 +50,7 @@ def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
     path = f"runs/{run['id']}/"
     wait_for(lambda: admin.get(path),
              lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
-             300, "the run's first batches")  # fmt: skip
+             300, "the run's first batches", every=0.1)  # fmt: skip
     stack.kill("worker")
     killed = admin.get(path)
     assert killed["status"] == "running" and killed["documents_done"] < RUN_DOCUMENTS, killed
@@ -115,6 +116,54 @@ def test_an_open_page_learns_what_another_process_changed(
     page.context.close()
 
 
+def test_bad_bodies_get_a_json_detail_from_gunicorn(stack: Stack, api: dict[str, Api]) -> None:
+    annotator = api["annotator_en"]
+    text = "Thumbs 👍🏽 up from Moshe, 🇫🇷 and Cafe\u0301.\r\nBye."
+    ids = _import(api["admin"], [{"id": "bad-1", "lang": "en", "text": text}])
+    spans = annotator.url(f"documents/{ids['bad-1']}/spans/")
+    json_type = {"Content-Type": "application/json"}
+
+    def refused(answer: requests.Response, status: int) -> str:
+        assert answer.status_code == status, (answer.status_code, answer.text[:300])
+        assert answer.headers["Content-Type"].startswith("application/json")
+        return str(answer.json()["detail"])
+
+    deep = ("[" * 100_000 + "]" * 100_000).encode()
+    anonymous = requests.post(f"{stack.url}/api/auth/token/", data=deep, headers=json_type,
+                              timeout=60)  # fmt: skip
+    assert "deep" in refused(anonymous, 400).lower()
+    refused(annotator.session.post(spans, data=deep, headers=json_type, timeout=60), 400)
+
+    # Over the 10 MiB limit, with a length and chunked: the client receives the answer.
+    huge = b'{"label": "' + b"x" * (11 * 1024 * 1024) + b'"}'
+    refused(annotator.session.post(spans, data=huge, headers=json_type, timeout=120), 413)
+    chunks = (huge[at : at + 65536] for at in range(0, len(huge), 65536))
+    refused(annotator.session.post(spans, data=chunks, headers=json_type, timeout=120), 413)
+
+    # Half a grapheme cluster: the thumb without its skin tone, the tone alone, half a flag,
+    # the letter without its accent, CR without its LF.
+    thumb = text.index("👍")
+    flag = text.index("🇫🇷")
+    accent = text.index("e\u0301")
+    crlf = text.index("\r\n")
+    for start, end in [(thumb, thumb + 1), (thumb + 1, thumb + 2), (flag, flag + 1),
+                       (accent - 3, accent + 1), (crlf - 1, crlf + 1)]:  # fmt: skip
+        answer = annotator.session.post(spans, json={"start": start, "end": end, "label": "PER"},
+                                        timeout=30)  # fmt: skip
+        refused(answer, 400)
+    assert annotator.get(f"documents/{ids['bad-1']}/spans/")["count"] == 0
+
+    # A PATCH that changes nothing keeps the version; the API answers JSON to a browser too.
+    at = text.index("Moshe")
+    span = annotator.post(f"documents/{ids['bad-1']}/spans/",
+                          {"start": at, "end": at + 5, "label": "PER"}, expect=201)  # fmt: skip
+    again = annotator.patch(f"documents/{ids['bad-1']}/spans/{span['id']}/",
+                            {"version": span["version"], "label": "PER"})  # fmt: skip
+    assert again["version"] == span["version"]
+    html = annotator.session.get(spans, headers={"Accept": "text/html"}, timeout=30)
+    assert html.status_code == 200 and html.headers["Content-Type"].startswith("application/json")
+
+
 def test_a_token_logs_out_on_every_process(stack: Stack) -> None:
     annotator = sign_in(stack, "annotator_en")
     assert annotator.get("documents/?limit=1")["count"] >= 0
@@ -126,8 +175,8 @@ def test_a_token_logs_out_on_every_process(stack: Stack) -> None:
 
 
 def test_sign_in_is_throttled_and_locked_across_the_servers_processes(stack: Stack) -> None:
-    # Signed in by the module's fixture (five tokens) and the test above (one): the token
-    # endpoint's limit of ten a minute is not reached before this test.
+    # Asked for tokens by the module's fixture (five), the deep body and the test above (one
+    # each): the token endpoint's limit of ten a minute is not reached before this test.
     # A page's answer carries the strict policy.
     home = requests.get(f"{stack.url}/accounts/login/", timeout=30)
     policy = home.headers.get("Content-Security-Policy", "")
