@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from annotator.models import Document, DocumentStatus, Span, SpanSource
+from tests.browser.selection import select_in_text
 from tests.conftest import PASSWORD, Team, client_for
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -61,34 +62,6 @@ def logged_in(browser: Any, live_server: Any, username: str) -> Any:
     return page
 
 
-def select(page: Any, part: str, occurrence: int = 0) -> None:
-    """Select `part` of the document's text in the page, by UTF-16 offsets in the DOM, as a
-    mouse would: half an emoji is two units of the four its cluster takes."""
-    page.evaluate(
-        """([part, occurrence]) => {
-            const box = document.querySelector("#workspace .doc-text");
-            const text = box.textContent;
-            let from = -1;
-            for (let n = 0; n <= occurrence; n++) from = text.indexOf(part, from + 1);
-            const to = from + part.length;
-            const at = (offset) => {
-                for (const child of box.children) {
-                    const node = child.firstChild, length = node ? node.length : 0;
-                    if (offset <= length) return [node, offset];
-                    offset -= length;
-                }
-            };
-            const range = document.createRange();
-            range.setStart(...at(from));
-            range.setEnd(...at(to));
-            const selection = window.getSelection();
-            selection.removeAllRanges();
-            selection.addRange(range);
-        }""",
-        [part, occurrence],
-    )
-
-
 def press(page: Any, key: str) -> None:
     with page.expect_response(lambda response: response.request.method == "POST"):
         page.keyboard.press(key)
@@ -117,7 +90,7 @@ def test_a_label_key_on_half_a_character_sends_the_whole_of_it(
     page = logged_in(browser, live_server, team.annotator_en.username)
     page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
     assert page.eval_on_selector("#workspace .doc-text", "box => box.textContent") == TEXT
-    select(page, part)
+    select_in_text(page, part)
     press(page, "1")
     assert human_surfaces(document) == [whole.rstrip("\r\n")]
 

@@ -16,6 +16,7 @@ import pytest
 from annotator.keys.services import surface_choice
 from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
 from annotator.services.spans import SpanChange, span_update
+from tests.browser.selection import select_in_text
 from tests.conftest import PASSWORD, Team
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -62,32 +63,6 @@ def logged_in(browser: Any, live_server: Any, username: str) -> Any:
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
     return page
-
-
-def select_text(page: Any, surface: str, pad_after: int = 0) -> None:
-    """Select `surface` in the document's text as a person would, across segments if need be,
-    by UTF-16 offsets in the DOM (the script converts them)."""
-    page.evaluate(
-        """([surface, pad]) => {
-            const box = document.querySelector("#workspace .doc-text");
-            const text = box.textContent;
-            const from = text.indexOf(surface), to = from + surface.length + pad;
-            const at = (offset) => {
-                for (const child of box.children) {
-                    const node = child.firstChild, length = node ? node.length : 0;
-                    if (offset <= length) return [node, offset];
-                    offset -= length;
-                }
-            };
-            const range = document.createRange();
-            range.setStart(...at(from));
-            range.setEnd(...at(to));
-            const selection = window.getSelection();
-            selection.removeAllRanges();
-            selection.addRange(range);
-        }""",
-        [surface, pad_after],
-    )
 
 
 def press(page: Any, key: str) -> None:
@@ -145,7 +120,7 @@ def test_keys_and_selection_write_exact_code_point_offsets(
     assert moshe.status == SpanStatus.ACCEPTED and moshe.decided_by == team.annotator_en
 
     # After an emoji with a skin tone, in Arabic, with a space selected past its end.
-    select_text(page, "سارة منصور", pad_after=1)
+    select_in_text(page, "سارة منصور", pad_after=1)
     press(page, "1")
     added = Span.objects.get(document=document, source=SpanSource.HUMAN)
     assert (added.start, added.end, added.label) == (
@@ -156,9 +131,9 @@ def test_keys_and_selection_write_exact_code_point_offsets(
 
     # "Cafe" without its combining accent, and "Lyon" with half a flag: each selection
     # snaps to whole characters (the new span takes the place of the machine's "Lyon").
-    select_text(page, "Cafe")
+    select_in_text(page, "Cafe")
     press(page, "1")
-    select_text(page, "Lyon \U0001f1eb")
+    select_in_text(page, "Lyon \U0001f1eb")
     press(page, "2")
     surfaces = {
         TEXT[span.start : span.end]: span.label

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tests.browser.selection import select_in_text
 from tests.e2e.conftest import PROJECT, Api
 
 # htmx swaps the answer after the response arrives; the page's own script then patches rows.
@@ -49,33 +50,8 @@ class Workspace:
     # --- Acting -----------------------------------------------------------------------------
 
     def select(self, surface: str) -> None:
-        """Select the first occurrence of `surface` in the text, across highlights if need be,
-        by the DOM's own (UTF-16) offsets, as a mouse would."""
-        found = self.page.evaluate(
-            """(surface) => {
-                const box = document.querySelector("#workspace .doc-text");
-                const from = box.textContent.indexOf(surface);
-                if (from < 0) return false;
-                const to = from + surface.length;
-                const at = (offset) => {
-                    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-                    let node;
-                    while ((node = walker.nextNode())) {
-                        if (offset <= node.length) return [node, offset];
-                        offset -= node.length;
-                    }
-                };
-                const range = document.createRange();
-                range.setStart(...at(from));
-                range.setEnd(...at(to));
-                const selection = window.getSelection();
-                selection.removeAllRanges();
-                selection.addRange(range);
-                return true;
-            }""",
-            surface,
-        )
-        assert found, f"{surface!r} is not in the page's text"
+        """Select the first occurrence of `surface` in the text, as a mouse would."""
+        select_in_text(self.page, surface)
 
     def press(self, key: str) -> None:
         """A key whose action posts: wait for the answer and its swap."""
