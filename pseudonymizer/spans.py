@@ -128,9 +128,10 @@ def effective_score(span: Span) -> float:
     return 1.0 if span.source in _TRUSTED_SOURCES else 0.0
 
 
-def _preference(span: Span) -> tuple[int, float, int, int, int, str, str, str]:
-    # Smaller sorts first = preferred. The trailing fields only make the order total, so
-    # that the result does not depend on the order of the input.
+def overlap_preference(span: Span) -> tuple[int, float, int, int, int, str, str, str]:
+    """The order in which overlapping spans win (`resolve_overlaps`): smaller sorts first."""
+    # The trailing fields only make the order total, so that the result does not depend on
+    # the order of the input.
     return (
         -(span.end - span.start),
         -effective_score(span),
@@ -216,4 +217,4 @@ def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
     unique = list(dict.fromkeys(spans))
     human = [span for span in unique if span.source == "human"]
     others = [span for span in unique if span.source != "human"]
-    return select_non_overlapping(others, _preference, keep=human)
+    return select_non_overlapping(others, overlap_preference, keep=human)

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from pseudonymizer.graphemes import widen_spans
-from pseudonymizer.spans import Span, resolve_overlaps, select_non_overlapping
+from pseudonymizer.spans import (
+    Span,
+    overlap_preference,
+    resolve_overlaps,
+    select_non_overlapping,
+)
 
 
 class RecognizerError(RuntimeError):
@@ -80,7 +85,8 @@ class Recognition:
 def recognize_all(
     texts: Sequence[str], language: str, recognizers: Iterable[Recognizer]
 ) -> Recognition:
-    """Run every recognizer over `texts` and merge their spans with `resolve_overlaps`.
+    """Run every recognizer over `texts` and merge their spans with `resolve_overlaps`, a
+    pattern's hit never yielding to another recognizer's span (`_merged`).
 
     A recognizer whose `fallback` attribute is true (a guess such as "a capitalised word")
     runs after the others have been merged, and only the parts of its spans that nothing
@@ -100,7 +106,7 @@ def recognize_all(
         results = _run(recognizer, texts, language, errors)
         for text, bucket, spans in zip(texts, found, results, strict=True):
             bucket.extend(widen_spans(text, spans))
-    merged = [resolve_overlaps(spans) for spans in found]
+    merged = [_merged(text, spans) for text, spans in zip(texts, found, strict=True)]
     for recognizer in (r for r in ordered if getattr(r, "fallback", False)):
         guesses = _run(recognizer, texts, language, errors)
         merged = [
@@ -115,6 +121,42 @@ def recognize_all(
             for starts in [[k.start for k in kept]]
         ]
     return Recognition(spans=merged, errors=errors)
+
+
+# The source of the patterns' hits (`RegexRecognizer`): stable shapes, never dropped for a
+# model's guess that overlaps them.
+PATTERN_SOURCE = "regex"
+
+
+def _merged(text: str, spans: list[Span]) -> list[Span]:
+    """`resolve_overlaps`, except that a pattern's hit never yields to another recognizer's
+    span. A model's span that would drop one ("Salut @marie.delattre1 ! Rendez" taken for a
+    name around the handle) keeps only its parts outside the pattern hits, trimmed to word
+    characters, so that the handle is proposed as a handle and the rest is still proposed. A
+    hit that a wider span of the same label holds is not lost, and stays inside it."""
+    merged = resolve_overlaps(spans)
+    chosen = set(merged)
+    dropped = [
+        span
+        for span in dict.fromkeys(spans)
+        if span.source == PATTERN_SOURCE
+        and span not in chosen
+        and not any(
+            other.start <= span.start and span.end <= other.end and other.label == span.label
+            for other in merged
+        )
+    ]
+    if not dropped:
+        return merged
+    anchors = resolve_overlaps(
+        [span for span in merged if span.source in (PATTERN_SOURCE, "human")] + dropped
+    )
+    starts = [anchor.start for anchor in anchors]
+    held = set(anchors)
+    rest = [
+        piece for span in merged if span not in held for piece in _gaps(text, span, anchors, starts)
+    ]
+    return select_non_overlapping(widen_spans(text, rest), overlap_preference, keep=anchors)
 
 
 def _gaps(text: str, span: Span, kept: list[Span], starts: list[int]) -> list[Span]:

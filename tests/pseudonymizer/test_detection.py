@@ -116,6 +116,32 @@ def test_given_ner_spans_merge_as_recognize_all_merges_them() -> None:
     assert (TEXT[10:20], TEXT[42:49]) == ("Marguerite", "Gaspard")
 
 
+def test_a_pattern_hit_is_never_dropped_for_a_model_span_over_it() -> None:
+    """A French model took "Salut @marie.delattre1 ! Rendez" for one name: the handle is
+    proposed as a handle, the model's words around it still as the model said; a name the
+    model reached beyond an address keeps its words too, and nothing overlaps."""
+    text = "Salut @marie.delattre1 ! Rendez-vous avec Paul Simon (paul.simon@exemple.fr) demain."
+    misc = Span(0, text.index("vous") - 1, "MISC", 0.99, "ner")
+    name = Span(text.index("Paul"), text.index(") demain"), "PER", 0.99, "ner")
+
+    found = Detector(profile="precise").detect([text], "fr", ner_spans=[[misc, name]])
+
+    spans = [(text[s.start : s.end], s.label, s.source) for s in found.spans[0]]
+    assert ("@marie.delattre1", "USERNAME", "regex") in spans
+    assert ("paul.simon@exemple.fr", "EMAIL", "regex") in spans
+    assert ("Salut", "MISC", "ner") in spans and ("Paul Simon", "PER", "ner") in spans
+    assert overlapping(found.spans[0]) == []
+
+
+def test_a_pattern_hit_inside_a_span_of_its_own_label_stays_inside_it() -> None:
+    text = "Write to Dr Moshe Chaya on 3 March 2024 at noon."
+    date = Span(text.index("on 3"), text.index(" at noon"), "DATE", 0.9, "ner")
+
+    found = Detector(profile="recall").detect([text], "en", ner_spans=[[date]])
+
+    assert date in found.spans[0]  # the model's wider date holds the pattern's date
+
+
 def test_ner_spans_must_come_one_list_per_text() -> None:
     with pytest.raises(ValueError, match="2 lists of NER spans for 1 texts"):
         Detector(use_ner=False).detect([TEXT], "en", ner_spans=[[], []])
