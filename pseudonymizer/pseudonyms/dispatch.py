@@ -11,6 +11,7 @@ from enum import StrEnum
 from pseudonymizer.pseudonyms import identifiers, names
 from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for
 from pseudonymizer.pseudonyms.shape import (
+    LETTERS,
     digit_value,
     fold,
     in_family,
@@ -123,12 +124,18 @@ def kind_of(label: str) -> Kind:
 
 
 _SHAPED = {Kind.PHONE, Kind.DATE, Kind.IBAN, Kind.IP, Kind.CARD}
+# Kinds drawn from lists of words: a surface without a letter gives them nothing to go by.
+_WORDED = {Kind.PERSON, Kind.PLACE, Kind.ADDRESS, Kind.ORGANISATION}
+_HAS_LETTER = re.compile(LETTERS)
 
 
 def _kind_for(original: str, label: str) -> Kind:
-    """The label's kind, unless the surface itself is plainly an address, link or handle."""
+    """The label's kind, unless the surface itself is plainly an address, link or handle, or
+    a name without a letter (`{{7*7}}` as PER), whose digits and signs are reshaped instead."""
     kind = kind_of(label)
     text = original.strip()
+    if kind in _WORDED and not _HAS_LETTER.search(text):
+        return Kind.OTHER
     if kind in _SHAPED or any(char.isspace() for char in text) or len(text) < 2:
         return kind
     if identifiers.URL_LIKE.match(text):
@@ -216,6 +223,44 @@ def _as_set(surfaces: Collection[str]) -> SurfaceSet:
     return surfaces if isinstance(surfaces, SurfaceSet) else SurfaceSet(surfaces)
 
 
+def _containment_key(text: str) -> str:
+    return " ".join(fold(text).split())
+
+
+def contains_original(candidate: str, original: str) -> bool:
+    """Whether `candidate` holds `original` anywhere, compared folded (case, accents, Arabic
+    marks, compatibility forms and runs of spaces ignored): `{{7*7}}0` holds `{{7*7}}`,
+    `MOSHER` holds `Moshé`. A pseudonym that does would publish its original."""
+    key = _containment_key(original)
+    return bool(key) and key in _containment_key(candidate)
+
+
+# What stands for a sign in a surface with neither letter nor digit ("***"). None of them
+# starts a spreadsheet formula.
+_SIGNS = "#%&*~^|/_!?$"
+
+
+def reshape(rng: random.Random, original: str) -> str:
+    """`original` with every letter and digit changed, each to another of its script, case
+    and digit family, and everything else kept; in a surface with neither letter nor digit,
+    every sign changed instead. Never holds `original`: it is as long, and differs from it
+    at every letter, digit or sign that is not whitespace."""
+    worded = any(char.isalpha() or char.isdecimal() for char in original)
+    out = []
+    for char in original:
+        if char.isspace():
+            out.append(char)
+        elif char.isdecimal():
+            out.append(in_family((digit_value(char) + 1 + rng.randrange(9)) % 10, char))
+        elif char.isalpha():
+            out.append(random_letter(rng, char, avoid=char + fold(char)))
+        elif worded:
+            out.append(char)
+        else:
+            out.append(rng.choice([sign for sign in _SIGNS if sign != char]))
+    return "".join(out)
+
+
 def _vary(rng: random.Random, candidate: str, original: str, attempt: int) -> str:
     """A variation of `candidate`: one letter (or digit) of a replaced word changed; after
     many tries, a number appended (always new)."""
@@ -245,6 +290,8 @@ def _vary(rng: random.Random, candidate: str, original: str, attempt: int) -> st
 _ATTEMPTS_PER_SUGGESTION = 12
 _EXTRA_ATTEMPTS = 20
 _VARIATIONS = 200
+# Reshaped forms of the original tried when nothing drawn or varied could stand for it.
+_RESHAPES = 60
 # Candidates drawn ahead and handed to the sets' `prefetch` together: a key table in a
 # database answers a batch in one query rather than one a candidate.
 _PREFETCH = 16
@@ -263,11 +310,12 @@ def suggest(
     """`count` distinct pseudonyms for `original` (a `label` span in a `language` document).
 
     Deterministic for (secret, original, label): the same list, in the same order, on every
-    call; another secret gives others. None equals the original (casefolded), a surface of
-    `taken` (replacements already used in the key table) or of `forbidden` (originals found
-    in the corpus), and none contains a forbidden surface as a sequence of words, as long as
-    drawing can avoid it; after a bounded number of draws, variations of the drawn values
-    (a changed letter, then a number) fill the list.
+    call; another secret gives others. None holds the original (`contains_original`: folded,
+    anywhere in it), and none equals a surface of `taken` (replacements already used in the
+    key table) or of `forbidden` (originals found in the corpus), nor contains a forbidden
+    surface as a sequence of words, as long as drawing can avoid it; after a bounded number
+    of draws, variations of the drawn values (a changed letter, then a number) fill the list,
+    and last the original reshaped (`reshape`: every letter and digit changed).
     """
     if count <= 0:
         return []
@@ -290,6 +338,7 @@ def suggest(
             not key
             or key == original_key
             or key in chosen_keys
+            or contains_original(candidate, original)
             or candidate in taken_set
             or candidate in forbidden_set
             or (strict and forbidden_set.contains_within(candidate))
@@ -314,17 +363,37 @@ def suggest(
         accept(candidate, strict=True)
         if len(chosen) == count:
             return chosen
-    bases = [*chosen, *drawn] or [original]
+
+    def offer(make: Callable[[int], str], total: int, strict: Callable[[int], bool]) -> bool:
+        """Offer `make(0)`, `make(1)`, … (asked ahead in batches); True once `count` are in."""
+        ahead.clear()
+        for attempt in range(total):
+            if not ahead:
+                ahead.extend(make(at) for at in range(attempt, min(attempt + _PREFETCH, total)))
+                taken_set.prefetch(ahead)
+                forbidden_set.prefetch(ahead)
+            accept(ahead.popleft(), strict=strict(attempt))
+            if len(chosen) == count:
+                return True
+        return False
+
+    def reshaped(_: int) -> str:
+        return reshape(draws.random, original)
+
+    # Variations of a value that holds the original would hold it too.
+    bases = [c for c in (*chosen, *drawn) if not contains_original(c, original)]
+    if not bases:
+        # Nothing drawn could stand for this surface (signs only, or digits a name list
+        # cannot match): its reshaped forms come before numbered variations of them.
+        if offer(reshaped, _RESHAPES, lambda _: True):
+            return chosen
+        bases = [*chosen] or [reshape(draws.random, original)]
     variations = _VARIATIONS + count
-    for attempt in range(variations):
-        if not ahead:
-            ahead.extend(
-                _vary(draws.random, bases[at % len(bases)], original, at)
-                for at in range(attempt, min(attempt + _PREFETCH, variations))
-            )
-            taken_set.prefetch(ahead)
-            forbidden_set.prefetch(ahead)
-        accept(ahead.popleft(), strict=attempt < _VARIATIONS // 2)
-        if len(chosen) == count:
-            break
+    if offer(
+        lambda at: _vary(draws.random, bases[at % len(bases)], original, at),
+        variations,
+        lambda attempt: attempt < _VARIATIONS // 2,
+    ):
+        return chosen
+    offer(reshaped, _RESHAPES, lambda _: False)
     return chosen
