@@ -226,8 +226,9 @@ def _propagate_batch(
     )
     now = timezone.now()
     created: list[Span] = []
-    # (decision, keep reason, entity) → proposals to give that choice: one UPDATE each.
-    updated: dict[tuple[str, str, int], list[int]] = {}
+    # (decision, keep reason, entity, whether a person sees a change) → proposals to give
+    # that choice: one UPDATE each.
+    updated: dict[tuple[str, str, int, bool], list[int]] = {}
     conflicts: list[ReviewItem] = []
     reopened: set[int] = set()
     for document_id, matches in found.items():
@@ -255,7 +256,10 @@ def _propagate_batch(
                     continue
                 if span.entity_id == target.alias.entity_id and span.decision == target.decision:
                     continue
-                key = (target.decision, target.keep_reason, target.alias.entity_id)
+                # Only a change a person sees (the decision, its reason) is a new version: a
+                # proposal that merely learns its entity keeps the version the page holds.
+                seen = span.decision != target.decision or span.keep_reason != target.keep_reason
+                key = (target.decision, target.keep_reason, target.alias.entity_id, seen)
                 updated.setdefault(key, []).append(span.pk)
                 continue
             if any(_is_persons(s) for s in overlapping):
@@ -287,14 +291,17 @@ def _propagate_batch(
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
-    for (decision, keep_reason, entity_id), ids in updated.items():
-        Span.objects.filter(pk__in=ids).update(
-            decision=decision,
-            keep_reason=keep_reason,
-            entity_id=entity_id,
-            version=F("version") + 1,
-            updated_at=now,
-        )
+    for (decision, keep_reason, entity_id, seen), ids in updated.items():
+        if seen:
+            Span.objects.filter(pk__in=ids).update(
+                decision=decision,
+                keep_reason=keep_reason,
+                entity_id=entity_id,
+                version=F("version") + 1,
+                updated_at=now,
+            )
+        else:
+            Span.objects.filter(pk__in=ids).update(entity_id=entity_id)
     if created:
         Span.objects.bulk_create(created, batch_size=5000)
     if conflicts:

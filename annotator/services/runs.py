@@ -452,9 +452,10 @@ class _Taken:
         self.starts = [start for start, _ in ordered]
         self.max_end = list(itertools.accumulate((end for _, end in ordered), max))
 
-    def overlaps(self, start: int, end: int) -> bool:
-        before = bisect.bisect_left(self.starts, end)  # those that start before `end`
-        return before > 0 and self.max_end[before - 1] > start
+    def holds(self, start: int, end: int) -> bool:
+        """Whether one span that stays covers all of [start, end)."""
+        before = bisect.bisect_right(self.starts, start)  # those that start at or before it
+        return before > 0 and self.max_end[before - 1] >= end
 
 
 def _merge_warnings(current: list[Warning], new: Iterable[Warning]) -> list[Warning]:
@@ -526,7 +527,11 @@ def _batch_write(
         taken = _Taken(staying.get(doc_id, ()))
         for found in spans_by_document.get(doc_id, ()):
             label = map_to_schema(found.label, labels)
-            if label is None or taken.overlaps(found.start, found.end):
+            # Only what a span that stays already holds whole is left out (a person's
+            # decision there, a rejection, a propagated or imported proposal): a proposal
+            # that reaches beyond it ("Ottoline Postlethwaite" over a decided "Ottoline") is
+            # written beside it, or the rest of it would never be seen by anyone.
+            if label is None or taken.holds(found.start, found.end):
                 continue
             created.append(
                 Span(

@@ -89,6 +89,26 @@ def test_a_wider_proposal_that_holds_a_decided_name_stays_whole(team: Team) -> N
         assert (now.status, now.version) == (SpanStatus.PROPOSED, machine.version)
 
 
+def test_a_proposal_that_only_learns_its_entity_keeps_its_version(team: Team) -> None:
+    """The page holds the proposal's version: a decision elsewhere that changes nothing the
+    annotator sees must not make their next action on it a conflict."""
+    text = "Moshe Chaya and, later, Moshe Chaya again."
+    document = DocumentFactory(project=team.project, text=text)
+    same = SpanFactory(document=document, start=0, end=11, label="PER", source=SpanSource.NER)
+    kept = SpanFactory(document=document, start=24, end=35, label="PER", source=SpanSource.NER,
+                       decision="pseudonymize")  # fmt: skip
+    choice = decide(team, "Moshe Chaya", replacement="Raj Avrom")
+    other = decide(team, "Sarah Levi", decision="keep", keep_reason="a minister")
+    Span.objects.filter(pk=kept.pk).update(entity_id=other.entity_id, decision="keep")
+
+    propagate_choice(project_id=team.project.pk, alias_id=choice.alias_id)
+
+    same.refresh_from_db()
+    assert (same.entity_id, same.version) == (choice.entity_id, 1)
+    kept.refresh_from_db()  # its decision changed: a new version
+    assert (kept.entity_id, kept.decision, kept.version) == (choice.entity_id, "pseudonymize", 2)
+
+
 def test_propagation_never_overwrites_a_person_and_raises_a_conflict(team: Team) -> None:
     document = DocumentFactory(project=team.project, text="Moshe Chaya again, Moshe Chaya.")
     kept = SpanFactory(
