@@ -18,12 +18,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotator.models import AuditAction, AuditEvent, Project
+from pseudonymizer.formats.writers import spreadsheet_safe
 
 # A detail is shown in one line; the rest is in the CSV.
 DETAIL_CHARS = 160
 CSV_COLUMNS = ("when", "who", "action", "action_label", "target", "detail", "ip_address")
-# A spreadsheet runs a cell that starts with one of these as a formula.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -123,18 +122,14 @@ def audit_rows(events: Iterable[AuditEvent]) -> list[AuditRow]:
     ]
 
 
-def _cell(value: str) -> str:
-    """A cell a spreadsheet shows as text, never runs: a target or a detail may carry what a
-    person typed."""
-    return "'" + value if value.startswith(_FORMULA_STARTS) else value
-
-
 def audit_csv_rows(events: QuerySet[AuditEvent]) -> Iterator[list[str]]:
     """The header, then one row per event (streamed from the database in chunks)."""
     yield list(CSV_COLUMNS)
     for event in events.iterator(chunk_size=2000):
+        # A cell a spreadsheet shows as text, never runs, as in a release's CSV: a target or
+        # a detail may carry what a person typed.
         yield [
-            _cell(value)
+            spreadsheet_safe(value)
             for value in (
                 event.created_at.isoformat(),
                 event.actor.username if event.actor is not None else "",

