@@ -322,8 +322,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Cloak's own ---------------------------------------------------------------------------
-# The secret that encrypts originals in the correspondence table. Losing it loses the keys.
-CLOAK_KEYS_SECRET = env_str("CLOAK_KEYS_SECRET", SECRET_KEY)
+# The secret that seals the keys: it encrypts the originals of the correspondence table and
+# the learned models at rest, and keys the digests they are looked up by. Losing it loses the
+# keys. Required with DEBUG off (cloak.E001: `check --deploy` fails, and gunicorn, Celery and
+# manage.py refuse to start, annotator.checks); only a development install (`make run`,
+# DEBUG on) falls back to SECRET_KEY.
+CLOAK_KEYS_SECRET = env_str("CLOAK_KEYS_SECRET", "") or SECRET_KEY
 # Imports larger than this (the file, or a zip's uncompressed content) are refused.
 CLOAK_IMPORT_MAX_BYTES = env_int("CLOAK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 # A zip whose content is this many times larger than the zip itself is taken for a bomb.

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from django.urls import reverse
 
-from annotator.checks import keys_database_warnings
+from annotator.checks import keys_database_warnings, keys_secret_errors
 from tests.conftest import client_for
 from tests.test_docker_compose import _compose
 
@@ -114,6 +114,7 @@ def test_an_install_on_sqlite_says_once_that_only_django_guards_the_keys(tmp_pat
     env = {
         "DATABASE_URL": f"sqlite:///{tmp_path / 'cloak.sqlite3'}",
         "CLOAK_VAR_DIR": str(tmp_path),
+        "CLOAK_KEYS_SECRET": secrets.token_urlsafe(32),
     }
 
     result = _run(["manage.py", "check"], env)
@@ -137,3 +138,87 @@ def test_keys_only_django_guards_are_warned_about() -> None:
     assert "KEYS_DATABASE_URL" in shared[0].msg
     assert [w.id for w in same_role] == ["cloak.W002"]
     assert separate == []
+
+
+# --- The keys' secret -------------------------------------------------------------------------
+
+
+def _without_keys_secret(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A deployed install (DEBUG off) that forgot CLOAK_KEYS_SECRET."""
+    env = _compose_environment("web")
+    del env["CLOAK_KEYS_SECRET"]
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'cloak.sqlite3'}",
+        CLOAK_VAR_DIR=str(tmp_path),
+        CELERY_BROKER_URL="",
+        REDIS_URL="",
+        CACHE_URL="",
+        **extra,
+    )
+    env.pop("KEYS_DATABASE_URL", None)
+    return env
+
+
+def test_check_deploy_fails_without_a_keys_secret(tmp_path: Path) -> None:
+    result = _run(["manage.py", "check", "--deploy"], _without_keys_secret(tmp_path))
+
+    assert result.returncode != 0
+    assert "cloak.E001" in result.stderr
+    assert "CLOAK_KEYS_SECRET" in result.stderr
+
+
+def test_a_keys_secret_equal_to_the_session_key_is_no_keys_secret(tmp_path: Path) -> None:
+    env = _without_keys_secret(tmp_path)
+    env["CLOAK_KEYS_SECRET"] = env["DJANGO_SECRET_KEY"]
+
+    result = _run(["manage.py", "check", "--deploy"], env)
+
+    assert result.returncode != 0
+    assert "cloak.E001" in result.stderr
+
+
+def test_a_development_install_runs_without_a_keys_secret(tmp_path: Path) -> None:
+    result = _run(["manage.py", "check"], _without_keys_secret(tmp_path, DJANGO_DEBUG="true"))
+
+    assert result.returncode == 0, result.stderr
+    assert "cloak.E001" not in result.stdout + result.stderr
+
+
+def _program(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["gunicorn", "annotator.wsgi:application", "--bind", "127.0.0.1:0", "--workers", "1"],
+        ["celery", "-A", "annotator", "worker", "--pool", "solo", "-Q", "default"],
+        ["celery", "-A", "annotator", "beat"],
+    ],
+    ids=["gunicorn", "celery-worker", "celery-beat"],
+)
+def test_servers_refuse_to_start_without_a_keys_secret(tmp_path: Path, command: list[str]) -> None:
+    env = _without_keys_secret(tmp_path)
+    base = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
+    if command[-1] == "beat":
+        command = [*command, "--schedule", str(tmp_path / "beat-schedule")]
+
+    # Each exits at once with the reason; one that started would run until the timeout.
+    result = subprocess.run(
+        [_program(command[0]), *command[1:]],
+        cwd=REPO_ROOT, env={**base, **env}, capture_output=True, text=True, timeout=90,
+        check=False,
+    )  # fmt: skip
+
+    assert result.returncode != 0
+    assert "cloak.E001" in result.stdout + result.stderr
+
+
+def test_the_keys_secret_error_matrix() -> None:
+    def ids(**kw: Any) -> list[str]:
+        return [str(e.id) for e in keys_secret_errors(**kw)]
+
+    assert ids(debug=False, keys_secret="k" * 40, secret_key="s" * 50) == []
+    assert ids(debug=False, keys_secret="s" * 50, secret_key="s" * 50) == ["cloak.E001"]
+    assert ids(debug=False, keys_secret="", secret_key="s" * 50) == ["cloak.E001"]
+    assert ids(debug=True, keys_secret="s" * 50, secret_key="s" * 50) == []
