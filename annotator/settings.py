@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "annotator.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Static files are answered above; every other answer is kept from caches (annotator.caching).
+    "annotator.caching.NoStoreMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -10,3 +10,16 @@ document.addEventListener("cloak:import-created", (event) => {
   form.querySelectorAll(".alert, .field-error").forEach((element) => element.remove());
   form.querySelectorAll(".has-error").forEach((element) => element.classList.remove("has-error"));
 });
+
+// Nothing of a session's pages stays in the tab once its person signs out: htmx keeps no
+// snapshot of a page (templates/base.html), but it does keep the address it was last at, and
+// an address may hold a search someone typed (a name). Cleared as the sign-out is sent, and
+// on every page shown signed out (a session that expired).
+document.addEventListener("submit", (event) => {
+  if (event.target instanceof Element && event.target.matches(".logout-form")) {
+    sessionStorage.clear();
+  }
+});
+if (document.body && document.body.hasAttribute("data-signed-out")) {
+  sessionStorage.clear();
+}

@@ -362,3 +362,31 @@ def test_an_api_token_authenticates(team: Team, targets: dict[str, str]) -> None
     response = Client().get(targets["api-member-list"], HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200
     assert Client().get(targets["api-member-list"]).status_code == 401
+
+
+def _kept_by_browsers(response: Any) -> bool:
+    policy = {part.strip() for part in response.get("Cache-Control", "").split(",")}
+    return not {"no-store", "private"} <= policy
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_no_answer_is_kept_by_a_browser_after_sign_out(
+    team: Team, targets: dict[str, str], role: str
+) -> None:
+    """Pages, their htmx fragments and API answers hold originals; a browser's disk cache
+    would keep them past the sign-out. Every answer of every URL, as every role, as a page
+    and as an htmx request, says no-store (whatever its status and type)."""
+    user = user_for(team, role)
+    kept: list[str] = []
+    for name, (method, _) in MATRIX.items():
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            response = getattr(client_for(user), method)(targets[name], {}, **headers)
+            if _kept_by_browsers(response):
+                kept.append(f"{method.upper()} {name} {headers}: {response.status_code} "
+                            f"{response.get('Cache-Control')!r}")  # fmt: skip
+    for name in WRITES:
+        response = client_for(user).post(targets[name], {})
+        if _kept_by_browsers(response):
+            kept.append(f"POST {name}: {response.status_code} {response.get('Cache-Control')!r}")
+    assert not kept, f"as {role}:\n" + "\n".join(kept)
