@@ -45,12 +45,21 @@ from pseudonymizer.detection import (
     Detector,
     NerSpecError,
 )
-from pseudonymizer.evaluation import leak_check, span_prf, token_masking
+from pseudonymizer.evaluation import span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.base import UnknownFormat
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
+from pseudonymizer.release import (
+    DecidedSpan,
+    DetectionUnavailable,
+    ReleaseDetection,
+    ReleaseDocument,
+    ReleasePipeline,
+    needs_replacement,
+)
 from pseudonymizer.spans import Span
-from pseudonymizer.strategies import Strategy, default_entity, render
+from pseudonymizer.strategies import Strategy
+from pseudonymizer.vocabulary import Decision
 
 if TYPE_CHECKING:
     from pseudonymizer.keyfile import KeyStore
@@ -196,17 +205,26 @@ class _Detection:
 
     def __call__(self, documents: Sequence[ImportedDocument]) -> list[list[Span]]:
         """The spans found in each document, batched per language."""
+        return self.with_ner(documents)[0]
+
+    def with_ner(
+        self, documents: Sequence[ImportedDocument]
+    ) -> tuple[list[list[Span]], list[list[Span]]]:
+        """The spans found in each document, and the NER model's own among them (for the
+        release pipeline's check, which then does not run the model again)."""
         result: list[list[Span]] = [[] for _ in documents]
+        ner: list[list[Span]] = [[] for _ in documents]
         groups: dict[str, list[int]] = {}
         for index, document in enumerate(documents):
             groups.setdefault(_language(document), []).append(index)
         for language, indexes in groups.items():
             texts = [documents[index].text for index in indexes]
             try:
-                found = self._detector.detect(texts, language)
+                model = self._detector.ner(texts, language)
+                found = self._detector.detect(texts, language, ner_spans=model.spans)
             except NerSpecError as error:
                 raise CliError(str(error), 2) from error
-            for name, message in found.errors.items():
+            for name, message in {**model.errors, **found.errors}.items():
                 if self._fail_on_error:
                     raise CliError(
                         f"recognizer {name} failed for {language!r}: {message} "
@@ -217,9 +235,10 @@ class _Detection:
                     _warn(
                         f"recognizer {name} failed for {language!r}, went on without it: {message}"
                     )
-            for index, spans in zip(indexes, found.spans, strict=True):
+            for index, spans, own in zip(indexes, found.spans, model.spans, strict=True):
                 result[index] = spans
-        return result
+                ner[index] = list(own)
+        return result, ner
 
 
 def _detector(args: argparse.Namespace, known: Iterable[tuple[str, str]]) -> Detector:
@@ -367,10 +386,12 @@ class _LazyDetection:
         self._detect = detect
         self._batch = batch
         self._found: list[list[Span]] | None = None
+        # The NER model's spans in each document, once detection has run.
+        self.ner: list[list[Span]] | None = None
 
     def __call__(self, index: int) -> list[Span]:
         if self._found is None:
-            self._found = self._detect(self._batch)
+            self._found, self.ner = self._detect.with_ner(self._batch)
         return self._found[index]
 
 
@@ -386,93 +407,123 @@ def _decided_by_table(spans: list[Span], text: str, keys: KeyStore) -> list[Span
     return decided
 
 
-def run_pseudonymize(args: argparse.Namespace) -> int:
-    """Write the input documents rendered under `--strategy`, spans in the new offsets."""
+def _decided(
+    document: ImportedDocument, spans: list[Span], keys: KeyStore, strategy: Strategy
+) -> list[DecidedSpan]:
+    """The chosen spans of a document as the release pipeline takes them: accepted, each with
+    what the key table holds for it (recorded there when new), so that the table is the one
+    source of every pseudonym and invalidated form."""
     from pseudonymizer.keytable import KeyConflict
-    from pseudonymizer.recognizers import RegexRecognizer
 
+    language = _language(document)
+    decided: list[DecidedSpan] = []
+    for span in spans:
+        surface = document.text[span.start : span.end]
+        decision = span.decision or Decision.PSEUDONYMIZE.value
+        replacement: str | None = None
+        try:
+            if span.decision in (Decision.KEEP, Decision.DELETE, Decision.INVALIDATE) or (
+                needs_replacement(strategy, decision)
+            ):
+                # A person's keep, delete or invalidate is recorded even when this strategy
+                # does not show it, so that the next run applies it wherever it is found.
+                replacement = keys.table.replacement_for(
+                    surface, span.label, language, keys.secret, decision=span.decision
+                )
+        except KeyConflict as error:
+            raise CliError(
+                f"document {_name(document)}: span [{span.start}, {span.end}) "
+                f"{span.label}: key table: {error}"
+            ) from error
+        alias = keys.table.lookup(surface)
+        decided.append(
+            DecidedSpan(
+                span.start,
+                span.end,
+                span.label,
+                decision=alias.decision if alias is not None else decision,
+                replacement=replacement,
+                entity=("entity", alias.entity) if alias is not None else None,
+                # Spans that came with the input are a person's; detected ones a machine's.
+                by_person=span.source in ("human", "import"),
+                score=span.score,
+                source=span.source,
+            )
+        )
+    return decided
+
+
+def run_pseudonymize(args: argparse.Namespace) -> int:
+    """Write the input documents rendered under `--strategy`, spans in the new offsets, through
+    the release pipeline (`pseudonymizer.release`): the key table's originals and the pattern
+    hits are looked for in the output, and the whole detection runs over each input to find
+    what no span covers."""
     strategy = Strategy(args.strategy)
     keys = _open_keys(args.keys)
     known = [(alias.surface, alias.label) for alias in keys.table.aliases]
-    detect = _Detection(_detector(args, known), fail_on_error=True)
-    numbering: dict[object, int] = {}
-    leak_recognizers = [RegexRecognizer().recognize_one] if args.leak_check != "off" else []
-    leaks_found = 0
-
-    def entity_of(span: Span, surface: str) -> object:
-        alias = keys.table.lookup(surface)
-        return ("entity", alias.entity) if alias is not None else default_entity(span, surface)
-
-    def render_one(document: ImportedDocument, spans: list[Span]) -> OutputDocument:
-        nonlocal leaks_found
-        language = _language(document)
-        labels = {document.text[s.start : s.end]: s.label for s in spans}
-
-        def replacement(span: Span, surface: str) -> str:
-            return keys.table.replacement_for(surface, span.label, language, keys.secret)
-
-        def invalidate(surface: str) -> str:
-            return keys.table.replacement_for(
-                surface, labels.get(surface, "URL"), language, keys.secret, decision="invalidate"
-            )
-
-        # Record the decisions a person made (keep, delete, invalidate) in the key table, so
-        # that the next run applies them to the same surface wherever it is found.
-        for span in spans:
-            if span.decision in ("keep", "delete", "invalidate"):
-                try:
-                    keys.table.replacement_for(
-                        document.text[span.start : span.end],
-                        span.label,
-                        language,
-                        keys.secret,
-                        decision=span.decision,
-                    )
-                except KeyConflict as error:
-                    raise CliError(
-                        f"document {_name(document)}: span [{span.start}, {span.end}) "
-                        f"{span.label}: key table: {error}"
-                    ) from error
-        try:
-            rendered = render(
-                document.text,
-                spans,
-                strategy,
-                replacement=replacement,
-                entity_of=entity_of,
-                invalidate=invalidate,
-                placeholder=args.placeholder,
-                numbering=numbering,
-            )
-        except KeyConflict as error:
-            raise CliError(f"document {_name(document)}: key table: {error}") from error
-        except ValueError as error:
-            raise CliError(f"document {_name(document)}: {error}") from error
-        if args.leak_check != "off":
-            originals = [
-                document.text[span.start : span.end] for span in spans if span.decision != "keep"
-            ]
-            leaks = leak_check(rendered.text, originals, leak_recognizers, allowed=rendered.spans)
-            if leaks:
-                leaks_found += len(leaks)
-                listed = "; ".join(str(leak) for leak in leaks[:5])
-                more = f" and {len(leaks) - 5} more" if len(leaks) > 5 else ""
-                _warn(f"document {_name(document)}: possible leak: {listed}{more}")
-        return _output_of(document, rendered.text, rendered.spans)
+    detector = _detector(args, known)
+    detect = _Detection(detector, fail_on_error=True)
+    checking = args.leak_check != "off"
+    pipeline = ReleasePipeline(
+        strategy,
+        originals=[
+            (alias.surface, alias.label)
+            for alias in keys.table.aliases
+            if alias.decision != Decision.KEEP
+        ],
+        detection=ReleaseDetection(
+            profile=args.profile,
+            known=known,
+            learned=_learned_models(getattr(args, "learned", None) or []),
+            ner=detector,
+        ),
+        own_surfaces=True,
+        leak_check=checking,
+        placeholder=args.placeholder,
+    )
+    findings = 0
 
     def documents() -> Iterator[OutputDocument]:
+        nonlocal findings
         inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
         for batch in _batches(inputs, args.batch_size):
             lazy = _LazyDetection(detect, batch)
+            releasing: list[ReleaseDocument] = []
             for index, document in enumerate(batch):
                 spans = _choose_spans(args.spans, document.spans, functools.partial(lazy, index))
                 spans = _decided_by_table(spans, document.text, keys)
-                yield render_one(document, spans)
+                releasing.append(
+                    ReleaseDocument(
+                        index, document.text, _language(document),
+                        _decided(document, spans, keys, strategy),
+                    )
+                )  # fmt: skip
+            if lazy.ner is not None:
+                releasing = [
+                    replace(document, ner=ner)
+                    for document, ner in zip(releasing, lazy.ner, strict=True)
+                ]
+            try:
+                results = pipeline.run(releasing)
+            except DetectionUnavailable as error:
+                raise CliError(f"{error} (--no-ner checks without NER)") from error
+            for document, result in zip(batch, results, strict=True):
+                if not result.released:
+                    raise CliError(f"document {_name(document)}: {result.reason}")
+                if result.findings:
+                    findings += len(result.findings)
+                    listed = "; ".join(str(finding) for finding in result.findings[:5])
+                    more = len(result.findings) - 5
+                    _warn(
+                        f"document {_name(document)}: possible leak: {listed}"
+                        + (f" and {more} more" if more > 0 else "")
+                    )
+                yield _output_of(document, result.text, result.spans)
 
     write_documents(documents(), args.output, args.to)
     _save_keys(keys)
-    if leaks_found and args.leak_check == "fail":
-        raise CliError(f"{leaks_found} possible leak(s) in the output (see the warnings)")
+    if findings and args.leak_check == "fail":
+        raise CliError(f"{findings} possible leak(s) in the output (see the warnings)")
     return 0
 
 

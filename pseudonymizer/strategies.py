@@ -63,6 +63,16 @@ class Rendered:
     spans: list[Span]
 
 
+class Numbering(dict[object, int]):
+    """S3's numbers for a whole corpus, entity → number, that knows its highest number: pass
+    one to every `render` call of a release, and a call costs nothing for the entities numbered
+    before it (a plain dict is searched for its highest number on every call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = 0
+
+
 def default_entity(span: Span, surface: str) -> tuple[str, str]:
     """The entity a span names when the caller does not say: its label and its surface,
     compared without case, compatibility forms or differences in whitespace."""
@@ -116,7 +126,8 @@ def render(
     S3 numbers entities from 1 in order of first appearance, one counter for all labels; the
     entity of a span is `entity_of(span, surface)`, by default its label and normalised surface
     (`default_entity`). Pass the same `numbering` dict to every call of a corpus to number its
-    entities consistently across documents: it is read and extended in place.
+    entities consistently across documents: it is read and extended in place (a `Numbering`
+    keeps that cheap for a whole corpus).
 
     Raises ValueError for overlapping spans, a span outside the text, or a decision that needs
     a callable (`replacement`, `invalidate`) that was not given.
@@ -125,7 +136,10 @@ def render(
     ordered = check_spans(text, spans)
     entity = entity_of or default_entity
     numbers: MutableMapping[object, int] = {} if numbering is None else numbering
-    next_number = max(numbers.values(), default=0) + 1
+    if isinstance(numbers, Numbering):
+        next_number = numbers.last + 1
+    else:
+        next_number = max(numbers.values(), default=0) + 1
 
     pieces: list[str] = []
     out_spans: list[Span] = []
@@ -159,6 +173,8 @@ def render(
             if number is None:
                 number = numbers[key] = next_number
                 next_number += 1
+                if isinstance(numbers, Numbering):
+                    numbers.last = number
             new = f"{span.label}_{number}"
         else:
             if replacement is None:

@@ -376,9 +376,48 @@ def test_leak_check_fails_on_an_original_left_in_the_output(tmp_path: Path) -> N
     failed = cloak("pseudonymize", source, "--strategy", "S2", "--leak-check", "fail", "--no-ner")
 
     assert warned.returncode == 0
-    assert "possible leak: original surface #0 at [9, 20)" in warned.stderr
+    assert "possible leak: original surface at [9, 20) of the output (from [17, 28)" in (
+        warned.stderr
+    )
     assert failed.returncode == 1
     assert "moshe" not in failed.stderr.lower()
+
+
+OTTOLINE = {
+    "id": "b",
+    "lang": "en",
+    "text": "Yesterday the gardener met Ottoline Postlethwaite at the station.",
+    # A person decided the first name alone; nobody saw the surname.
+    "spans": [{"start": 27, "end": 35, "label": "PER", "decision": "pseudonymize"}],
+}
+
+
+def test_pseudonymize_refuses_a_name_detection_finds_that_no_span_covers(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", OTTOLINE)
+
+    failed = cloak("pseudonymize", source, "--strategy", "S2", "--leak-check", "fail", "--no-ner")
+    covered = dict(OTTOLINE, spans=[{"start": 27, "end": 49, "label": "PER"}])
+    passed = cloak(
+        "pseudonymize", write_jsonl(tmp_path / "ok.jsonl", covered), "--strategy", "S2",
+        "--leak-check", "fail", "--no-ner",
+    )  # fmt: skip
+
+    assert failed.returncode == 1, failed.stderr
+    assert "MISC found by proper-nouns at [27, 49) of the input, not decided on" in failed.stderr
+    assert "postlethwaite" not in failed.stderr.lower()
+    assert passed.returncode == 0, passed.stderr
+    assert records(passed.stdout)[0]["text"] == "Yesterday the gardener met PER at the station."
+
+
+@pytest.mark.slow
+def test_pseudonymize_refuses_what_the_ner_model_finds_uncovered(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", OTTOLINE)
+
+    failed = cloak("pseudonymize", source, "--strategy", "S2", "--leak-check", "fail")
+
+    assert failed.returncode == 1, failed.stderr
+    assert "PER found by ner at [27, 49) of the input" in failed.stderr
+    assert "DATE found by ner at [0, 9) of the input" in failed.stderr
 
 
 @pytest.mark.slow
