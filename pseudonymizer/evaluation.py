@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pseudonymizer.folding import ARABIC_ARTICLE, fold, fold_with_origin, is_arabic_letter
 from pseudonymizer.spans import Span
 
 ANY_LABEL = "*"
@@ -314,6 +315,8 @@ def cohen_kappa_tokens(
 
 # Arabic proclitics that may stand glued in front of a name: و ف, then ب ك ل, then ال (or لل).
 _ARABIC_PREFIX = re.compile("[وف]?(?:[بكل]?(?:ال)?|لل)")
+# Before a name whose article's alef is elided (ل + القاهرة → للقاهرة): و or ف, then ل.
+_LAM_PREFIX = re.compile("[وف]?ل")
 
 
 @dataclass(frozen=True)
@@ -338,48 +341,40 @@ class Leak:
         return f"{self.label} found by {self.source or 'a recognizer'} at {where}"
 
 
-def _fold_char(char: str, fold_accents: bool) -> str:
-    if fold_accents:
-        char = "".join(
-            c for c in unicodedata.normalize("NFD", char) if unicodedata.category(c) != "Mn"
-        )
-    return char.casefold()
-
-
 def _fold(text: str, fold_accents: bool) -> tuple[str, list[int]]:
-    """`text` casefolded (accents dropped when asked, whitespace runs made one space), and for
-    each folded character the index of the original character it came from."""
-    pieces: list[str] = []
-    origin: list[int] = []
-    for index, char in enumerate(text):
-        if char.isspace():
-            if origin and pieces[-1] == " ":
-                continue
-            folded = " "
-        else:
-            folded = _fold_char(char, fold_accents)
-        pieces.extend(folded)
-        origin.extend([index] * len(folded))
-    return "".join(pieces), origin
+    """`text` in the matcher's matching form (`pseudonymizer.folding`; marks kept when
+    `fold_accents` is False), and for each folded character the index of the original
+    character it came from."""
+    return fold_with_origin(text, keep_marks=not fold_accents)
+
+
+def _ends_a_word(text: str, end: int) -> bool:
+    return not (end < len(text) and _is_word_char(text[end - 1]) and _is_word_char(text[end]))
 
 
 def _is_boundary(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] stands as a whole word: no word character glued to an edge
     that is itself a word character (Arabic proclitics allowed in front)."""
-    if end < len(text) and _is_word_char(text[end - 1]) and _is_word_char(text[end]):
+    if not _ends_a_word(text, end):
         return False
     if start > 0 and _is_word_char(text[start]) and _is_word_char(text[start - 1]):
         word_start = start
         while word_start > 0 and _is_word_char(text[word_start - 1]):
             word_start -= 1
-        return _ARABIC_PREFIX.fullmatch(text[word_start:start]) is not None
+        # Folded as the matcher folds a proclitic: "وَ" with its haraka is "و".
+        return _ARABIC_PREFIX.fullmatch(fold(text[word_start:start])) is not None
     return True
+
+
+# For each folded original: the index of the original found as written, and the index of the
+# original found with its article's alef elided (ل + القاهرة → للقاهرة), either may be None.
+_Found = tuple[int | None, int | None]
 
 
 class _Automaton:
     """Aho-Corasick over folded originals, or a plain search when pyahocorasick is missing."""
 
-    def __init__(self, patterns: dict[str, int]) -> None:
+    def __init__(self, patterns: dict[str, _Found]) -> None:
         self._patterns = patterns
         self._automaton: object | None = None
         try:
@@ -387,25 +382,33 @@ class _Automaton:
         except ImportError:  # pragma: no cover - an optional dependency (the `ml` extra)
             return
         automaton = ahocorasick.Automaton()
-        for pattern, index in patterns.items():
-            automaton.add_word(pattern, (len(pattern), index))
+        for pattern, found in patterns.items():
+            automaton.add_word(pattern, (len(pattern), found))
         if patterns:
             automaton.make_automaton()
         self._automaton = automaton
 
-    def find(self, text: str) -> Iterable[tuple[int, int, int]]:
-        """(start, end, original index) of every occurrence of every pattern in `text`."""
+    def find(self, text: str) -> Iterable[tuple[int, int, _Found]]:
+        """(start, end, what was found) of every occurrence of every pattern in `text`."""
         if not self._patterns:
             return
         if self._automaton is not None:
-            for last, (length, index) in self._automaton.iter(text):  # type: ignore[attr-defined]
-                yield last + 1 - length, last + 1, index
+            for last, (length, found) in self._automaton.iter(text):  # type: ignore[attr-defined]
+                yield last + 1 - length, last + 1, found
             return
-        for pattern, index in self._patterns.items():  # pragma: no cover
+        for pattern, found in self._patterns.items():  # pragma: no cover
             start = text.find(pattern)
             while start != -1:
-                yield start, start + len(pattern), index
+                yield start, start + len(pattern), found
                 start = text.find(pattern, start + 1)
+
+
+def _elided_prefix(text: str, start: int) -> bool:
+    """Whether the word before `start` is the ل (with و or ف) that elides an article's alef."""
+    word_start = start
+    while word_start > 0 and _is_word_char(text[word_start - 1]):
+        word_start -= 1
+    return _LAM_PREFIX.fullmatch(fold(text[word_start:start])) is not None
 
 
 class LeakChecker:
@@ -424,12 +427,25 @@ class LeakChecker:
         *,
         fold_accents: bool = True,
     ) -> None:
-        patterns: dict[str, int] = {}
+        as_written: dict[str, int] = {}
+        elided: dict[str, int] = {}
         for index, original in enumerate(originals):
-            folded, _ = _fold(original.strip(), fold_accents)
-            if folded.strip():
-                patterns.setdefault(folded, index)
-        self.patterns = len(patterns)
+            folded = fold(original, keep_marks=not fold_accents).strip(" ")
+            if not folded:
+                continue
+            as_written.setdefault(folded, index)
+            # "القاهرة" is also written "للقاهرة" after ل: the matcher finds it there, and so
+            # must the check (`pseudonymizer.recognizers.known`).
+            if (
+                folded.startswith(ARABIC_ARTICLE)
+                and len(folded) > 3
+                and is_arabic_letter(folded[2])
+            ):
+                elided.setdefault(folded[1:], index)
+        patterns: dict[str, _Found] = {
+            key: (as_written.get(key), elided.get(key)) for key in as_written.keys() | elided.keys()
+        }
+        self.patterns = len(as_written)
         self._automaton = _Automaton(patterns) if patterns else None
         self._recognizers = list(recognizers)
         self._fold_accents = fold_accents
@@ -440,19 +456,26 @@ class LeakChecker:
         if self._automaton is not None:
             folded_text, origin = _fold(rendered_text, fold_accents)
             origin.append(len(rendered_text))
-            for folded_start, folded_end, index in self._automaton.find(folded_text):
+            for folded_start, folded_end, (index, elided_index) in self._automaton.find(
+                folded_text
+            ):
                 start = origin[folded_start]
                 # The last folded character comes from origin[folded_end - 1]; take all of it.
                 end = origin[folded_end - 1] + 1
-                # Combining marks dropped by the folding still belong to the word.
-                while (
-                    fold_accents
-                    and end < len(rendered_text)
-                    and unicodedata.category(rendered_text[end]) == "Mn"
+                # What the folding dropped after the last letter (its marks, a zero-width
+                # character) still belongs to the word, as the matcher's spans say.
+                while end < len(rendered_text) and not fold(
+                    rendered_text[end], keep_marks=not fold_accents
                 ):
                     end += 1
-                if _is_boundary(rendered_text, start, end):
+                if index is not None and _is_boundary(rendered_text, start, end):
                     leaks.add(Leak(start, end, original=index))
+                elif (
+                    elided_index is not None
+                    and _ends_a_word(rendered_text, end)
+                    and _elided_prefix(rendered_text, start)
+                ):
+                    leaks.add(Leak(start, end, original=elided_index))
         if self._recognizers:
             allowed_ranges = sorted((span.start, span.end) for span in allowed)
             allowed_starts = [start for start, _ in allowed_ranges]
@@ -484,11 +507,15 @@ def leak_check(
     """Every place where `rendered_text` still holds one of `originals`, plus every recognizer
     hit, sorted by offset.
 
-    `originals` are the surfaces of every entity that is not kept. They are found whatever the
-    case (and the accents, unless `fold_accents` is False), with any whitespace between their
+    `originals` are the surfaces of every entity that is not kept. They are found folded as
+    the known-entity matcher folds (`pseudonymizer.folding`: case, accents and marks, tatweel,
+    Arabic letter variants, zero-width characters, fullwidth and other compatibility forms;
+    accents and marks count when `fold_accents` is False), with any whitespace between their
     words, as whole words: a word character glued to an edge that is a word character hides
-    it, except Arabic proclitics (و ف ب ك ل ال) in front. Originals that fold to the same string
-    are reported once, with the first one's index; empty ones are skipped.
+    it, except Arabic proclitics (و ف ب ك ل ال) in front, and the ل before which an article's
+    alef is elided ("للقاهرة"). Whatever the matcher finds for an original, the check finds.
+    Originals that fold to the same string are reported once, with the first one's index;
+    empty ones are skipped.
 
     `recognizers` (the regex recognizer, say) are called on the text; a hit lying inside one of
     `allowed` (the rendered spans: realistic phone numbers and kept public URLs look like what

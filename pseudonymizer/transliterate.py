@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from itertools import product
 
-from pseudonymizer.pseudonyms.shape import fold  # case folded, accents and harakat dropped
+from pseudonymizer.folding import fold_char
+
+# Not the matching form of `pseudonymizer.folding`: that one reads a final ة as ه, and here
+# they differ (ة writes a vowel, ه mostly a consonant). Case folded, accents, harakat and
+# compatibility forms undone; what the matching form drops is dropped first (`_letters`).
+from pseudonymizer.pseudonyms.shape import fold
 
 __all__ = ["MAX_VARIANTS", "same_name", "skeletons"]
 
@@ -76,8 +81,14 @@ def _latin_word(word: str) -> list[tuple[str, ...]]:
     return found
 
 
+def _letters(word: str) -> str:
+    """`word` without what reads as nothing (zero-width characters, tatweel, marks), so that
+    "Mos\u200bhe" keeps its "sh"."""
+    return "".join(char for char in word if fold_char(char))
+
+
 def _word_classes(word: str) -> list[tuple[str, ...]]:
-    letters = fold(word)
+    letters = fold(_letters(word))
     if any(_is_arabic(char) for char in letters):
         return _arabic_word(letters)
     return _latin_word(letters)

@@ -1,16 +1,13 @@
 """Known entities: every other occurrence of the surfaces a project has already decided.
 
-Matching runs on a normalised copy of the text, built character by character with a map
-back to the original code points, so that spans come out in the original's offsets:
-
-- case folded (`str.casefold`), compatibility-decomposed (NFKD), combining marks removed:
-  "JOSÉ", "José" and "Jose" with U+0301 all match the alias "Jose", and the span covers the
-  combining mark;
-- Arabic: harakat (U+064B-U+065F, U+0670, Quranic marks) and tatweel removed; alef with
-  hamza or madda (أ إ آ) and alef wasla (ٱ) read as ا, and so do the hamza seats ؤ → و,
-  ئ → ي (NFKD plus mark removal); alef maqsura ى and Persian ی read as ي, Persian ک as ك;
-  ta marbuta ة is kept;
-- runs of white space read as one space, typographic apostrophes and hyphens as ASCII.
+Matching runs on the matching form of the text (`pseudonymizer.folding`: case, accents and
+every mark, tatweel, Arabic letter variants, ta marbuta, zero-width and format characters,
+compatibility forms such as fullwidth letters and Arabic presentation forms, runs of white
+space), built with a map back to the original code points, so that spans come out in the
+original's offsets: "JOSÉ", "José" and "Jose" with U+0301 all match the alias "Jose", and the
+span covers the combining mark; "Ｍｏｓｈｅ" and "Mo\u200bshe" match "Moshe", "فاطمه" matches
+"فاطمة". The leak check and the correspondence table fold the same way, so that a surface
+the matcher finds is a surface the table knows and the leak check sees.
 
 A match must not start or end inside a word of any script (neighbours are checked with
 `str.isalnum` and the combining-mark categories), except that an Arabic name may carry the
@@ -26,43 +23,20 @@ matches overlap, the longest wins.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from pseudonymizer import folding
+from pseudonymizer.folding import ARABIC_ARTICLE as _ARTICLE
+from pseudonymizer.folding import fold_char as _normalize_char
+from pseudonymizer.folding import is_arabic_letter as _is_arabic_letter
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.spans import Span, select_non_overlapping
 
-_DROPPED_RANGES = (
-    (0x0300, 0x036F),  # combining diacritical marks
-    (0x0610, 0x061A),  # Arabic signs above and below
-    (0x0640, 0x0640),  # tatweel
-    (0x064B, 0x065F),  # harakat
-    (0x0670, 0x0670),  # superscript alef
-    (0x06D6, 0x06ED),  # Quranic annotation marks
-    (0x1AB0, 0x1AFF),
-    (0x1DC0, 0x1DFF),
-    (0x20D0, 0x20FF),
-    (0xFE20, 0xFE2F),
-)
-_REPLACED = {
-    "\u0671": "\u0627",  # alef wasla → alef
-    "\u0649": "\u064a",  # alef maqsura → yeh
-    "\u06cc": "\u064a",  # Persian yeh → yeh
-    "\u06a9": "\u0643",  # Persian keheh → kaf
-    "\u2019": "'",
-    "\u2018": "'",
-    "\u02bc": "'",
-    "\u2010": "-",
-    "\u2011": "-",
-    "\u2013": "-",
-}
-
 _CONJUNCTIONS = ("", "\u0648", "\u0641")  # و ف
 _PREPOSITIONS = ("", "\u0628", "\u0643", "\u0644")  # ب ك ل
-_ARTICLE = "\u0627\u0644"  # ال
 _LAM = "\u0644"
 _PROCLITICS = frozenset(
     conjunction + preposition + article
@@ -74,163 +48,96 @@ _PROCLITICS = frozenset(
 _LAM_PROCLITICS = frozenset(conjunction + _LAM for conjunction in _CONJUNCTIONS)
 
 
-def _dropped(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _DROPPED_RANGES)
-
-
-@lru_cache(maxsize=65536)
-def _normalize_char(char: str) -> str:
-    if char.isspace():
-        return " "
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", char).casefold())
-    return "".join(_REPLACED.get(part, part) for part in folded if not _dropped(part))
-
-
-# Characters whose matching form is one character: the reverse of `_normalize_char`, for the
-# scripts Cloak's users write in (Latin, Greek, Cyrillic, Arabic and its presentation forms).
-_SEARCH_RANGES = ((0x0020, 0x058F), (0x0600, 0x06FF), (0x1E00, 0x1FFF), (0x2010, 0x2019),
-                  (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))  # fmt: skip
-_MARKS_CLASS = "".join(
-    f"\\u{low:04x}-\\u{high:04x}" if low != high else f"\\u{low:04x}"
-    for low, high in _DROPPED_RANGES
-)
-
-
-@lru_cache(maxsize=1)
-def _segments() -> re.Pattern[str]:
-    """Runs of characters whose matching form is their lower case (ASCII, most Arabic
-    letters) and single spaces, runs of other white space, and any other character alone."""
-    same = sorted(
-        chr(code)
-        for low, high in ((0x21, 0x7E), *_SEARCH_RANGES)
-        for code in range(low, high + 1)
-        if not chr(code).isspace()
-        and len(chr(code).lower()) == 1
-        and _normalize_char(chr(code)) == chr(code).lower()
-    )
-    members = "".join(re.escape(char) for char in same)
-    # A lone space between words stays in the run; longer white space is a run of its own.
-    return re.compile(f"(?P<same>(?:[{members}]| (?!\\s))+)|(?P<space>\\s+)|.", re.DOTALL)
-
-
 def normalize(text: str) -> tuple[str, list[int]]:
     """The matching form of `text` and, for each of its characters, the index in `text` of
-    the character it came from. Characters that normalise to nothing (marks) have no entry.
-
-    Runs that only change case are lowered whole: most of a text never reaches the
-    character-by-character path, which is what makes matching every document affordable.
-    """
-    pieces: list[str] = []
-    origin: list[int] = []
-    previous_space = False
-    for match in _segments().finditer(text):
-        start = match.start()
-        if match.lastgroup == "same":
-            run = match.group()
-            if previous_space and run[0] == " ":
-                run, start = run[1:], start + 1
-                if not run:
-                    continue  # a lone space after a space: still in the same run of spaces
-            pieces.append(run.lower())
-            origin.extend(range(start, match.end()))
-            previous_space = run.endswith(" ")
-            continue
-        if match.lastgroup == "space":
-            if not previous_space:
-                pieces.append(" ")
-                origin.append(start)
-                previous_space = True
-            continue
-        piece = _normalize_char(match.group())
-        if not piece:
-            continue
-        if piece == " ":
-            if previous_space:
-                continue
-            previous_space = True
-        else:
-            previous_space = False
-        pieces.append(piece)
-        origin.extend([start] * len(piece))
-    return "".join(pieces), origin
-
-
-class _FoldTable(dict[int, str]):
-    """`str.translate`'s table for `fold`: each character's matching form, computed the
-    first time the character is seen."""
-
-    def __missing__(self, code: int) -> str:
-        piece = _normalize_char(chr(code))
-        self[code] = piece
-        return piece
-
-
-_FOLD_TABLE = _FoldTable()
-_SPACES = re.compile("  +")
+    the character it came from (`pseudonymizer.folding.fold_with_origin`)."""
+    return folding.fold_with_origin(text)
 
 
 def fold(text: str) -> str:
-    """`normalize(text)[0]`, the matching form without the map back, at the speed of
-    `str.translate`: what Cloak stores beside a document's text so that the database finds
-    the documents a known surface occurs in (`Document.search_text`)."""
-    return _SPACES.sub(" ", text.translate(_FOLD_TABLE))
+    """`normalize(text)[0]` without the map back, at the speed of `str.translate`: what Cloak
+    stores beside a document's text so that the database finds the documents a known surface
+    occurs in (`Document.search_text`)."""
+    return folding.fold(text)
 
 
 def normalize_alias(surface: str) -> str:
-    """How an alias is matched: its matching form, trimmed. A text whose `fold` does not hold
-    it cannot hold the alias."""
-    return fold(surface).strip()
+    """How an alias is matched: its matching form, trimmed (`pseudonymizer.folding.fold_key`).
+    A text whose `fold` does not hold it cannot hold the alias."""
+    return folding.fold_key(surface)
 
 
-@lru_cache(maxsize=1)
-def _variants() -> dict[str, frozenset[str]]:
-    found: dict[str, set[str]] = {}
-    for low, high in _SEARCH_RANGES:
-        for code in range(low, high + 1):
-            char = chr(code)
-            piece = _normalize_char(char)
-            if len(piece) == 1 and not char.isspace():
-                found.setdefault(piece, {piece}).add(char)
-    return {key: frozenset(chars) for key, chars in found.items()}
+def _class(chars: Iterable[str]) -> str:
+    members = sorted(chars)
+    written = "".join(_class_member(char) for char in members if char < "\U00010000")
+    if members and members[-1] >= "\U00010000":
+        # Any character beyond the first plane, rather than the few that fold to this letter
+        # (mathematical letters): a set of them makes `re` test each one in turn at every
+        # position of every document, five times slower, and the pattern is a filter before
+        # the exact matcher.
+        written += "\U00010000-\U0010ffff"
+    return f"[{written}]"
 
 
 def _class_member(char: str) -> str:
-    return char if char.isalnum() else "\\" + char if char.isascii() else char
+    return "\\" + char if char in "\\]^-[" else char
+
+
+@lru_cache(maxsize=1)
+def _longer_forms() -> list[tuple[str, frozenset[str]]]:
+    return [(form, chars) for form, chars in folding.folded_forms().items() if len(form) > 1]
 
 
 def search_pattern(surface: str) -> str | None:
-    """A regular expression (for PostgreSQL's `~` and Python's `re` alike) that every text in
-    which `KnownEntityRecognizer` would find `surface` matches: each letter as any character
-    of the same matching form (case, accents, Arabic letter variants), marks and tatweel
-    allowed between letters, any white space between words. A cheap filter before the exact
-    matcher; None for a surface too short to be matched at all.
+    """A regular expression (Python's `re`) that every text in which `KnownEntityRecognizer`
+    would find `surface` matches: each letter as any character of the same matching form
+    (case, accents, fullwidth and mathematical letters, Arabic letter variants and
+    presentation forms), anything that folds to nothing (marks, tatweel, zero-width and
+    format characters) allowed between letters, any white space between words. A cheap
+    filter before the exact matcher, looser than it; None for a surface too short to be
+    matched at all.
 
-    Characters that fold to two ("ß" → "ss") are searched as their folded form only.
+    A character that folds to several ("ß" → "ss", the lam-alef ligature "ﻻ" → "لا") may
+    stand for the letters it folds to: those letters are each optional, and the character
+    is in each one's class.
     """
     key = normalize_alias(surface)
     if len(key) < 2:
         return None
     if key.startswith(_ARTICLE) and len(key) > 3 and _is_arabic_letter(key[2]):
         key = key[1:]  # "للقاهرة" holds "القاهرة" with its alef elided: search from the lam
-    variants = _variants()
-    marks = f"[{_MARKS_CLASS}]*".replace("\\\\", "\\")
-    parts = []
+    forms = folding.folded_forms()
+    between = folding.ignorable_class() + "*"
+    members: list[set[str]] = []
+    optional = [False] * len(key)
     for char in key:
+        members.append({char, *forms.get(char, ())} if char != " " else set())
+    for form, chars in _longer_forms():
+        at = key.find(form)
+        while at != -1:
+            for index in range(at, at + len(form)):
+                members[index] |= chars
+                optional[index] = True
+            at = key.find(form, at + 1)
+    parts: list[str] = []
+    for index, char in enumerate(key):
         if char == " ":
-            parts.append("\\s+")
-            continue
-        members = sorted(variants.get(char, frozenset({char})))
-        parts.append("[" + "".join(_class_member(member) for member in members) + "]")
-    return marks.join(parts)
+            # White space, with what folds to nothing around it: one space in the key.
+            extra = _class(members[index])[1:-1]
+            part = f"(?:\\s|[{extra}])" if extra else "\\s"
+            part += f"(?:\\s|{folding.ignorable_class()})*"
+        else:
+            part = _class(members[index])
+        if optional[index]:
+            part = f"(?:{part})?"
+        if parts and key[index - 1] != " ":
+            parts.append(between)
+        parts.append(part)
+    return "".join(parts)
 
 
 def _is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char)[0] == "M"
-
-
-def _is_arabic_letter(char: str) -> bool:
-    return "\u0620" <= char <= "\u064a" or "\u066e" <= char <= "\u06d3"
 
 
 class KnownEntityRecognizer(PatternRecognizer):

@@ -200,9 +200,9 @@ def test_it_sees_through_accents_and_arabic_proclitics() -> None:
 
     assert slices(text, leaks) == ["METAYER", "Me\u0301tayer", "Métayer", "موشيه", "موشيه"]
     assert [leak.original for leak in leaks] == [0, 0, 0, 1, 1]
-    # Without accent folding only the exact accented forms match.
+    # Without accent folding only the accented forms match, however the accent is encoded.
     strict = leak_check(text, ["Métayer"], fold_accents=False)
-    assert slices(text, strict) == ["Métayer"]
+    assert slices(text, strict) == ["Me\u0301tayer", "Métayer"]
 
 
 def test_a_leak_never_prints_the_original() -> None:

@@ -216,3 +216,30 @@ def test_concurrent_choices_for_one_surface_end_with_one_entity_and_one_replacem
     proposed = spans_now.filter(source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)
     assert proposed.count() == len(people) - 1
     assert set(proposed.values_list("entity_id", flat=True)) == {winner.entity_id}
+
+
+@pytest.mark.parametrize(
+    ("decided", "language", "written"),
+    [
+        ("Moshe Chaya", "en", "Ｍｏｓｈｅ Ｃｈａｙａ"),  # fullwidth
+        ("Moshe Chaya", "en", "\U0001d40c\U0001d428\U0001d42c\U0001d421\U0001d41e Chaya"),  # bold
+        ("Moshe Chaya", "en", "Mo\u200bshe Cha\u200dya"),  # zero-width space and joiner
+        ("محمد", "ar", "محمــد"),  # tatweel
+        ("محمد", "ar", "مح\u200dمد"),  # zero-width joiner
+        ("محمد", "ar", "ﻣﺤﻤﺪ"),  # presentation forms
+        ("مصطفى", "ar", "مصطفي"),  # alef maqsura written as yeh
+        ("فاطمة", "ar", "فاطمه"),  # ta marbuta written as heh
+    ],
+)
+def test_a_choice_is_proposed_where_its_surface_is_written_another_way(
+    team: Team, decided: str, language: str, written: str
+) -> None:
+    text = f"Hier {written}, et voilà."
+    document = DocumentFactory(project=team.project, language=language, text=text)
+    choice = decide(team, decided, language=language)
+
+    propagate_choice(project_id=team.project.pk, alias_id=choice.alias_id)
+
+    (span,) = Span.objects.filter(document=document)
+    assert text[span.start : span.end] == written
+    assert span.entity_id == choice.entity_id and span.status == SpanStatus.PROPOSED
