@@ -1,8 +1,9 @@
 """Encryption at rest for original surfaces, and a keyed digest to look them up.
 
 Originals are encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under a key derived from
-CLOAK_KEYS_SECRET; lookups go through an HMAC of the normalised surface, so equality can be
-tested in SQL without the database ever seeing a plaintext original.
+CLOAK_KEYS_SECRET; lookups go through an HMAC of the normalised surface (its matching form,
+`pseudonymizer.folding`), so equality can be tested in SQL without the database ever seeing a
+plaintext original.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ def decrypt(token: bytes | memoryview) -> str:
     return _fernet(settings.CLOAK_KEYS_SECRET).decrypt(bytes(token)).decode("utf-8")
 
 
-# The engine's rule for when two surfaces are one alias: NFC, casefolded, spaces folded.
+# The engine's rule for when two surfaces are one alias: the matching form the known-entity
+# matcher and the leak check use (`pseudonymizer.folding`), so that a surface the matcher
+# finds is the alias the table holds for it. Changing this rule changes every stored digest:
+# keys migration 0006 recomputes them.
 normalise_surface = normalise
 
 

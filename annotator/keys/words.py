@@ -1,8 +1,9 @@
 """The blind word index of the correspondence table (`AliasWord`): keyed digests only.
 
-Each alias gets one row per distinct word of its original (matching form: case, accents and
-Arabic letter variants folded, `pseudonymizer.recognizers.known.fold`), so that a lead's search
-for "chaya" finds "Moshe Châya" by digest, without the database holding or comparing a
+Each alias gets one row per distinct word of its original (matching form: case, accents,
+Arabic letter variants, zero-width characters and compatibility forms folded, as the matcher
+and the table fold them, `pseudonymizer.folding`), so that a lead's search for "chaya" finds
+"Moshe Châya" and "ＣＨＡＹＡ" by digest, without the database holding or comparing a
 plaintext word. Two more kinds of rows, told apart by a prefix inside the digest column, serve
 the candidate links (`annotator.keys.links`):
 
@@ -23,7 +24,6 @@ from annotator.keys import crypto
 from annotator.keys.models import Alias, AliasWord
 from annotator.routers import keys_alias
 from pseudonymizer.pseudonyms.shape import word_keys
-from pseudonymizer.recognizers.known import fold
 from pseudonymizer.transliterate import skeletons
 
 SKELETON = "s:"
@@ -33,7 +33,7 @@ _TAGGED_LENGTH = 62
 
 def words_of(text: str) -> list[str]:
     """The words of `text` as the index keeps them (folded), each once, in order."""
-    return list(dict.fromkeys(word_keys(crypto.normalise_surface(fold(text)))))
+    return list(dict.fromkeys(word_keys(crypto.normalise_surface(text))))
 
 
 def word_digest(secret: str, word: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from enum import StrEnum
 
 from pseudonymizer.pseudonyms import identifiers, names
-from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for
+from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, seed_form
 from pseudonymizer.pseudonyms.shape import (
     LETTERS,
     digit_value,
@@ -322,7 +322,7 @@ def suggest(
     if not original.strip():
         raise ValueError("cannot suggest a pseudonym for an empty surface")
     kind = _kind_for(original, label)
-    draws = Draws(seed_for(secret, "suggest", label.strip(), normalise(original)))
+    draws = Draws(seed_for(secret, "suggest", label.strip(), seed_form(original)))
     if kind is Kind.PLACE:
         generate = names.place_generator(original, language, draws, label)
     else:
