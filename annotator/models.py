@@ -435,12 +435,14 @@ class ReviewItem(models.Model):
         Span, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
     )
     entity_id = models.BigIntegerField(null=True, blank=True)
-    # What the item is about, without originals: the decisions or replacements in conflict.
+    # What the item is about, without originals or pseudonyms (those are kept with the keys,
+    # annotator.keys.review): ids, labels, languages, the decisions in conflict.
     detail = models.JSONField(default=dict, blank=True)
     # A conflict the system found, named so that finding it again does not raise it twice
     # (a hash of its kind and what it is about; blank for a flag).
     fingerprint = models.CharField(max_length=64, blank=True)
-    # What the lead decided, without originals: the decision and pseudonym applied.
+    # What the lead decided, without originals or pseudonyms: the action and decision applied
+    # (the pseudonym applied is kept with the keys).
     resolution = models.JSONField(default=dict, blank=True)
     raised_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -6,8 +6,10 @@ dismiss it.
     POST /api/projects/{slug}/review/{id}/resolve/    action, decision, replacement, rationale
 
 Leads and admins only (Can.REVIEW): annotators get 403, outsiders 404. An item's `detail`
-holds ids, labels, decisions, languages and pseudonyms, never an original. Resolving an item
-that is resolved already answers 409 with the item as it is.
+holds ids, labels, decisions, languages and pseudonyms, never an original; its pseudonyms (and
+the one a resolution applied) are kept with the keys and read back for the answer, audited as
+a read of the table (`annotator.keys.review`). Resolving an item that is resolved already
+answers 409 with the item as it is.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
+from annotator.keys.models import ReviewNote
+from annotator.keys.review import review_notes_read
 from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
-from annotator.selectors.review import ALL_STATUSES, review_items
+from annotator.selectors.review import ALL_STATUSES, review_items, with_note
 from annotator.services import review as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError
@@ -42,7 +46,12 @@ class CommentSerializer(serializers.ModelSerializer[Comment]):
 
 
 class ReviewItemSerializer(serializers.ModelSerializer[ReviewItem]):
+    """An item; its pseudonyms come from the `notes` of the context (item id → note), which
+    the view read for the items it answers with (audited)."""
+
     language = serializers.SerializerMethodField()
+    detail = serializers.SerializerMethodField()
+    resolution = serializers.SerializerMethodField()
     raised_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
@@ -65,6 +74,18 @@ class ReviewItemSerializer(serializers.ModelSerializer[ReviewItem]):
             return item.document.language
         detail = item.detail if isinstance(item.detail, dict) else {}
         return str(detail.get("language", ""))
+
+    def _note(self, item: ReviewItem) -> ReviewNote | None:
+        notes: dict[int, ReviewNote] = self.context.get("notes") or {}
+        return notes.get(item.pk)
+
+    @extend_schema_field(serializers.JSONField())  # as the model's field
+    def get_detail(self, item: ReviewItem) -> dict[str, Any]:
+        return with_note(item, self._note(item))[0]
+
+    @extend_schema_field(serializers.JSONField())  # as the model's field
+    def get_resolution(self, item: ReviewItem) -> dict[str, Any]:
+        return with_note(item, self._note(item))[1]
 
 
 class ReviewItemDetailSerializer(ReviewItemSerializer):
@@ -126,8 +147,19 @@ class ReviewList(ProjectScoped, generics.ListAPIView[ReviewItem]):
         return review_items(self.get_project(), **self.query)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        service.review_scan_request(project=self.get_project())
-        return super().list(request, *args, **kwargs)
+        project = self.get_project()
+        service.review_scan_request(project=project)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
+        notes = review_notes_read(
+            project=project,
+            item_ids=[item.pk for item in page],
+            actor=request.user,
+            ip_address=client_ip(request),
+        )
+        context = {**self.get_serializer_context(), "notes": notes}
+        return self.get_paginated_response(
+            self.get_serializer(page, many=True, context=context).data
+        )
 
 
 class ItemScoped(ProjectScoped):
@@ -139,11 +171,24 @@ class ItemScoped(ProjectScoped):
         )
         return get_object_or_404(items, pk=self.kwargs["pk"])
 
+    def item_data(self, item: ReviewItem) -> Any:
+        """The item as the answer shows it, its pseudonyms read from the keys (audited)."""
+        notes = review_notes_read(
+            project=self.get_project(),
+            item_ids=[item.pk],
+            actor=self.request.user,
+            ip_address=client_ip(self.request),
+        )
+        return ReviewItemDetailSerializer(item, context={"notes": notes}).data
+
 
 class ReviewDetail(ItemScoped, generics.RetrieveAPIView[ReviewItem]):
     """One item with its comments."""
 
     serializer_class = ReviewItemDetailSerializer
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return Response(self.item_data(self.get_object()))
 
 
 ReviewConflictSerializer = inline_serializer(
@@ -182,8 +227,8 @@ class ReviewResolve(ItemScoped, generics.GenericAPIView[ReviewItem]):
                     ip_address=client_ip(request),
                 )  # fmt: skip
         except ConflictError as conflict:
-            current = ReviewItemDetailSerializer(self.get_object()).data
+            current = self.item_data(self.get_object())
             return Response(
                 {"detail": str(conflict), "current": current}, status=status.HTTP_409_CONFLICT
             )
-        return Response(ReviewItemDetailSerializer(self.get_object()).data)
+        return Response(self.item_data(self.get_object()))

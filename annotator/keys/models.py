@@ -117,3 +117,25 @@ class AliasWord(models.Model):
 
     def __str__(self) -> str:
         return f"word of alias #{self.alias_id}"
+
+
+class ReviewNote(models.Model):
+    """What a review item of the lead's queue says that pairs an original with a pseudonym:
+    the pseudonyms of a conflict, the one an annotator wanted and the one the table holds,
+    the one the lead applied. The item itself (`annotator.ReviewItem`) names the document,
+    span and entity, which the web role reads with the document's text: the pseudonyms are
+    kept here, where only the keys' role reads them, and shown to leads through an audited
+    read (`annotator.keys.review`)."""
+
+    # By id and without a database constraint: this table may live in another database.
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    item_id = models.BigIntegerField(unique=True, help_text="The annotator.ReviewItem's id")
+    # Merged into the item's `detail` and `resolution` when a lead reads the item.
+    detail = models.JSONField(default=dict, blank=True)
+    resolution = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        # Never a pseudonym: this string ends up in logs and admin history.
+        return f"note of review item #{self.item_id}"

@@ -2,8 +2,10 @@
 the resolutions an annotator sees on their document.
 
 Only the lead's views (Can.REVIEW) show a snippet of the text around an item's span: leads see
-every document and its originals. What an annotator is shown (`document_resolutions`) is the
-lead's decision and rationale, nothing of the table.
+every document and its originals. An item's pseudonyms are kept with the keys
+(`annotator.keys.review`): the lead's views read them with an audited read and hand them to
+`review_row`. What an annotator is shown (`document_resolutions`) is the lead's decision and
+rationale, nothing of the table.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
+from annotator.keys.models import ReviewNote
+from annotator.keys.review import laid_over
 from annotator.models import (
     DECISION_CHOICES,
     Document,
@@ -101,11 +105,25 @@ class ReviewRow:
     surface: str
     after: str
     anchor: str  # "#span-N" on the document's page, or ""
+    # The item's detail and resolution with its pseudonyms (its note) laid over them.
+    detail: dict[str, Any]
+    resolution: dict[str, Any]
 
 
-def review_row(item: ReviewItem) -> ReviewRow:
-    """For the lead (Can.REVIEW) only: the snippet holds originals."""
+def with_note(item: ReviewItem, note: ReviewNote | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The item's detail and resolution as a lead reads them: its pseudonyms (`note`, read
+    with `annotator.keys.review.review_notes_read`, audited) laid over what it stores."""
     detail = item.detail if isinstance(item.detail, dict) else {}
+    resolution = item.resolution if isinstance(item.resolution, dict) else {}
+    if note is None:
+        return dict(detail), dict(resolution)
+    return laid_over(detail, note.detail or {}), laid_over(resolution, note.resolution or {})
+
+
+def review_row(item: ReviewItem, note: ReviewNote | None = None) -> ReviewRow:
+    """For the lead (Can.REVIEW) only: the snippet holds originals, and `note` the item's
+    pseudonyms (see `with_note`)."""
+    detail, resolution = with_note(item, note)
     document: Document | None = item.document
     span = item.span
     before = surface = after = ""
@@ -125,6 +143,8 @@ def review_row(item: ReviewItem) -> ReviewRow:
         surface=surface,
         after=after,
         anchor=f"#span-{span.pk}" if span is not None else "",
+        detail=detail,
+        resolution=resolution,
     )
 
 

@@ -151,15 +151,16 @@ def _password_check(password: str, user: Any) -> None:
 
 def project_delete(project: Project, actor: Any = None, *, ip_address: str | None = None) -> None:
     """Delete a project and everything of it: its releases (rows and files), its
-    correspondence table (entities, aliases and their word index, in the keys database,
-    which has no foreign key to the project to cascade through), its documents and spans,
+    correspondence table (entities, aliases and their word index, and its review items'
+    pseudonyms, in the keys database, which has no foreign key to the project to cascade
+    through), its documents and spans,
     its imports (and the uploads they left), its runs and review items. Audited, by id and
     slug only.
 
     Refused (ConflictError) while an import, a run or a release of the project is running:
     its worker would write into what is being deleted. Files go once the rows are gone.
     """
-    from annotator.keys.models import Alias, AliasWord, Entity
+    from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
     from annotator.models import ImportJob, PreannotationRun, Release, ReleaseStatus
     from annotator.routers import keys_alias
     from annotator.services.errors import ConflictError
@@ -195,6 +196,8 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
         aliases.filter(parent__isnull=False).delete()
         aliases.delete()
         Entity.objects.using(keys).filter(project_id=project_id).delete()
+        # The pseudonyms of its review items (annotator.keys.review).
+        ReviewNote.objects.using(keys).filter(project_id=project_id).delete()
         # Releases protect their project: they go first.
         Release.objects.filter(project=project).delete()
         project.delete()

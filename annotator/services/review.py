@@ -32,10 +32,14 @@ the corpus, never of a replica given to a second annotator, and the corresponden
   occurs as whole words in the folded text (`Document.search_text`) of a document of the
   project.
 
-Every found conflict has a fingerprint (its kind and what it is about, hashed): a scan never
-raises a conflict that is open already, nor one the lead dismissed in the same state; a
-conflict the lead resolved that is still there is raised again, as a new item. An item's
-`detail` holds ids, labels, decisions, languages and replacements, never an original.
+Every found conflict has a fingerprint (its kind and what it is about, hashed; a pseudonym in
+it as its keyed digest): a scan never raises a conflict that is open already, nor one the lead
+dismissed in the same state; a conflict the lead resolved that is still there is raised again,
+as a new item. An item's `detail` and `resolution` hold ids, labels, decisions and languages,
+never an original nor a pseudonym: with the document's text, which the web role reads too, a
+pseudonym there would pair an original with its replacement. The pseudonyms of an item (those
+in conflict, the one an annotator wanted, the one the lead applied) are kept with the keys
+(`annotator.keys.review`), and shown to leads through an audited read.
 
 Resolving (`review_resolve`) applies the lead's decision to the entity in the table, to every
 span of the entity in the corpus, and proposes it wherever the entity's surfaces occur
@@ -63,6 +67,7 @@ from django.utils import timezone
 from annotator import tasks
 from annotator.keys import crypto
 from annotator.keys.models import Alias, Entity
+from annotator.keys.review import pseudonym_digest, review_note_write
 from annotator.keys.services import SurfaceConflict, surface_decide
 from annotator.keys.table import EntityChange, entity_update
 from annotator.models import (
@@ -145,17 +150,21 @@ class _Raiser:
             ).values_list("span_id", flat=True)
         )
 
-    def raise_item(self, kind: str, fingerprint: str, **fields: Any) -> None:
+    def raise_item(
+        self, kind: str, fingerprint: str, note: dict[str, Any] | None = None, **fields: Any
+    ) -> None:
+        """Open an item of `fields`; `note` holds its pseudonyms, kept with the keys."""
         if fingerprint in self.quiet:
             return
         self.quiet.add(fingerprint)
         try:
             with transaction.atomic():
-                ReviewItem.objects.create(
+                item = ReviewItem.objects.create(
                     project=self.project, kind=kind, fingerprint=fingerprint, **fields
                 )
         except IntegrityError:
             return  # another scan raised it meanwhile: one open item a conflict
+        review_note_write(project=self.project, item_id=item.pk, detail=note)
         self.summary.add(kind)
 
 
@@ -337,14 +346,16 @@ def _raise_entity_conflict(
     chosen = [alias for alias in members if alias.pk in involved]
     # The newest alias (a full one before a word cut from it) is the one to re-pseudonymize.
     subject = max(chosen, key=lambda alias: (alias.parent_id is None, alias.pk))
+    project = raiser.project
     raiser.raise_item(
         ReviewKind.ENTITY_CONFLICT,
         _fingerprint(
             ReviewKind.ENTITY_CONFLICT,
             entity_id,
             language,
-            sorted((alias.pk, alias.replacement_key) for alias in chosen),
+            sorted((alias.pk, pseudonym_digest(project, alias.replacement)) for alias in chosen),
         ),
+        note={"replacements": sorted({alias.replacement for alias in chosen})},
         entity_id=entity_id,
         detail={
             "entity_id": entity_id,
@@ -352,7 +363,6 @@ def _raise_entity_conflict(
             "language": language,
             "alias_id": subject.pk,
             "alias_ids": sorted(alias.pk for alias in chosen),
-            "replacements": sorted({alias.replacement for alias in chosen}),
         },
     )
 
@@ -399,8 +409,9 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
             raiser.raise_item(
                 ReviewKind.ORIGINAL_REPLACEMENT,
                 _fingerprint(
-                    ReviewKind.ORIGINAL_REPLACEMENT, pk, crypto.normalise_surface(replacement)
+                    ReviewKind.ORIGINAL_REPLACEMENT, pk, pseudonym_digest(project, replacement)
                 ),
+                note={"replacement": replacement},
                 document_id=document_ids[0],
                 entity_id=entity_id,
                 detail={
@@ -408,7 +419,6 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
                     "label": label,
                     "language": language,
                     "alias_id": pk,
-                    "replacement": replacement,
                     "documents": document_ids[:DETAIL_IDS],
                     "occurrences": len(document_ids),
                 },
@@ -486,12 +496,13 @@ def review_attempt_record(
     if decision is None:
         return None
     winner = conflict.winner
+    project = document.project
     fingerprint = _fingerprint(
         "attempt",
         document.pk,
         span_id if span_id is not None else f"{start}:{end}",
         decision,
-        crypto.normalise_surface(replacement or ""),
+        pseudonym_digest(project, replacement or ""),
         winner.entity_id,
     )
     user = _user(actor)
@@ -515,8 +526,8 @@ def review_attempt_record(
                     "language": document.language,
                     "start": start,
                     "end": end,
-                    "wanted": {"decision": decision, "replacement": replacement or ""},
-                    "recorded": {"decision": winner.decision, "replacement": winner.replacement},
+                    "wanted": {"decision": decision},
+                    "recorded": {"decision": winner.decision},
                 },
             )
             if keep_reason.strip() and decision == Decision.KEEP:
@@ -524,6 +535,14 @@ def review_attempt_record(
                 Comment.objects.create(review_item=item, author=user, body=body[:MAX_COMMENT])
     except IntegrityError:
         return None  # recorded meanwhile
+    review_note_write(
+        project=project,
+        item_id=item.pk,
+        detail={
+            "wanted": {"replacement": replacement or ""},
+            "recorded": {"replacement": winner.replacement},
+        },
+    )
     return item
 
 
@@ -731,10 +750,13 @@ def review_resolve(
         "decision": decision,
         "entity_id": entity_id,
     }
-    if applied.replacement:
-        resolution["replacement"] = applied.replacement
     if label:
         resolution["label"] = label
+    if applied.replacement:
+        # The pseudonym applied, beside the item's span: kept with the keys.
+        review_note_write(
+            project=project, item_id=item.pk, resolution={"replacement": applied.replacement}
+        )
     return _close(item, user, rationale, resolution, ip_address)
 
 

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotator.keys.review import review_notes_read
 from annotator.models import DECISION_CHOICES, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import (
@@ -121,11 +122,17 @@ def _review_index(request: HtmxProjectRequest) -> HttpResponse:
     page = Paginator(review_items(project, **filters), ITEMS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    notes = review_notes_read(
+        project=project,
+        item_ids=[item.pk for item in page],
+        actor=request.user,
+        ip_address=client_ip(request),
+    )
     context = {
         **project_nav(request),
         "form": form,
         "page": page,
-        "rows": [review_row(item) for item in page],
+        "rows": [review_row(item, notes.get(item.pk)) for item in page],
         "counts": review_counts(project),
         "last_scan": service.review_last_scan(project),
     }
@@ -155,9 +162,15 @@ def _detail(
     status: int = 200,
 ) -> HttpResponse:
     labels = request.project.labels
+    notes = review_notes_read(
+        project=request.project,
+        item_ids=[item.pk],
+        actor=request.user,
+        ip_address=client_ip(request),
+    )
     context = {
         **project_nav(request),
-        "row": review_row(item),
+        "row": review_row(item, notes.get(item.pk)),
         "item": item,
         "comments": item.comments.select_related("author").order_by("created_at"),
         "form": form or ResolveForm(labels=labels, initial=_initial(item)),

@@ -4,8 +4,8 @@ An *original* is a surface recorded in the correspondence table (`Alias`, token-
 included): a name as it is written in a document. The table keeps it encrypted and looks it up
 by keyed digest. Three places must never hold one in clear:
 
-(a) a dump of the key tables (`keys_entity`, `keys_alias`, `keys_aliasword`), taken by
-    `pg_dump`, as someone who steals the database would;
+(a) a dump of the key tables (`keys_entity`, `keys_alias`, `keys_aliasword`,
+    `keys_reviewnote`), taken by `pg_dump`, as someone who steals the database would;
 (b) the logs, at DEBUG for every logger (Django's SQL and its parameters included), while
     people decide, propose (propagation, known-entity pre-annotation) and open pages;
 (c) any page or API answer an annotator can request. An annotator may read the documents of
@@ -16,6 +16,11 @@ by keyed digest. Three places must never hold one in clear:
 
 Each check also looks for the original's case-folded form, and proves it would see a leak
 (the dump holds the key rows; the logs hold the SQL that touched the key tables).
+
+And the web role's own tables (`annotator_*`) hold no pseudonym beside what names its
+original: a review item names a document, a span and an entity, so a pseudonym in it would
+pair with the document's text. After a conflict of every kind and a resolution, a dump of
+those tables (the documents' own text aside) holds neither an original nor a pseudonym.
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ from django.db import connections
 from django.urls import reverse
 
 from annotator.keys import crypto
-from annotator.keys.models import Alias
-from annotator.keys.services import surface_decide
-from annotator.models import Project, Role
+from annotator.keys.models import Alias, ReviewNote
+from annotator.keys.services import SurfaceConflict, surface_decide
+from annotator.models import AuditAction, AuditEvent, Project, ReviewItem, ReviewKind, Role
 from annotator.routers import keys_alias
+from annotator.services.review import review_resolve, review_scan
 from annotator.services.runs import run_create
+from annotator.services.spans import span_create
 from tests.annotator.test_access import MATRIX, targets  # noqa: F401  (a fixture)
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
@@ -109,6 +116,8 @@ def test_a_dump_of_the_key_tables_holds_no_original(corpus: Team) -> None:
             "keys_entity",
             "-t",
             "keys_aliasword",
+            "-t",
+            "keys_reviewnote",
             "-h",
             database["HOST"] or "127.0.0.1",
             "-p",
@@ -221,3 +230,88 @@ def test_no_answer_to_an_annotator_shows_an_original_they_may_not_see(
     assert FRENCH in answers[urls[-7]].content.decode()  # ... with its own original
     for url, answer in answers.items():
         assert _leaks(answer.content.decode(), forbidden) == [], (url, answer.status_code)
+
+
+def _dump_web_tables(*tables: str) -> str:
+    """The web role's tables, as `pg_dump` gives them (their data only)."""
+    pg_dump = shutil.which("pg_dump")
+    database = connections["default"].settings_dict
+    if not str(database["ENGINE"]).endswith("postgresql") or pg_dump is None:
+        pytest.skip("needs PostgreSQL and pg_dump")
+    names = [argument for table in tables for argument in ("-t", table)]
+    return subprocess.run(
+        [pg_dump, "--data-only", "--no-owner", *names, "-T", "annotator_document",
+         "-h", database["HOST"] or "127.0.0.1", "-p", str(database["PORT"] or 5432),
+         "-U", database["USER"], database["NAME"]],
+        env={**os.environ, "PGPASSWORD": database["PASSWORD"] or ""},
+        capture_output=True, check=True, timeout=60,
+    ).stdout.decode("utf-8")  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_review_item_pairs_an_original_with_its_pseudonym_for_the_web_role(
+    corpus: Team,
+) -> None:
+    team = corpus
+    project = team.project
+    text = f"Dear {ENGLISH}, write to Zorba Quintrell at {OTHER_TEXT}."
+    document = DocumentFactory(project=project, language="en", text=text)
+    # One word given two pseudonyms: "Moshe" is "Raj" in "Raj Avrom" and "Dov" in "Dov Levi".
+    choice = surface_decide(
+        project=project, surface=ENGLISH, language="en", label="PER", decision="pseudonymize"
+    )
+    entity_id = choice.entity_id
+    alias = Alias(entity_id=entity_id, project_id=project.pk, language="en")
+    alias.set_original("Moshe Cohen", project.secret)
+    alias.set_replacement("Dov Levi")
+    alias.save(using=keys_alias())
+    # A pseudonym that occurs as an original: "Zorba Quintrell" is written in the document.
+    surface_decide(
+        project=project, surface="Acme Corp", language="en", label="ORG",
+        decision="pseudonymize", replacement="Zorba Quintrell",
+    )  # fmt: skip
+    # A choice the table refused: the annotator wanted another pseudonym for Moshe Chaya.
+    start = text.index(ENGLISH)
+    with pytest.raises(SurfaceConflict):
+        span_create(
+            document=document, actor=team.annotator_en, start=start, end=start + len(ENGLISH),
+            label="PER", decision="pseudonymize", replacement="Quill Wanted",
+        )  # fmt: skip
+    review_scan(project=project)
+    kinds = set(ReviewItem.objects.filter(project=project).values_list("kind", flat=True))
+    assert {ReviewKind.ENTITY_CONFLICT, ReviewKind.ORIGINAL_REPLACEMENT,
+            ReviewKind.SURFACE_CONFLICT} <= kinds  # fmt: skip
+    # The lead resolves the entity conflict with a pseudonym of their own.
+    conflict = ReviewItem.objects.get(project=project, kind=ReviewKind.ENTITY_CONFLICT)
+    review_resolve(
+        item=conflict, actor=team.lead, rationale="One name, one pseudonym.",
+        decision="pseudonymize", replacement="Ezra Vantongeren",
+    )  # fmt: skip
+    pseudonyms = ["Raj Avrom", "Dov Levi", "Zorba Quintrell", "Quill Wanted", "Ezra Vantongeren"]
+    current = [a.replacement for a in Alias.objects.using(keys_alias()).filter(entity_id=entity_id)]
+    assert "Ezra Vantongeren" in current  # the resolution applied it
+    pseudonyms += [p for p in current if p and " " in p]
+    kept = ReviewNote.objects.using(keys_alias()).filter(project_id=project.pk)
+    assert kept.count() >= 3  # the pseudonyms are kept, with the keys
+
+    dump = _dump_web_tables("annotator_*")
+
+    assert "original_replacement" in dump and "entity_conflict" in dump  # the items are there
+    found = [p for p in pseudonyms if p.casefold() in dump.casefold()]
+    assert found == []
+    assert _leaks(dump, [ENGLISH, "Moshe Cohen", "Acme Corp", OTHER_TEXT]) == []
+
+    # The lead still reads them, each read audited as one of the table.
+    lead = client_for(team.lead)
+    slug = project.slug
+    reads = AuditEvent.objects.filter(project=project, action=AuditAction.KEY_READ).count()
+    queue = lead.get(reverse("review_list", kwargs={"slug": slug}), {"status": "all"})
+    answer = lead.get(reverse("api-review-list", kwargs={"slug": slug}), {"status": "all"})
+    page = lead.get(reverse("review_detail", kwargs={"slug": slug, "pk": conflict.pk}))
+    assert queue.status_code == answer.status_code == page.status_code == 200
+    assert "Zorba Quintrell" in queue.content.decode()
+    assert "Dov Levi" in answer.content.decode() and "Quill Wanted" in answer.content.decode()
+    assert "Ezra Vantongeren" in page.content.decode()
+    events = AuditEvent.objects.filter(project=project, action=AuditAction.KEY_READ)
+    assert events.count() == reads + 3
+    assert all(event.detail.get("view") == "review" for event in events.order_by("-pk")[:3])

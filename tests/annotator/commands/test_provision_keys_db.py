@@ -159,14 +159,20 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         keys.execute("UPDATE keys_entity SET label = 'ORG'")
         assert keys.execute("SELECT label FROM keys_entity").fetchall() == [("ORG",)]
         keys.execute("SELECT * FROM keys_alias").fetchall()
+        keys.execute("SELECT * FROM keys_reviewnote").fetchall()
 
-    statements = [f"SELECT * FROM {SCHEMA}.{table}" for table in ("keys_alias", "keys_entity")] + [
+    tables = ("keys_alias", "keys_entity", "keys_aliasword", "keys_reviewnote")
+    statements = [f"SELECT * FROM {SCHEMA}.{table}" for table in tables] + [
         f"INSERT INTO {SCHEMA}.keys_entity (project_id, label, decision, keep_reason, version, "
         "created_at, updated_at) VALUES (1, 'PER', 'keep', '', 1, now(), now())",
         f"INSERT INTO {SCHEMA}.keys_alias (entity_id) VALUES (1)",
         f"UPDATE {SCHEMA}.keys_entity SET label = 'x'",
         f"UPDATE {SCHEMA}.keys_alias SET replacement = 'x'",
         f"DELETE FROM {SCHEMA}.keys_alias",
+        # A review item's pseudonyms: the web role reads the item, never them.
+        f"INSERT INTO {SCHEMA}.keys_reviewnote (project_id, item_id, detail, resolution) "
+        "VALUES (1, 1, '{}', '{}')",
+        f"UPDATE {SCHEMA}.keys_reviewnote SET detail = '{{}}'",
     ]
     with cluster.connect(cluster.app_role, cluster.app_password) as app:
         for statement in statements:
@@ -189,6 +195,7 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         (SCHEMA, "keys_alias"),
         (SCHEMA, "keys_aliasword"),
         (SCHEMA, "keys_entity"),
+        (SCHEMA, "keys_reviewnote"),
     ]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from annotator.keys.models import Alias, Entity
+from annotator.keys.review import review_notes
 from annotator.keys.services import SurfaceConflict, surface_choice, surface_decide
 from annotator.models import (
     AuditAction,
@@ -21,6 +22,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.routers import keys_alias
+from annotator.selectors.review import with_note
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review import review_dismiss, review_resolve, review_scan
 from annotator.services.spans import SpanChange, span_create, span_update
@@ -61,6 +63,12 @@ def assert_no_original(found: list[ReviewItem]) -> None:
         dumped = json.dumps([item.detail, item.resolution], ensure_ascii=False)
         for original in ORIGINALS:
             assert original.lower() not in dumped.lower(), (item.kind, dumped)
+
+
+def as_a_lead_reads(item: ReviewItem) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The item's detail and resolution with its pseudonyms, kept with the keys."""
+    item.refresh_from_db()
+    return with_note(item, review_notes(item.project, [item.pk]).get(item.pk))
 
 
 # --- Detection ------------------------------------------------------------------------------
@@ -139,7 +147,9 @@ def test_two_pseudonyms_for_one_word_of_an_entity_is_an_entity_conflict(team: Te
     assert item.kind == ReviewKind.ENTITY_CONFLICT and item.entity_id == choice.entity_id
     assert item.detail["language"] == "en"
     assert item.detail["alias_id"] == merged.pk
-    assert "Dov Levi" in item.detail["replacements"] and "Raj" in item.detail["replacements"]
+    replacements = as_a_lead_reads(item)[0]["replacements"]
+    assert "Dov Levi" in replacements and "Raj" in replacements
+    assert "replacements" not in item.detail  # kept with the keys
     assert review_scan(project=team.project).total == 0
     assert_no_original(items())
 
@@ -153,7 +163,8 @@ def test_a_pseudonym_that_is_a_word_run_of_the_corpus_is_raised(team: Team) -> N
 
     (item,) = items()
     assert item.kind == ReviewKind.ORIGINAL_REPLACEMENT
-    assert item.detail["replacement"] == "Alphonse METAYER"
+    assert as_a_lead_reads(item)[0]["replacement"] == "Alphonse METAYER"
+    assert "replacement" not in item.detail  # kept with the keys
     assert item.detail["alias_id"] == clash.alias_id and item.document == document
     assert review_scan(project=team.project).total == 0
     assert_no_original(items())
@@ -206,8 +217,10 @@ def test_a_refused_choice_is_recorded_for_the_lead_not_lost(team: Team) -> None:
     assert span.status == SpanStatus.PROPOSED and span.version == 1  # the write rolled back
     assert item.kind == ReviewKind.SURFACE_CONFLICT and item.span == span
     assert item.raised_by == team.annotator_en and item.entity_id == choice.entity_id
-    assert item.detail["wanted"] == {"decision": "keep", "replacement": ""}
-    assert item.detail["recorded"] == {"decision": "pseudonymize", "replacement": "Raj Avrom"}
+    detail = as_a_lead_reads(item)[0]
+    assert detail["wanted"] == {"decision": "keep", "replacement": ""}
+    assert detail["recorded"] == {"decision": "pseudonymize", "replacement": "Raj Avrom"}
+    assert item.detail["recorded"] == {"decision": "pseudonymize"}  # the pseudonym: with the keys
     assert [c.body for c in item.comments.all()] == ["Wanted to keep it: a public figure"]
     # A scan finds the same question already open: nothing twice.
     assert review_scan(project=team.project).total == 0
@@ -225,7 +238,7 @@ def test_a_refused_choice_on_a_span_a_person_adds_is_recorded_too(team: Team) ->
     (item,) = items()
     assert item.kind == ReviewKind.SURFACE_CONFLICT and item.document == document
     assert item.entity_id == choice.entity_id and item.raised_by == team.annotator_en
-    assert item.detail["wanted"] == {"decision": "keep", "replacement": ""}
+    assert as_a_lead_reads(item)[0]["wanted"] == {"decision": "keep", "replacement": ""}
     assert_no_original(items())
 
 
@@ -288,8 +301,8 @@ def test_a_pseudonym_the_lead_types_replaces_the_surfaces_and_its_words(
     word = surface_choice(team.project, "Moshe")
     assert chosen is not None and chosen.replacement == "Dov Levi"
     assert word is not None and word.replacement == "Dov"
-    flagged["item"].refresh_from_db()
-    assert flagged["item"].resolution["replacement"] == "Dov Levi"
+    assert as_a_lead_reads(flagged["item"])[1]["replacement"] == "Dov Levi"
+    assert "replacement" not in flagged["item"].resolution  # kept with the keys
 
 
 def test_a_pseudonym_found_in_the_corpus_is_refused_and_nothing_changes(
