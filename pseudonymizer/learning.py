@@ -20,8 +20,11 @@ in `TrainReport.overlapping`.
 
 A trained model is a folder: spaCy's own (`nlp.to_disk`) and `cloak-learned.json` (language,
 labels, format version, examples, held-out scores). It is written beside its destination and
-renamed onto it only when complete. Offsets are code points (spaCy indexes Python strings).
-spaCy is imported only when a model trains or loads.
+renamed onto it only when complete. Or it is bytes (`train_bytes`, `LearnedRecognizer.to_bytes`,
+`loads`): the same model and description in one value that never touches a disk, for a caller
+that keeps it encrypted (the model's vocabulary holds the words it learned from, originals
+among them; the app seals it with the keys' secret). Offsets are code points (spaCy indexes
+Python strings). spaCy is imported only when a model trains or loads.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import os
 import random
 import re
 import shutil
+import struct
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -51,12 +55,17 @@ __all__ = [
     "LearningError",
     "TrainReport",
     "load",
+    "loads",
     "read_examples",
     "train",
+    "train_bytes",
 ]
 
 META_FILE = "cloak-learned.json"
 FORMAT_VERSION = 1
+# A model as bytes: this tag, the length of a JSON header (4 bytes, big-endian), the header
+# ({"meta": …, "config": spaCy's config}), then spaCy's own bytes of the pipeline.
+BYTES_TAG = b"cloak-learned-model\x00"
 DROPOUT = 0.2
 BATCH_START, BATCH_STOP, BATCH_GROWTH = 4.0, 32.0, 1.001
 # Statuses of a span in a decided-examples file: without one, a span is a decided positive.
@@ -283,7 +292,35 @@ def train(
     labels: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> TrainReport:
-    """Train spaCy's NER on `examples`, on the CPU, offline, and save the model to `out`.
+    """Train spaCy's NER on `examples` (see `train_bytes`) and save the model to the folder
+    `out`. `out` is replaced only when the new model is complete; a folder there that is not
+    a learned model is refused."""
+    destination = Path(out)
+    _check_destination(destination)
+    nlp, result, meta = _fit(
+        examples, language, iterations=iterations, seed=seed, held_out_share=held_out_share,
+        labels=labels, progress=progress,
+    )  # fmt: skip
+    with _replacing(destination) as folder:
+        nlp.to_disk(folder)
+        (folder / META_FILE).write_text(
+            json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    return result
+
+
+def train_bytes(
+    examples: Sequence[Example],
+    language: str,
+    *,
+    iterations: int = 20,
+    seed: int = 0,
+    held_out_share: float = 0.0,
+    labels: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[bytes, TrainReport]:
+    """Train spaCy's NER on `examples`, on the CPU, offline: the model as bytes (`loads`
+    loads them), written nowhere, and what training measured.
 
     `progress(done, iterations)` is called after each pass over the examples (a worker's
     heartbeat: training takes minutes on a large project).
@@ -291,14 +328,29 @@ def train(
     `held_out_share` of the examples (chosen with `seed`) are left out of training and score
     the model (`TrainReport.scores`). `labels` restricts what is learned (spans of any other
     label are left unannotated); by default every label of the positives. The same examples,
-    seed and settings give the same model. `out` is replaced only when the new model is
-    complete; a folder there that is not a learned model is refused. Raises `LearningError`
-    when there is nothing to learn.
+    seed and settings give the same model. Raises `LearningError` when there is nothing to
+    learn.
     """
+    nlp, result, meta = _fit(
+        examples, language, iterations=iterations, seed=seed, held_out_share=held_out_share,
+        labels=labels, progress=progress,
+    )  # fmt: skip
+    return _dumps(nlp, meta), result
+
+
+def _fit(
+    examples: Sequence[Example],
+    language: str,
+    *,
+    iterations: int,
+    seed: int,
+    held_out_share: float,
+    labels: Sequence[str] | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[Any, TrainReport, dict[str, Any]]:
+    """The trained pipeline, its report and the description saved with it."""
     if iterations < 1:
         raise LearningError("iterations must be at least 1")
-    destination = Path(out)
-    _check_destination(destination)
     spacy = _import_spacy()
     from spacy.training import Example as SpacyExample
     from spacy.util import compounding, fix_random_seed, minibatch
@@ -373,12 +425,23 @@ def train(
         "seed": seed,
         "spacy": spacy.__version__,
     }
-    with _replacing(destination) as folder:
-        nlp.to_disk(folder)
-        (folder / META_FILE).write_text(
-            json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    return nlp, result, meta
+
+
+def _dumps(nlp: Any, meta: dict[str, Any]) -> bytes:
+    header = json.dumps({"meta": meta, "config": nlp.config.to_str()}, ensure_ascii=False).encode(
+        "utf-8"
+    )
+    return BYTES_TAG + struct.pack(">I", len(header)) + header + nlp.to_bytes()
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, Any]:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise LearningError(
+            f"{where}: a learned model of format {found!r}; this Cloak reads {FORMAT_VERSION}"
         )
-    return result
+    return meta
 
 
 def _scores(scores: Any) -> dict[str, float]:
@@ -444,16 +507,50 @@ class LearnedRecognizer:
     name = Source.LEARNED.value
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+        self.path: Path | None = Path(path)
         meta = _read_meta(self.path)
         spacy = _import_spacy()
         try:
-            self._nlp = spacy.load(self.path)
+            nlp = spacy.load(self.path)
         except (OSError, ValueError, KeyError) as error:
             raise LearningError(f"{self.path}: the model cannot be loaded: {error}") from error
-        self.language: str = str(meta.get("language") or self._nlp.lang)
+        self._set(nlp, meta)
+
+    def _set(self, nlp: Any, meta: dict[str, Any]) -> None:
+        self._nlp = nlp
+        self.language: str = str(meta.get("language") or nlp.lang)
         self.labels: list[str] = [str(label) for label in meta.get("labels") or []]
         self.meta: dict[str, Any] = meta
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LearnedRecognizer:
+        """The model `to_bytes` or `train_bytes` gave, loaded in memory (no file is read or
+        written). Raises `LearningError` for bytes that are not one."""
+        if not data.startswith(BYTES_TAG) or len(data) < len(BYTES_TAG) + 4:
+            raise LearningError("not a learned model's bytes")
+        at = len(BYTES_TAG)
+        (size,) = struct.unpack(">I", data[at : at + 4])
+        try:
+            header = json.loads(data[at + 4 : at + 4 + size].decode("utf-8"))
+            meta = _check_meta(header.get("meta"), "bytes")
+            _import_spacy()  # a clear error where spaCy is missing
+            from spacy.util import get_lang_class, load_config_from_str
+
+            config = load_config_from_str(header["config"])
+            nlp = get_lang_class(config["nlp"]["lang"]).from_config(config)
+            nlp.from_bytes(data[at + 4 + size :])
+        except LearningError:
+            raise
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+            raise LearningError(f"the model cannot be loaded: {type(error).__name__}") from error
+        model = cls.__new__(cls)
+        model.path = None
+        model._set(nlp, meta)
+        return model
+
+    def to_bytes(self) -> bytes:
+        """The model and its description as bytes (`from_bytes`, `loads`)."""
+        return _dumps(self._nlp, self.meta)
 
     def __call__(self, text: str) -> list[Span]:
         """The spans the model finds in `text`."""
@@ -467,7 +564,8 @@ class LearnedRecognizer:
         return [_entities(doc) for doc in self._nlp.pipe(texts)]
 
     def __repr__(self) -> str:
-        return f"LearnedRecognizer({str(self.path)!r}, language={self.language!r})"
+        where = str(self.path) if self.path is not None else "bytes"
+        return f"LearnedRecognizer({where!r}, language={self.language!r})"
 
 
 def _read_meta(path: Path) -> dict[str, Any]:
@@ -480,15 +578,16 @@ def _read_meta(path: Path) -> dict[str, Any]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise LearningError(f"{meta_path}: unreadable: {error}") from error
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
-        found = meta.get("format") if isinstance(meta, dict) else None
-        raise LearningError(
-            f"{path}: a learned model of format {found!r}; this Cloak reads {FORMAT_VERSION}"
-        )
-    return meta
+    return _check_meta(meta, str(path))
 
 
 def load(path: str | Path) -> LearnedRecognizer:
     """The learned model in the folder `path`; raises `LearningError` for a missing folder or
     one that is not a learned model."""
     return LearnedRecognizer(path)
+
+
+def loads(data: bytes) -> LearnedRecognizer:
+    """The learned model of `data` (`train_bytes`, `LearnedRecognizer.to_bytes`), loaded in
+    memory; raises `LearningError` for bytes that are not one."""
+    return LearnedRecognizer.from_bytes(data)

@@ -4,9 +4,16 @@
 spans service once CLOAK_LEARN_EVERY new decisions have been made in the language:
 `learning_note_decision`, a counter in the cache). The `learn` task then trains it
 (`learned_model_run`): the finished originals of the language (`learning_examples`), a fifth
-of them held out to measure it, into MEDIA_ROOT/learned/<project>/<language>/<version>/. The
-next pre-annotation run of the language uses the newest ready version (annotator.services.runs,
-`learned_recognizer`), its spans with source `learned`.
+of them held out to measure it. The next pre-annotation run of the language uses the newest
+ready version (annotator.services.runs, `learned_recognizer`), its spans with source `learned`.
+
+A model's vocabulary and string store hold the words it learned from, originals among them.
+It is never written in clear: trained in memory, it is sealed with the keys' secret
+(`annotator.keys.sealed`, bound to the model's id) into one file,
+MEDIA_ROOT/learned/<project>/<language>/<version>.sealed, readable by its owner only; the
+worker that uses it opens it in memory (spaCy loads from bytes), so no folder of it exists
+anywhere, even for a moment. Models written in clear by an older Cloak were sealed by the
+migration `annotator.0012_seal_learned_models`.
 
 One model trains per project and language at a time: asking again while one is queued or
 training answers that one. A language whose finished documents hold fewer than
@@ -35,6 +42,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotator import tasks
+from annotator.keys.sealed import SealError, read_sealed, write_sealed
 from annotator.models import AuditAction, LearnedModel, LearnedModelStatus, Project
 from annotator.selectors.learning import (
     learned_active,
@@ -51,7 +59,7 @@ from annotator.services.jobs import (
     job_progress_set,
     job_send_on_commit,
 )
-from pseudonymizer.learning import LearnedRecognizer, LearningError, load, train
+from pseudonymizer.learning import LearnedRecognizer, LearningError, loads, train_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +68,19 @@ TRIGGERS = ("decisions", "admin")
 HELD_OUT_SHARE = 0.2
 SEED = 0
 MODELS_DIR = "learned"
+# What a model's file is sealed for (annotator.keys.sealed).
+SEALED_PURPOSE = "learned-model"
+SEALED_SUFFIX = ".sealed"
 
 
-def model_dir(project: Project, language: str, version: int) -> str:
-    """Where a version's files live, relative to MEDIA_ROOT."""
-    return f"{MODELS_DIR}/{project.slug}/{language}/{version}"
+def model_file(project: Project, language: str, version: int) -> str:
+    """Where a version's sealed file lives, relative to MEDIA_ROOT."""
+    return f"{MODELS_DIR}/{project.slug}/{language}/{version}{SEALED_SUFFIX}"
+
+
+def sealed_context(model_id: int) -> str:
+    """What a model's file is bound to: a file copied over another model's does not open."""
+    return f"learned:{model_id}"
 
 
 def _stale(model: LearnedModel) -> bool:
@@ -154,12 +170,10 @@ def learned_model_run(model_id: int) -> bool:
                 claimed_at=claimed_at,
             )
             return True
-        relative = model_dir(project, language, model.version)
-        out = Path(settings.MEDIA_ROOT) / relative
-        report = train(
+        relative = model_file(project, language, model.version)
+        data, report = train_bytes(
             examples,
             language,
-            out,
             iterations=settings.CLOAK_LEARN_ITERATIONS,
             seed=SEED,
             held_out_share=HELD_OUT_SHARE,
@@ -167,6 +181,13 @@ def learned_model_run(model_id: int) -> bool:
             progress=lambda done, total: job_progress_set(model, done, total, unit="passes"),
         )
         del examples
+        write_sealed(
+            Path(settings.MEDIA_ROOT) / relative,
+            data,
+            purpose=SEALED_PURPOSE,
+            context=sealed_context(model_id),
+        )
+        del data
     except LearningError as error:
         # The engine's reasons name paths, labels and counts, never a text.
         job_fail(LearnedModel, model_id, f"training failed: {error}", claimed_at=claimed_at)
@@ -203,9 +224,14 @@ def learned_model_run(model_id: int) -> bool:
 
 
 def learned_model_delete_files(model: LearnedModel) -> None:
-    """Remove a version's files (its row stays, for the record)."""
-    if model.path:
-        shutil.rmtree(Path(settings.MEDIA_ROOT) / model.path, ignore_errors=True)
+    """Remove a version's file (its row stays, for the record)."""
+    if not model.path:
+        return
+    path = Path(settings.MEDIA_ROOT) / model.path
+    if path.is_dir():  # written in clear by an older Cloak
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 # --- Retraining after every N decisions ------------------------------------------------------
@@ -248,18 +274,30 @@ LOADED_MAX = 8
 
 
 def learned_recognizer(model: LearnedModel) -> LearnedRecognizer:
-    """The ready model, loaded once per process (by path and version). Raises NotFoundError
-    when it is not ready, LearningError when its files cannot be loaded."""
+    """The ready model, opened and loaded in memory once per process (by path and version).
+    Raises NotFoundError when it is not ready, LearningError when its file cannot be opened
+    or loaded."""
     if model.status != LearnedModelStatus.DONE or not model.path:
         raise NotFoundError(f"model v{model.version} of {model.language} is not ready")
-    path = str(Path(settings.MEDIA_ROOT) / model.path)
-    key = (path, model.version)
+    path = Path(settings.MEDIA_ROOT) / model.path
+    key = (str(path), model.version)
     with _LOADED_LOCK:
         found = _LOADED.get(key)
         if found is not None:
             _LOADED.move_to_end(key)
             return found
-    loaded = load(path)
+    if path.is_dir():
+        raise LearningError(
+            f"model v{model.version} is a folder in clear: run `manage.py migrate`, which seals it"
+        )
+    try:
+        data = read_sealed(path, purpose=SEALED_PURPOSE, context=sealed_context(model.pk))
+    except FileNotFoundError:
+        raise LearningError(f"model v{model.version}: its file is gone") from None
+    except (OSError, SealError) as error:
+        raise LearningError(f"model v{model.version}: {error}") from None
+    loaded = loads(data)
+    del data
     with _LOADED_LOCK:
         _LOADED[key] = loaded
         while len(_LOADED) > LOADED_MAX:

@@ -190,8 +190,8 @@ def test_the_task_trains_records_scores_and_is_idempotent(
     model = trained(team.project, django_capture_on_commit_callbacks)
 
     assert model.status == LearnedModelStatus.DONE, model.error
-    assert model.path == f"learned/{team.project.slug}/en/1"
-    assert (Path(settings.MEDIA_ROOT) / model.path / "cloak-learned.json").is_file()
+    assert model.path == f"learned/{team.project.slug}/en/1.sealed"
+    assert (Path(settings.MEDIA_ROOT) / model.path).is_file()  # one sealed file
     assert model.labels == ["PER"]
     assert model.decisions_held_out == 6  # a fifth of 30 finished documents
     assert model.decisions_used == 24
@@ -228,7 +228,7 @@ def test_a_crash_fails_the_model_without_quoting_a_text(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"{NAMES[0]} broke it")  # a message quoting a document
 
-    monkeypatch.setattr(learning, "train", boom)
+    monkeypatch.setattr(learning, "train_bytes", boom)
     with caplog.at_level(logging.INFO):
         model = trained(team.project, django_capture_on_commit_callbacks)
 
