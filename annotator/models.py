@@ -521,8 +521,9 @@ class Release(models.Model):
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     manifest = models.JSONField(default=dict, blank=True)
-    # The leak report holds offsets and labels, never the originals it found.
-    leak_report = models.JSONField(default=list, blank=True)
+    # The NER model of each language the release covers ("" for none), as it was cut: the
+    # `ner` queue finds names in its documents with these (annotator.services.releases).
+    ner_models = models.JSONField(default=dict, blank=True)
     file_path = models.CharField(max_length=500, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(
@@ -542,6 +543,128 @@ class Release(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project.slug} v{self.version} ({self.strategy})"
+
+
+class ReleaseBatch(models.Model):
+    """Documents of one language whose NER a release needs, sent together to the `ner` queue.
+
+    A job of its own (annotator.services.jobs): claimed, done once the model's hits are stored
+    (`ReleaseNerHits`), or failed. The last batch done sends the release's build to the
+    default queue; the reaper fails a release whose batch's worker died.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="batches")
+    number = models.PositiveIntegerField()
+    language = models.CharField(max_length=16)
+    document_ids = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["release", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "number"], name="releasebatch_unique_number"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["release", "status"], name="releasebatch_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"NER batch {self.number} of release {self.release_id}"
+
+
+class ReleaseNerHits(models.Model):
+    """What the NER model found in one document for one release, on the `ner` queue: offsets
+    and labels, never text, and a digest of the text it read (the build checks it)."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
+    document_id = models.BigIntegerField()
+    digest = models.CharField(max_length=64)
+    # [[start, end, label], ...] in code points of the document as stored.
+    spans = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "document_id"], name="releasenerhits_unique_document"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"NER hits of document {self.document_id} for release {self.release_id}"
+
+
+class ReleaseLeak(models.Model):
+    """One document that refused a release: how many leaks of its rendered text and how many
+    detector hits no person decided on it holds, and the first of them (offsets, labels and
+    detectors, never text). Every leaking document has one."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="leaks")
+    document_id = models.BigIntegerField()
+    external_id = models.CharField(max_length=255, blank=True)
+    # The document's text and decisions when it was checked (pseudonymizer.release
+    # .document_fingerprint): a dismissal holds to it.
+    fingerprint = models.CharField(max_length=64, blank=True)
+    leaks = models.PositiveIntegerField(default=0)
+    hits = models.PositiveIntegerField(default=0)
+    findings = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["release", "document_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "document_id"], name="releaseleak_unique_document"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"leaks of document {self.document_id} in release {self.release_id}"
+
+
+class HitDismissal(models.Model):
+    """A person's judgement that what a detector found at a place of a document (or a pattern
+    left in its rendering) is harmless, with the reason: a release no longer counts it while
+    the document's text and decisions stay as they were (`fingerprint`). Audited."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="hit_dismissals")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    detector = models.CharField(max_length=32)
+    label = models.CharField(max_length=64, blank=True)
+    fingerprint = models.CharField(max_length=64)
+    reason = models.TextField()
+    release = models.ForeignKey(
+        Release, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    dismissed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document", "start", "end"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "start", "end", "detector", "fingerprint"],
+                name="hitdismissal_unique_place",
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="hitdismissal_has_reason"),
+            models.CheckConstraint(
+                condition=Q(start__lt=models.F("end")), name="hitdismissal_not_empty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.detector} hit [{self.start}, {self.end}) of document {self.document_id}"
 
 
 class LearnedModelStatus(models.TextChoices):
@@ -607,6 +730,7 @@ class AuditAction(models.TextChoices):
     DOUBLE_ASSIGN = "double_assign", "Assigned documents for double annotation"
     AUDIT_READ = "audit_read", "Read the audit log"
     LEARN = "learn", "Trained a model on the decisions"
+    HIT_DISMISS = "hit_dismiss", "Dismissed a detector's hit as harmless"
 
 
 class AuditEvent(models.Model):

@@ -32,13 +32,22 @@ class Can(StrEnum):
     IMPORT = "import"
     ASSIGN = "assign"  # give documents to members
     PREANNOTATE = "preannotate"
-    RELEASE = "release"
+    RELEASE = "release"  # cut releases and download them
+    VIEW_RELEASES = "view_releases"  # follow releases and read what refused one
+    DISMISS_HITS = "dismiss_hits"  # judge a finding that refused a release harmless, audited
     EXPORT_KEYS = "export_keys"
     VIEW_AUDIT = "view_audit"
 
 
 _ANNOTATOR = {Can.VIEW_PROJECT, Can.ANNOTATE}
-_LEAD = _ANNOTATOR | {Can.VIEW_ALL_DOCUMENTS, Can.REVIEW, Can.READ_KEYS, Can.VIEW_MEMBERS}
+_LEAD = _ANNOTATOR | {
+    Can.VIEW_ALL_DOCUMENTS,
+    Can.REVIEW,
+    Can.READ_KEYS,
+    Can.VIEW_MEMBERS,
+    Can.VIEW_RELEASES,
+    Can.DISMISS_HITS,
+}
 _ADMIN = set(Can)
 
 ROLE_CAPABILITIES: dict[str, frozenset[Can]] = {

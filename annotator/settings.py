@@ -230,7 +230,11 @@ else:
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"annotator.tasks.preannotate_ner": {"queue": "ner"}}
+CELERY_TASK_ROUTES = {
+    "annotator.tasks.preannotate_ner": {"queue": "ner"},
+    # A release's NER: its model never runs in the default queue's process.
+    "annotator.tasks.release_ner": {"queue": "ner"},
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True

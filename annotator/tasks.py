@@ -172,6 +172,52 @@ def preannotate_batch(
         run_batch_crashed(batch_id=batch_id, error=error)
 
 
+# --- A release's names, on the `ner` queue ---------------------------------------------------
+
+
+class ReleaseBatchTask(DjangoTask):  # type: ignore[misc]
+    """A release's NER task: its batch id is its last positional argument."""
+
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Only transient errors get here, once their retries are spent: bugs are caught in
+        # the task and fail their batch there.
+        from annotator.services.releases import release_batch_fail
+
+        batch_id = kwargs.get("batch_id", args[-1] if args else None)
+        if batch_id is None:
+            return
+        try:
+            release_batch_fail(
+                batch_id=batch_id,
+                reason=f"gave up after {self.max_retries} retries on {type(exc).__name__} "
+                "(the database, the broker or the GPU was not available)",
+            )
+        except django.db.DatabaseError:
+            logger.warning("release batch %s: could not be marked failed", batch_id)
+
+
+@shared_task(
+    bind=True, base=ReleaseBatchTask, name="annotator.tasks.release_ner", acks_late=True,
+    **RETRY_POLICY,
+)  # fmt: skip
+def release_ner(self: ReleaseBatchTask, batch_id: int) -> bool:
+    """Queue `ner` (GPU hosts): the NER model over a release's batch, its hits stored (offsets
+    and labels only); the last batch sends the release's build to the default queue."""
+    from annotator.services.releases import release_batch_crashed, release_batch_ner
+
+    try:
+        return release_batch_ner(batch_id=batch_id, retried=self.request.retries > 0)
+    except TRANSIENT_ERRORS:
+        raise
+    except Exception as error:
+        if _is_gpu_out_of_memory(error):
+            raise GpuOutOfMemory("CUDA out of memory") from None
+        release_batch_crashed(batch_id=batch_id, error=error)
+        return False
+
+
 # --- Learned models ---------------------------------------------------------------------------
 
 

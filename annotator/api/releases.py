@@ -1,9 +1,11 @@
-"""Releases in the API: cut one (202, a job to poll), list them, follow one, download its data
-and its manifest.
+"""Releases in the API: cut one (202, a job to poll), list them, follow one, read every document
+that refused it, dismiss a finding judged harmless, download its data and its manifest.
 
-Admins only (Can.RELEASE), as on the pages (annotator.views.releases). A release holds counts,
-offsets and labels, never text; its leak report names documents and offsets, never what it
-found. A download is audited.
+Admins cut and download (Can.RELEASE); leads and admins follow releases, read their reports
+and dismiss findings (Can.VIEW_RELEASES, Can.DISMISS_HITS), as on the pages
+(annotator.views.releases). A release holds counts, offsets and labels, never text; its report
+names documents, offsets and detectors, never what they found. A download and a dismissal are
+audited.
 """
 
 from __future__ import annotations
@@ -27,19 +29,30 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
-from annotator.models import STRATEGY_CHOICES, Release, ReleaseFormat
+from annotator.models import STRATEGY_CHOICES, HitDismissal, Release, ReleaseFormat, ReleaseLeak
 from annotator.permissions import Can
 from annotator.selectors.release_pages import (
     CONTENT_TYPES,
     DATA,
     MANIFEST,
     MANIFEST_CONTENT_TYPE,
+    check_summary,
+    release_leak_rows,
     releases_of,
 )
 from annotator.services.audit import client_ip
-from annotator.services.releases import release_create, release_progress
+from annotator.services.releases import (
+    REASON_MAX,
+    release_create,
+    release_hit_dismiss,
+    release_progress,
+)
 from annotator.views.releases import release_file
+
+# A release's detail holds the first documents of its report; `leaks_url` pages through all.
+LEAK_REPORT_PREVIEW = 100
 
 
 class ReleaseProgressSerializer(serializers.Serializer[Any]):
@@ -48,25 +61,53 @@ class ReleaseProgressSerializer(serializers.Serializer[Any]):
     percent = serializers.IntegerField(min_value=0, max_value=100)
 
 
-class LeakSerializer(serializers.Serializer[Any]):
-    """One leak: where it is, never what it is."""
+class FindingSerializer(serializers.Serializer[Any]):
+    """One finding of a leaking document: where it is and what found it, never what it is."""
 
-    document_id = serializers.IntegerField(allow_null=True)
-    external_id = StrictCharField(allow_blank=True, required=False)
-    start = serializers.IntegerField(help_text="Code points, in the released text")
-    end = serializers.IntegerField()
+    kind = StrictCharField(
+        help_text='"leak": left in the rendered text; "hit": found by a detector in the '
+        "document as stored where no person decided anything"
+    )
     document_start = serializers.IntegerField(
-        required=False, help_text="Code points, in the document as stored: where to fix it"
+        help_text="Code points, in the document as stored: where to fix it"
     )
-    document_end = serializers.IntegerField(required=False)
-    span_id = serializers.IntegerField(
-        allow_null=True, required=False, help_text="The span there, if any (a rejected one, say)"
-    )
+    document_end = serializers.IntegerField()
     # The metaclass takes it as a field; mypy sees Field.label.
-    label = StrictCharField(allow_blank=True, required=False)  # type: ignore[assignment]
+    label = StrictCharField(allow_blank=True)  # type: ignore[assignment]
     source = StrictCharField(  # type: ignore[assignment]
-        allow_blank=True, required=False, help_text="What found it: an original, or a pattern"
+        help_text='What found it: "original" (of the table), "pattern", or a detector '
+        '("ner", "known", "regex", "proper-nouns", …)'
     )
+    span_id = serializers.IntegerField(
+        allow_null=True, help_text="The span there, if any (a rejected one, say)"
+    )
+    start = serializers.IntegerField(
+        required=False, help_text="A leak: code points, in the released text"
+    )
+    end = serializers.IntegerField(required=False)
+    uncovered = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
+        required=False,
+        help_text="A hit: the [start, end) stretches no decided span covers",
+    )
+
+
+class LeakingDocumentSerializer(serializers.ModelSerializer[ReleaseLeak]):
+    """A document that refused the release: its counts and first findings."""
+
+    findings = FindingSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = ReleaseLeak
+        fields = ["document_id", "external_id", "leaks", "hits", "findings"]
+        read_only_fields = fields
+
+
+class LeakSummarySerializer(serializers.Serializer[Any]):
+    documents = serializers.IntegerField(help_text="Documents that refused the release")
+    leaks = serializers.IntegerField(help_text="Originals and patterns left in rendered texts")
+    hits = serializers.IntegerField(help_text="Detector hits no person decided on")
+    dismissed = serializers.IntegerField(help_text="Findings dismissed by a person, not counted")
 
 
 class ReleaseSerializer(serializers.ModelSerializer[Release]):
@@ -110,11 +151,35 @@ class ReleaseDetailSerializer(ReleaseSerializer):
     manifest = serializers.JSONField(
         read_only=True, help_text="Counts, schema, checksums, documents left out; never a key"
     )
-    leak_report = LeakSerializer(many=True, read_only=True)
+    leak_summary = serializers.SerializerMethodField()
+    leak_report = serializers.SerializerMethodField()
+    leaks_url = serializers.SerializerMethodField()
 
     class Meta(ReleaseSerializer.Meta):
-        fields = [*ReleaseSerializer.Meta.fields, "manifest", "leak_report"]
+        fields = [
+            *ReleaseSerializer.Meta.fields, "manifest", "leak_summary", "leak_report", "leaks_url",
+        ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(LeakSummarySerializer)
+    def get_leak_summary(self, release: Release) -> dict[str, int]:
+        check = check_summary(release)
+        return {
+            "documents": check.documents,
+            "leaks": check.leaks,
+            "hits": check.hits,
+            "dismissed": len(check.dismissed),
+        }
+
+    @extend_schema_field(LeakingDocumentSerializer(many=True))
+    def get_leak_report(self, release: Release) -> list[dict[str, Any]]:
+        rows = release_leak_rows(release)[:LEAK_REPORT_PREVIEW]
+        return list(LeakingDocumentSerializer(rows, many=True).data)
+
+    # A path on this server (as the API's other links): where every leaking document is listed.
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_leaks_url(self, release: Release) -> str:
+        return reverse("api-release-leaks", kwargs={"slug": release.project.slug, "pk": release.pk})
 
 
 class ReleaseCreateSerializer(serializers.Serializer[Any]):
@@ -145,22 +210,31 @@ RELEASE_EXAMPLE = {
     "started_at": "2026-11-24T09:30:01Z",
     "finished_at": "2026-11-24T09:30:04Z",
 }
+LEAKING_EXAMPLE = {
+    "document_id": 42,
+    "external_id": "tweet-0042",
+    "leaks": 1,
+    "hits": 1,
+    "findings": [
+        {
+            "kind": "leak", "document_start": 12, "document_end": 23, "label": "PER",
+            "source": "original", "span_id": None, "start": 12, "end": 23,
+        },
+        {
+            "kind": "hit", "document_start": 31, "document_end": 53, "label": "PER",
+            "source": "ner", "span_id": 917, "uncovered": [[40, 53]],
+        },
+    ],
+}  # fmt: skip
 REFUSED_EXAMPLE = {
     **RELEASE_EXAMPLE,
     "version": 4,
     "status": "refused",
     "sha256": "",
     "manifest": {},
-    "leak_report": [
-        {
-            "document_id": 42,
-            "external_id": "tweet-0042",
-            "start": 12,
-            "end": 23,
-            "label": "PER",
-            "source": "original",
-        }
-    ],
+    "leak_summary": {"documents": 1, "leaks": 1, "hits": 1, "dismissed": 0},
+    "leak_report": [LEAKING_EXAMPLE],
+    "leaks_url": "/api/projects/radical/releases/8/leaks/",
 }
 LOCATION = OpenApiParameter(
     "Location",
@@ -172,11 +246,12 @@ LOCATION = OpenApiParameter(
 
 
 class ReleaseList(ProjectScoped, generics.ListAPIView[Release]):
-    """Cut a release of the project's reviewed documents (202: a worker writes it and runs the
-    leak check) or list the releases, newest first."""
+    """Cut a release of the project's reviewed documents (202: the `ner` queue finds their
+    names, then a worker writes it and runs the check) or list the releases, newest first."""
 
     serializer_class = ReleaseSerializer
-    required_capability = Can.RELEASE
+    required_capability = Can.VIEW_RELEASES
+    capability_by_method = {"POST": Can.RELEASE}
 
     def get_queryset(self) -> QuerySet[Release]:
         return releases_of(self.get_project())
@@ -233,11 +308,11 @@ class ReleaseList(ProjectScoped, generics.ListAPIView[Release]):
 
 
 class ReleaseDetail(ProjectScoped, generics.RetrieveAPIView[Release]):
-    """A release: its status and progress while it is written, then its manifest, or the
-    leaks that refused it."""
+    """A release: its status and progress while it is written, then its manifest, or what
+    refused it (the first documents; `leaks_url` lists them all)."""
 
     serializer_class = ReleaseDetailSerializer
-    required_capability = Can.RELEASE
+    required_capability = Can.VIEW_RELEASES
 
     def get_object(self) -> Release:
         return get_object_or_404(releases_of(self.get_project()), pk=self.kwargs["pk"])
@@ -254,7 +329,9 @@ class ReleaseDetail(ProjectScoped, generics.RetrieveAPIView[Release]):
                         "format": "jsonl",
                         "counts": {"label": {"PER": 80, "URL": 12}},
                     },
+                    "leak_summary": {"documents": 0, "leaks": 0, "hits": 0, "dismissed": 0},
                     "leak_report": [],
+                    "leaks_url": "/api/projects/radical/releases/7/leaks/",
                 },
             ),
             OpenApiExample("Refused for a leak", value=REFUSED_EXAMPLE),
@@ -262,6 +339,84 @@ class ReleaseDetail(ProjectScoped, generics.RetrieveAPIView[Release]):
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
+
+
+class ReleaseLeakList(ProjectScoped, generics.ListAPIView[ReleaseLeak]):
+    """Every document that refused a release, in id order, each with its counts and its
+    first findings (offsets, labels, detectors; never text)."""
+
+    serializer_class = LeakingDocumentSerializer
+    required_capability = Can.VIEW_RELEASES
+
+    def get_queryset(self) -> QuerySet[ReleaseLeak]:
+        release = get_object_or_404(releases_of(self.get_project()), pk=self.kwargs["pk"])
+        return release_leak_rows(release)
+
+    @extend_schema(examples=[OpenApiExample("A leaking document", value=LEAKING_EXAMPLE)])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class DismissSerializer(serializers.Serializer[Any]):
+    document_id = serializers.IntegerField(min_value=1)
+    start = serializers.IntegerField(min_value=0, help_text="`document_start` of the finding")
+    end = serializers.IntegerField(min_value=1, help_text="`document_end` of the finding")
+    detector = StrictCharField(max_length=32, help_text="`source` of the finding")
+    reason = StrictCharField(max_length=REASON_MAX, help_text="Why it is harmless")
+
+
+class DismissalSerializer(serializers.ModelSerializer[HitDismissal]):
+    dismissed_by = StrictCharField(
+        source="dismissed_by.username", read_only=True, default=None, allow_null=True
+    )
+
+    class Meta:
+        model = HitDismissal
+        fields = [
+            "id", "document_id", "start", "end", "detector", "label", "reason", "dismissed_by",
+            "created_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ReleaseDismiss(ProjectScoped, generics.GenericAPIView[HitDismissal]):
+    """Dismiss a finding of a refused release as harmless, with a reason (audited): the next
+    release does not count it while the document's text and decisions stay as they were, and
+    lists it in its manifest. An original of the table cannot be dismissed."""
+
+    serializer_class = DismissalSerializer
+    required_capability = Can.DISMISS_HITS
+    conflict_responses = True
+    parser_classes = [BoundedJSONParser]
+
+    @extend_schema(
+        request=DismissSerializer,
+        responses={201: DismissalSerializer},
+        examples=[
+            OpenApiExample(
+                "A date NER found",
+                value={
+                    "document_id": 42,
+                    "start": 0,
+                    "end": 9,
+                    "detector": "ner",
+                    "reason": "a weekday, not a date of birth",
+                },  # fmt: skip
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        release = get_object_or_404(releases_of(self.get_project()), pk=pk)
+        form = DismissSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        dismissal = release_hit_dismiss(
+            release=release, document_id=data["document_id"], start=data["start"],
+            end=data["end"], detector=data["detector"], reason=data["reason"],
+            actor=request.user, ip_address=client_ip(request),
+        )  # fmt: skip
+        return Response(DismissalSerializer(dismissal).data, status=status.HTTP_201_CREATED)
 
 
 class _ReleaseFile(ProjectScoped, generics.GenericAPIView[Release]):

@@ -125,6 +125,16 @@ urlpatterns = [
         releases.ReleaseManifest.as_view(),
         name="api-release-manifest",
     ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/leaks/",
+        releases.ReleaseLeakList.as_view(),
+        name="api-release-leaks",
+    ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/dismissals/",
+        releases.ReleaseDismiss.as_view(),
+        name="api-release-dismiss",
+    ),
     path("projects/<slug:slug>/review/", review.ReviewList.as_view(), name="api-review-list"),
     path(
         "projects/<slug:slug>/review/<int:pk>/",

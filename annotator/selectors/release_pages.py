@@ -1,7 +1,7 @@
 """What the release pages and API show of a release: its table row, its manifest summed up,
-its leaks with links to their documents, and the name and media type of its files.
+the documents that refused it with links to them, and the name and media type of its files.
 
-Nothing here reads a document's text: a leak is shown by its document, offsets, label and
+Nothing here reads a document's text: a finding is shown by its document, offsets, label and
 source, never by what it found.
 """
 
@@ -14,9 +14,18 @@ from typing import Any
 from django.db.models import QuerySet
 from django.urls import reverse
 
-from annotator.models import Document, Project, Release, ReleaseFormat, ReleaseStatus
+from annotator.models import (
+    Document,
+    HitDismissal,
+    Project,
+    Release,
+    ReleaseFormat,
+    ReleaseLeak,
+    ReleaseStatus,
+)
 from annotator.services.releases import release_progress
 from annotator.views.forms import language_label
+from pseudonymizer.release import ORIGINAL_SOURCE
 
 ACTIVE = frozenset({ReleaseStatus.QUEUED.value, ReleaseStatus.RUNNING.value})
 CONTENT_TYPES = {
@@ -62,10 +71,17 @@ class ReleaseRow:
     language: str
     sha_short: str
     downloadable: bool
+    # Batches of its documents' names done on the `ner` queue, while it waits for them.
+    ner_done: int = 0
+    ner_total: int = 0
+    # Documents that refused it.
+    leak_documents: int = 0
 
 
 def release_row(release: Release) -> ReleaseRow:
     progress = release_progress(release)
+    ner = progress.get("ner") or {}
+    check = _mapping(_mapping(release.manifest).get("check"))
     return ReleaseRow(
         release=release,
         active=release.status in ACTIVE,
@@ -76,6 +92,9 @@ def release_row(release: Release) -> ReleaseRow:
         language=release_language_label(release),
         sha_short=release.sha256[:SHA_SHORT],
         downloadable=release.status == ReleaseStatus.DONE,
+        ner_done=int(ner.get("done") or 0),
+        ner_total=int(ner.get("total") or 0),
+        leak_documents=int(check.get("documents_with_findings") or 0),
     )
 
 
@@ -137,9 +156,155 @@ def _places(project: Project, entries: Iterable[Any]) -> list[DocumentPlace]:
     return places
 
 
-def leak_places(release: Release) -> list[DocumentPlace]:
-    """The leaks that refused `release`, each with a link to its document."""
-    return _places(release.project, release.leak_report or [])
+def release_leak_rows(release: Release) -> QuerySet[ReleaseLeak]:
+    """Every document that refused `release`, in id order: one row each, never text."""
+    return ReleaseLeak.objects.filter(release=release).order_by("document_id")
+
+
+@dataclass(frozen=True)
+class LeakFinding:
+    """One finding of a leaking document, as a page shows it."""
+
+    kind: str
+    label: str
+    source: str
+    document_start: int | None
+    document_end: int | None
+    # In the rendered text (a leak); None for a detector's hit.
+    start: int | None
+    end: int | None
+    # The stretches of a hit that no decided span covers (code points, the stored text).
+    uncovered: list[tuple[int, int]]
+    url: str
+    dismissible: bool
+    # Who dismissed it from this release, and why ("" while nobody has).
+    dismissed_by: str = ""
+    dismissed_reason: str = ""
+    dismissed: bool = False
+
+
+@dataclass(frozen=True)
+class LeakingDocument:
+    """One document that refused a release: its link, counts and first findings."""
+
+    document_id: int
+    external_id: str
+    url: str
+    leaks: int
+    hits: int
+    findings: list[LeakFinding]
+
+    @property
+    def more(self) -> int:
+        """Findings counted but not listed."""
+        return max(0, self.leaks + self.hits - len(self.findings))
+
+
+def _pairs(value: Any) -> list[tuple[int, int]]:
+    if not isinstance(value, list):
+        return []
+    return [
+        (pair[0], pair[1])
+        for pair in value
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)
+    ]
+
+
+def leaking_documents(
+    project: Project, rows: Iterable[ReleaseLeak], *, release: Release | None = None
+) -> list[LeakingDocument]:
+    """`rows` (a page of `release_leak_rows`) with links to their documents, and the findings
+    people dismissed from `release` since (two queries)."""
+    rows = list(rows)
+    documents = _document_urls(project, (row.document_id for row in rows))
+    dismissals: dict[tuple[int, int, int, str], tuple[str, str]] = {}
+    if release is not None and rows:
+        found_dismissals = (
+            HitDismissal.objects.filter(
+                release=release, document_id__in=[row.document_id for row in rows]
+            )
+            .select_related("dismissed_by")
+            .order_by("pk")
+        )
+        for dismissal in found_dismissals:
+            who = dismissal.dismissed_by.get_username() if dismissal.dismissed_by else ""
+            key = (dismissal.document_id, dismissal.start, dismissal.end, dismissal.detector)
+            dismissals[key] = (who, dismissal.reason)
+    found = []
+    for row in rows:
+        external_id, url = documents.get(row.document_id, (row.external_id, ""))
+        findings = []
+        for entry in row.findings if isinstance(row.findings, list) else []:
+            if not isinstance(entry, Mapping):
+                continue
+            span_id = _int_or_none(entry.get("span_id"))
+            source = str(entry.get("source") or "")
+            place = (
+                row.document_id,
+                _int_or_none(entry.get("document_start")) or 0,
+                _int_or_none(entry.get("document_end")) or 0,
+                source,
+            )
+            who, why = dismissals.get(place, ("", ""))
+            findings.append(
+                LeakFinding(
+                    kind=str(entry.get("kind") or "leak"),
+                    label=str(entry.get("label") or ""),
+                    source=source,
+                    document_start=_int_or_none(entry.get("document_start")),
+                    document_end=_int_or_none(entry.get("document_end")),
+                    start=_int_or_none(entry.get("start")),
+                    end=_int_or_none(entry.get("end")),
+                    uncovered=_pairs(entry.get("uncovered")),
+                    url=f"{url}#span-{span_id}" if url and span_id is not None else url,
+                    dismissible=bool(source) and source != ORIGINAL_SOURCE,
+                    dismissed_by=who,
+                    dismissed_reason=why,
+                    dismissed=place in dismissals,
+                )
+            )
+        found.append(
+            LeakingDocument(
+                document_id=row.document_id,
+                external_id=row.external_id or external_id,
+                url=url,
+                leaks=row.leaks,
+                hits=row.hits,
+                findings=findings,
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class CheckSummary:
+    """What a release's check found, from its manifest: counts and the dismissed hits."""
+
+    documents: int
+    leaks: int
+    hits: int
+    dismissed: list[DocumentPlace]
+
+
+def check_summary(release: Release) -> CheckSummary:
+    check = _mapping(_mapping(release.manifest).get("check"))
+    dismissed = [
+        {
+            **entry,
+            "start": entry.get("document_start"),
+            "end": entry.get("document_end"),
+            "document_start": entry.get("document_start"),
+            "document_end": entry.get("document_end"),
+        }
+        for entry in check.get("dismissed") or []
+        if isinstance(entry, Mapping)
+    ]
+    return CheckSummary(
+        documents=int(check.get("documents_with_findings") or 0),
+        leaks=int(check.get("leaks") or 0),
+        hits=int(check.get("undecided_hits") or 0),
+        dismissed=_places(release.project, dismissed),
+    )
 
 
 @dataclass(frozen=True)

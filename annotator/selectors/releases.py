@@ -1,14 +1,17 @@
-"""What a release reads: the documents it renders, in chunks, and the originals it checks for.
+"""What a release reads: the documents it renders, in chunks, the originals and known surfaces
+it checks for, and the documents whose names it sends to the `ner` queue.
 
 Documents come in id order, a chunk at a time (keyset pagination: no cursor held open, no
-list of the corpus), each chunk with its spans and its correspondence-table choices in one
-query each, so that a release costs a few queries per chunk and none per document.
+list of the corpus), each chunk with its spans, its correspondence-table choices, the NER hits
+stored for the release and the hits people dismissed, in one query each, so that a release
+costs a few queries per chunk and none per document.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from annotator.keys.models import Alias
 from annotator.keys.services import Choice, surface_choices
@@ -16,7 +19,10 @@ from annotator.models import (
     Document,
     DocumentQuerySet,
     DocumentStatus,
+    HitDismissal,
     Project,
+    Release,
+    ReleaseNerHits,
     Span,
     SpanStatus,
 )
@@ -54,17 +60,28 @@ def documents_finished_count(project: Project, language: str = "") -> int:
 @dataclass
 class ChunkDocument:
     document: Document
-    # Its spans that are not rejected, by offset.
+    # Every span of it, rejected ones too (a person's rejection covers a detector's hit), by
+    # offset.
     spans: list[Span] = field(default_factory=list)
     # The table's choice for each accepted span, by span id.
     choices: dict[int, Choice] = field(default_factory=dict)
+    # What the NER model found in it on the `ner` queue for the release: (digest of the text
+    # it read, [[start, end, label], ...]); None when it has not looked.
+    ner: tuple[str, list[list[Any]]] | None = None
+    # The hits people dismissed in it: (start, end, detector) → (fingerprint, dismissal id).
+    dismissals: dict[tuple[int, int, str], list[tuple[str, int]]] = field(default_factory=dict)
 
 
 def finished_document_chunks(
-    project: Project, language: str = "", *, chunk_size: int | None = None
+    project: Project,
+    language: str = "",
+    *,
+    chunk_size: int | None = None,
+    release: Release | None = None,
 ) -> Iterator[list[ChunkDocument]]:
     """The finished documents (`RELEASED_STATUSES`) in id order, `chunk_size` at a time, each
-    with its spans and choices. Three queries a chunk whatever its size."""
+    with its spans, choices and dismissed hits, and the NER hits stored for `release`. Five
+    queries a chunk whatever its size."""
     documents = (
         release_documents(project, language)
         .filter(status__in=RELEASED_STATUSES)
@@ -82,9 +99,9 @@ def finished_document_chunks(
         for document in chunk:
             document.project = project  # no query per document for its project
             by_id[document.pk] = ChunkDocument(document)
+        ids = list(by_id)
         spans = (
-            Span.objects.filter(document_id__in=list(by_id))
-            .exclude(status=SpanStatus.REJECTED)
+            Span.objects.filter(document_id__in=ids)
             .order_by("document_id", "start", "end", "id")
             .only(
                 "id",
@@ -111,20 +128,46 @@ def finished_document_chunks(
                 surface = surfaces.get(span.pk)
                 if surface is not None and surface in found:
                     item.choices[span.pk] = found[surface]
+        if release is not None:
+            stored = ReleaseNerHits.objects.filter(release=release, document_id__in=ids)
+            for document_id, digest, hits in stored.values_list("document_id", "digest", "spans"):
+                by_id[document_id].ner = (digest, hits)
+        dismissed = HitDismissal.objects.filter(document_id__in=ids).values_list(
+            "document_id", "start", "end", "detector", "fingerprint", "pk"
+        )
+        for document_id, start, end, detector, fingerprint, pk in dismissed:
+            places = by_id[document_id].dismissals
+            places.setdefault((start, end, detector), []).append((fingerprint, pk))
         yield list(by_id.values())
 
 
-def release_originals(project: Project) -> Iterator[tuple[str, str]]:
-    """(original, label) of every alias of every entity of the project that is not kept,
-    token-level aliases included: what must not be left in a release. Decrypts the
-    originals: for the release worker only, never for a page or a log."""
+def ner_documents(
+    project: Project, language: str, ner_languages: set[str]
+) -> list[tuple[str, int]]:
+    """(language, id) of the finished documents a release covers whose language has a NER
+    model, by language then id: what a release sends to the `ner` queue."""
+    if not ner_languages:
+        return []
+    rows = (
+        release_documents(project, language)
+        .filter(status__in=RELEASED_STATUSES, language__in=sorted(ner_languages))
+        .order_by("language", "id")
+        .values_list("language", "id")
+    )
+    return list(rows)
+
+
+def release_aliases(project: Project) -> Iterator[tuple[str, str, bool]]:
+    """(original, label, kept) of every alias of every entity of the project, token-level
+    aliases included: the originals that must not be left in a release (those not kept), and
+    the known surfaces the release's detection finds again (all). Decrypts the originals: for
+    the release worker only, never for a page or a log."""
     rows = (
         Alias.objects.using(keys_alias())
         .filter(project_id=project.pk)
-        .exclude(entity__decision=Decision.KEEP.value)
         .select_related("entity")
-        .only("original_encrypted", "entity__label")
+        .only("original_encrypted", "entity__label", "entity__decision")
         .order_by("pk")
     )
     for alias in rows.iterator(chunk_size=2000):
-        yield alias.original, alias.entity.label
+        yield alias.original, alias.entity.label, alias.entity.decision == Decision.KEEP.value

@@ -1,10 +1,9 @@
 """A document as it will be released: its accepted spans rendered by the engine's strategies
 (pseudonymizer.strategies.render) from the project's decisions and correspondence table.
 
-The workspace previews one document with it; a release renders every document the same way,
-passing one `numbering` to all so that S3 numbers an entity once across the corpus, and the
-spans and table choices it fetched for a whole chunk of documents (`spans`, `choices`), so
-that a document costs no query of its own.
+The workspace previews one document with it, proposals still undecided left as they are; a
+release renders through the engine's release pipeline (pseudonymizer.release), from the same
+table: pseudonyms and invalidated forms are the table's, here and there.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ from dataclasses import dataclass, field
 from annotator.keys.services import Choice
 from annotator.models import Document, Span, SpanStatus
 from annotator.services.spans import span_choices
-from pseudonymizer.pseudonyms.invalidation import invalidate
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy, default_entity, render
+from pseudonymizer.vocabulary import Decision
 
 
 @dataclass(frozen=True)
@@ -52,12 +51,22 @@ def document_rendered(
     if choices is None:
         choices = span_choices(document, accepted)
     by_place = {(span.start, span.end): span for span in accepted}
-    secret = document.project.secret
 
     def replacement(span: EngineSpan, surface: str) -> str:
         choice = choices.get(by_place[(span.start, span.end)].pk)
         # An accepted span always has a choice; were one missing, its label stands in.
         return choice.replacement if choice and choice.replacement else f"[{span.label}]"
+
+    # The invalidated form the table holds (one source for it, as in a release): one surface,
+    # one choice. Were one missing, the label stands in.
+    invalidated: dict[str, str] = {}
+    for span in accepted:
+        if span.decision == Decision.INVALIDATE:
+            choice = choices.get(span.pk)
+            surface = document.text[span.start : span.end]
+            invalidated[surface] = (
+                choice.replacement if choice and choice.replacement else (f"[{span.label}]")
+            )
 
     def entity_of(span: EngineSpan, surface: str) -> object:
         entity = by_place[(span.start, span.end)].entity_id
@@ -74,7 +83,7 @@ def document_rendered(
             strategy,
             replacement=replacement,
             entity_of=entity_of,
-            invalidate=lambda surface: invalidate(surface, secret),
+            invalidate=invalidated.__getitem__,
             numbering=numbering,
         )
     except ValueError as problem:

@@ -48,13 +48,15 @@ from annotator.models import (
     LearnedModel,
     PreannotationRun,
     Release,
+    ReleaseBatch,
     RunBatch,
     RunStatus,
 )
 
 logger = logging.getLogger(__name__)
 
-# The status values every job model shares (ImportJob, PreannotationRun, Release, RunBatch).
+# The status values every job model shares (ImportJob, PreannotationRun, Release, RunBatch,
+# ReleaseBatch).
 QUEUED = ImportStatus.QUEUED.value
 RUNNING = ImportStatus.RUNNING.value
 DONE = ImportStatus.DONE.value
@@ -80,6 +82,8 @@ def run_reaped_reason(run_id: int) -> str:
 
 
 RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
+# A release's NER batch whose worker died: the release fails with it (its error says so).
+RELEASE_NER_REAPED = "its worker on the ner queue stopped"
 LEARN_REAPED = "The worker stopped while training this model; ask for a new version."
 
 # What an admin does to start a job again that never reached a worker, by kind.
@@ -366,6 +370,12 @@ def job_last_seen(job: models.Model) -> datetime:
             started=Max("started_at"), finished=Max("finished_at")
         )
         signs.extend(value for value in batches.values() if value is not None)
+    if isinstance(job, Release):
+        # A release waits queued while the `ner` queue finds its documents' names.
+        batches = ReleaseBatch.objects.filter(release=job).aggregate(
+            started=Max("started_at"), finished=Max("finished_at")
+        )
+        signs.extend(value for value in batches.values() if value is not None)
     # A row with no time at all (a batch never claimed) has shown no life since the epoch.
     return max(signs, default=datetime.min.replace(tzinfo=UTC))
 
@@ -471,6 +481,20 @@ def _reap_run(run: PreannotationRun) -> int | None:
     return requeued
 
 
+def _reap_release_batch(batch: ReleaseBatch) -> bool:
+    """Fail a NER batch whose worker died, and its release (nothing is released without its
+    names looked for); True when the release failed here."""
+    # Here, not at the top: the release service uses this module's lifecycle.
+    from annotator.services.releases import release_batch_fail
+
+    if not release_batch_fail(
+        batch_id=batch.pk, reason=RELEASE_NER_REAPED, claimed_at=batch.started_at
+    ):
+        return False
+    logger.warning("release batch %s reaped: its worker stopped", batch.pk)
+    return Release.objects.filter(pk=batch.release_id, status=FAILED).exists()
+
+
 def _run_waiting(run: PreannotationRun) -> bool:
     """A run whose work is all in the queue: queued, or running with batches queued and
     none in a worker's hands (between two batches, or behind other work)."""
@@ -485,7 +509,7 @@ def _run_waiting(run: PreannotationRun) -> bool:
 
 # The rows whose claims and ends show a worker at work: a run's batches rather than the run,
 # which stays "running" while its batches wait in the queue.
-_WORK = (ImportJob, RunBatch, Release, LearnedModel)
+_WORK = (ImportJob, RunBatch, Release, ReleaseBatch, LearnedModel)
 
 
 def _workers_busy(since: datetime) -> bool:
@@ -524,7 +548,8 @@ def jobs_reap(
     (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came
     from a process of this host that no longer exists. Imports become FAILED and their upload
     folder is deleted; runs become FAILED with their running batches queued again, so that
-    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED.
+    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED, and
+    so does a release whose NER batch's worker died (with the batch).
 
     A queued job is taken for lost when no worker took it for `queued_older_than` (default
     settings.CLOAK_JOB_QUEUED_TIMEOUT seconds) *and* no worker has been at work for
@@ -590,6 +615,12 @@ def jobs_reap(
                 release_discard_partial(release)
         except DatabaseError:
             logger.exception("could not reap release %s", release.pk)
+    for batch in ReleaseBatch.objects.filter(status=RUNNING).order_by("pk"):
+        try:
+            if _stale(batch, cutoff) and _reap_release_batch(batch):
+                counts["releases_failed"] += 1
+        except DatabaseError:
+            logger.exception("could not reap release batch %s", batch.pk)
     for learned in LearnedModel.objects.filter(status=RUNNING):
         try:
             if _stale(learned, cutoff) and job_fail(LearnedModel, learned.pk, LEARN_REAPED):

@@ -1,27 +1,33 @@
-"""Releases: an immutable, numbered rendering of a project's finished documents that cannot
-leak.
+"""Releases: an immutable, numbered rendering of a project's finished documents in which no
+identifier leaves unless a person decided on it.
 
-`release_create` validates and numbers a release and queues it; `release_build` (the
-`release_build` task, or `manage.py release` in-process) renders it:
+`release_create` validates, numbers and queues a release; its documents' names are then found
+on the `ner` queue, and `release_build` (the `release_build` task, or `manage.py release` in
+process) renders and checks it. The work is the engine's release pipeline
+(`pseudonymizer.release`); this module streams documents into it from the database and writes
+the files, the manifest and the report.
 
 - Documents: the project's original documents (never a replica) of the release's language
-  (or all), in id order, streamed from the database a chunk at a time to the data file, so
-  memory stays flat whatever the corpus size. Released: documents marked done or reviewed
-  (`RELEASED_STATUSES`). Left out, each with its reason in the manifest: any other status
-  (not finished), a document with proposals no one decided (a proposal may be a name: leaving
-  the document out is the safe side), and one that cannot be rendered (two accepted spans
-  overlap).
-- Rendering: the engine's strategies through `annotator.selectors.rendering`, with one S3
-  numbering for the whole release: `keep` spans stay, `invalidate` spans are invalidated
-  under every strategy but S0, `delete` spans go.
-- The leak check, before anything is published: every original of every entity that is not
-  kept (token-level aliases too: `annotator.selectors.releases.release_originals`), found
-  case- and accent-folded with Arabic proclitics (`pseudonymizer.evaluation.LeakChecker`,
-  its automaton built once per release), and every pattern hit (URL, e-mail, handle, phone,
-  IBAN, IP, card) outside the rendered spans. An original found inside a span a person kept
-  (a word of a kept organisation's name) was published on purpose and is not a leak; one
-  found anywhere else, a replacement included, is. Any leak refuses the release: the data
-  file is deleted and the release lists each leak by document and offset, never its text.
+  (or all), in id order, streamed a chunk at a time, so memory stays flat whatever the corpus
+  size. Released: documents marked done or reviewed (`RELEASED_STATUSES`). Left out, each with
+  its reason in the manifest: any other status, a document with proposals no one decided, one
+  that cannot be rendered, and one whose names the `ner` queue did not look for (finished after
+  the release was cut, or its text changed since).
+- NER: the model of each language (`Release.ner_models`, recorded when the release is cut)
+  never runs in the default queue's process. `release_create` cuts the finished documents of
+  the languages that have one into batches (`ReleaseBatch`, CLOAK_RUN_BATCH_SIZE documents),
+  which the `ner` queue's workers claim and run (`release_batch_ner`), storing offsets and
+  labels (`ReleaseNerHits`); the last batch to finish sends the build to the default queue.
+  A release waits for them queued; a batch whose worker died fails the release (the reaper).
+  `manage.py release` runs the model in its own process instead (`ner_here`).
+- The check, before anything is published: the rendered text holds no original of an entity
+  that is not kept (`release_aliases`) and no pattern hit outside the rendered spans; and every
+  detector of the project (the `recall` profile's patterns and lexicons, the known entities of
+  the table, the newest ready learned model, NER), run over each document as stored, finds
+  nothing that a person did not decide on (a span accepted or rejected there). A hit a lead or
+  admin judged harmless is dismissed (`release_hit_dismiss`, audited) and listed in the next
+  manifest. Anything else refuses the release: the data file is deleted, and every leaking
+  document gets a row (`ReleaseLeak`: counts and its first findings, by offset, never text).
 - Files: `MEDIA_ROOT/releases/<slug>/<version>/`, the data written to a temporary file then
   renamed (a failed or refused release leaves no file), `manifest.json` beside it. A finished
   release is never rewritten; building it again does nothing.
@@ -34,15 +40,14 @@ import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import subprocess
 import time
 import traceback
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from datetime import timedelta
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timedelta
 from functools import cache, partial
 from importlib import metadata
 from pathlib import Path
@@ -50,28 +55,34 @@ from typing import Any, TextIO
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from annotator import tasks
 from annotator.models import (
     AuditAction,
+    BatchStatus,
+    Document,
+    HitDismissal,
     Project,
     Release,
+    ReleaseBatch,
     ReleaseFormat,
+    ReleaseLeak,
+    ReleaseNerHits,
     ReleaseStatus,
-    Span,
     SpanStatus,
 )
+from annotator.selectors.learning import learned_latest
 from annotator.selectors.releases import (
     RELEASED_STATUSES,
     ChunkDocument,
     documents_finished_count,
     documents_not_finished,
     finished_document_chunks,
-    release_originals,
+    ner_documents,
+    release_aliases,
 )
-from annotator.selectors.rendering import document_rendered
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import (
@@ -82,24 +93,38 @@ from annotator.services.jobs import (
     job_progress_set,
     job_send_on_commit,
 )
-from pseudonymizer.evaluation import Leak, LeakChecker
+from annotator.services.learning import learned_recognizer
+from pseudonymizer.detection import Detector, NerSpecError
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.recognizers.known import fold
-from pseudonymizer.recognizers.regex import RegexRecognizer
+from pseudonymizer.labels import map_to_schema
+from pseudonymizer.learning import LearningError
+from pseudonymizer.release import (
+    LEAK,
+    LEAK_PATTERN_LABELS,
+    DecidedSpan,
+    DetectionUnavailable,
+    DocumentResult,
+    Finding,
+    ReleaseDetection,
+    ReleaseDocument,
+    ReleasePipeline,
+    SpanState,
+    document_fingerprint,
+)
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy
-from pseudonymizer.vocabulary import Decision
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, Source
 
 logger = logging.getLogger(__name__)
 
 RELEASES_DIR = "releases"  # under settings.MEDIA_ROOT; one folder per release: <slug>/<version>/
 MANIFEST_NAME = "manifest.json"
-# What the leak check looks for beside the originals: identifiers with a stable shape.
-# Hashtags are topics far more often than people, and are left to the annotators.
-LEAK_PATTERNS = ("EMAIL", "URL", "IBAN", "CARD", "IP", "PHONE", "USERNAME")
-# A refused release lists this many leaks at most (and counts them all).
-LEAK_REPORT_MAX = 1000
-_WORD = re.compile(r"\w+")
+# The detection a release runs over the stored documents: the widest profile, whatever the
+# runs used, so that what a narrower run never proposed is found before it leaves.
+RELEASE_PROFILE = DEFAULT_PROFILE
+# A leaking document's row lists this many findings at most (and counts them all): the report
+# names every leaking document, and stays bounded per document.
+FINDINGS_PER_DOCUMENT = 50
 # Progress goes to the cache at most this often.
 REPORT_EVERY_S = 0.5
 
@@ -107,8 +132,10 @@ FINISHED = (ReleaseStatus.DONE, ReleaseStatus.REFUSED, ReleaseStatus.FAILED)
 ACTIVE = (ReleaseStatus.QUEUED, ReleaseStatus.RUNNING)
 
 LEFT_OUT_NOT_FINISHED = "not finished: the document is {status}, neither done nor reviewed"
-LEFT_OUT_UNDECIDED = "{count} proposal(s) undecided: a proposal may name someone"
-LEFT_OUT_PROBLEM = "cannot be rendered: {problem}"
+LEFT_OUT_NO_NER = (
+    "its names were not looked for: it was finished after this release was cut, or its text "
+    "changed since; cut a new release to include it"
+)
 
 _WRITERS: dict[str, Callable[[Iterator[OutputDocument], TextIO], int]] = {
     ReleaseFormat.JSONL: write_jsonl,
@@ -143,6 +170,23 @@ def _check(project: Project, strategy: str, format: str, language: str) -> None:
         )
 
 
+def _ner_models(project: Project, language: str) -> dict[str, str]:
+    """The NER model of each language the release covers, as settings name them now."""
+    detector = Detector(ner_models=settings.CLOAK_NER_MODELS)
+    return {
+        code: detector.ner_spec(code) for code in ([language] if language else project.languages)
+    }
+
+
+def _ner_detector(ner_models: dict[str, str]) -> Detector:
+    return Detector(
+        profile=RELEASE_PROFILE,
+        ner_models=ner_models,
+        device=settings.CLOAK_NER_DEVICE,
+        batch_size=settings.CLOAK_NER_BATCH_SIZE,
+    )
+
+
 def release_create(
     *,
     project: Project,
@@ -153,8 +197,10 @@ def release_create(
     ip_address: str | None = None,
     dispatch: bool = True,
 ) -> Release:
-    """A new release of `project`, numbered after the last one, QUEUED; its task is sent
-    once the transaction commits (`dispatch=False`: the caller runs `release_build`).
+    """A new release of `project`, numbered after the last one, QUEUED. Once the transaction
+    commits, the finished documents of the languages with a NER model go to the `ner` queue in
+    batches, whose last one sends the build; without any, the build is sent at once.
+    `dispatch=False` sends nothing: the caller runs `release_build(..., ner_here=True)`.
 
     DomainError, with nothing created, for an unknown strategy, format or language.
     """
@@ -163,6 +209,7 @@ def release_create(
     language = str(language or "")
     _check(project, strategy, format, language)
     user = _user(actor)
+    ner_models = _ner_models(project, language)
     for attempt in range(3):
         try:
             with transaction.atomic():
@@ -175,8 +222,10 @@ def release_create(
                     strategy=strategy,
                     format=format,
                     language=language,
+                    ner_models=ner_models,
                     created_by=user,
                 )
+                batches = _ner_batches(release) if dispatch else []
                 audit_record(
                     action=AuditAction.RELEASE,
                     actor=user,
@@ -188,11 +237,12 @@ def release_create(
                         "strategy": strategy,
                         "format": format,
                         "language": language or "all",
+                        "ner_batches": len(batches),
                     },
                     ip_address=ip_address,
                 )
                 if dispatch:
-                    job_send_on_commit(release, partial(tasks.release_build.delay, release.pk))
+                    job_send_on_commit(release, partial(_dispatch, release.pk, batches))
             return release
         except IntegrityError:
             if attempt == 2:
@@ -200,6 +250,35 @@ def release_create(
                     "another release was numbered at the same time: try again"
                 ) from None
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _ner_batches(release: Release) -> list[int]:
+    """Cut the finished documents of the languages with a NER model into batches; their ids."""
+    languages = {code for code, spec in release.ner_models.items() if spec}
+    rows = ner_documents(release.project, release.language, languages)
+    size = max(1, settings.CLOAK_RUN_BATCH_SIZE)
+    batches: list[ReleaseBatch] = []
+    for start in range(0, len(rows), size):
+        chunk = rows[start : start + size]
+        # Rows come by language, then id: a chunk that spans two languages is cut in two.
+        for code in dict.fromkeys(code for code, _ in chunk):
+            ids = [pk for lang, pk in chunk if lang == code]
+            batches.append(
+                ReleaseBatch(
+                    release=release, number=len(batches) + 1, language=code, document_ids=ids
+                )
+            )
+    return [batch.pk for batch in ReleaseBatch.objects.bulk_create(batches)]
+
+
+def _dispatch(release_id: int, batches: Sequence[int]) -> None:
+    """Send the NER batches to the `ner` queue, or the build at once when there are none. A
+    broker error goes up to `job_send_on_commit`, which fails the release."""
+    if not batches:
+        tasks.release_build.delay(release_id)
+        return
+    for batch_id in batches:
+        tasks.release_ner.delay(batch_id)
 
 
 # --- Files ------------------------------------------------------------------------------------
@@ -264,8 +343,9 @@ def release_download_record(
 
 
 def release_progress(release: Release) -> dict[str, Any]:
-    """Where a release stands, as pages and the API show it:
-    {"status", "done", "total", "percent", "error"}."""
+    """Where a release stands, as pages and the API show it: {"status", "done", "total",
+    "percent", "error", "ner"}; `ner` is {"done", "total"} batches of its documents' names on
+    the `ner` queue while it waits for them (None when it sends none)."""
     done, total = release.documents_done, release.documents_total
     if release.status == ReleaseStatus.RUNNING:
         reported = job_progress(release)
@@ -275,13 +355,136 @@ def release_progress(release: Release) -> dict[str, Any]:
         percent = 100
     else:
         percent = min(100, int(100 * done / total)) if total else 0
+    ner: dict[str, int] | None = None
+    if release.status == ReleaseStatus.QUEUED:
+        counts = ReleaseBatch.objects.filter(release_id=release.pk).aggregate(
+            total=Count("pk"), done=Count("pk", filter=Q(status=BatchStatus.DONE))
+        )
+        if counts["total"]:
+            ner = {"done": int(counts["done"]), "total": int(counts["total"])}
     return {
         "status": release.status,
         "done": done,
         "total": total,
         "percent": percent,
         "error": release.error,
+        "ner": ner,
     }
+
+
+# --- Names on the `ner` queue -------------------------------------------------------------------
+
+
+def _of_queued_release() -> Q:
+    # A subquery, not `release__status`: the claim's update must stay on the batch's own table
+    # (annotator.services.jobs.job_claim).
+    return Q(release_id__in=Release.objects.filter(status=ReleaseStatus.QUEUED).values("pk"))
+
+
+def text_digest(text: str) -> str:
+    """What a stored NER result holds to: the text the model read."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def release_batch_ner(*, batch_id: int, retried: bool = False) -> bool:
+    """The `ner` queue's work for a release: claim a batch, run its language's model over its
+    documents, store what it found (offsets and labels, never text), and let the last batch
+    send the build. False when the batch is not this worker's to do (done, another's, or its
+    release ended: no GPU time is spent on it). A model that cannot run fails the release."""
+    stale_after = timedelta(0) if retried else timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    if not job_claim(ReleaseBatch, batch_id, stale_after=stale_after, where=_of_queued_release()):
+        return False
+    ReleaseBatch.objects.filter(pk=batch_id).update(attempts=F("attempts") + 1)
+    batch = ReleaseBatch.objects.select_related("release__project").filter(pk=batch_id).first()
+    if batch is None or batch.started_at is None:
+        return False
+    release, claimed_at = batch.release, batch.started_at
+    rows = list(
+        Document.objects.filter(pk__in=batch.document_ids, project_id=release.project_id)
+        .order_by("pk")
+        .values_list("pk", "text")
+    )
+    texts = [text for _, text in rows]
+    try:
+        detection = _ner_detector(release.ner_models).ner(texts, batch.language)
+        errors = dict(detection.errors)
+    except NerSpecError as error:
+        errors = {"ner": str(error)}
+    if errors:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(errors.items()))
+        release_batch_fail(
+            batch_id=batch_id,
+            claimed_at=claimed_at,
+            reason=f"the NER model for {batch.language!r} could not run ({reasons})",
+        )
+        return False
+    found = {
+        pk: (text_digest(text), [[s.start, s.end, s.label] for s in spans])
+        for (pk, text), spans in zip(rows, detection.spans, strict=True)
+    }
+    return _batch_store(batch_id, claimed_at, found)
+
+
+@transaction.atomic
+def _batch_store(
+    batch_id: int, claimed_at: datetime, found: dict[int, tuple[str, list[list[Any]]]]
+) -> bool:
+    # The batch, then its release: the order in which the reaper locks them too.
+    batch = ReleaseBatch.objects.select_for_update().filter(pk=batch_id).first()
+    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+        return False
+    release = Release.objects.select_for_update().get(pk=batch.release_id)
+    if release.status != ReleaseStatus.QUEUED:
+        # Failed meanwhile (another batch's model, the reaper): nothing of this one counts.
+        job_fail(ReleaseBatch, batch_id, "its release ended", claimed_at=claimed_at)
+        return False
+    ReleaseNerHits.objects.filter(release=release, document_id__in=list(found)).delete()
+    ReleaseNerHits.objects.bulk_create(
+        ReleaseNerHits(release=release, document_id=pk, digest=digest, spans=spans)
+        for pk, (digest, spans) in found.items()
+    )
+    job_finish(ReleaseBatch, batch_id, claimed_at=claimed_at)
+    left = ReleaseBatch.objects.filter(release=release).exclude(status=BatchStatus.DONE)
+    if not left.exists():
+        # The last batch to finish, under the release's lock: exactly one sends the build.
+        job_send_on_commit(release, partial(tasks.release_build.delay, release.pk))
+    return True
+
+
+def release_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | None = None) -> bool:
+    """Fail a NER batch and its release (nothing is released without its names looked for):
+    `reason` is shown to admins, never an original. False when the batch was not failable."""
+    with transaction.atomic():
+        batch = ReleaseBatch.objects.select_for_update().filter(pk=batch_id).first()
+        if batch is None or not job_fail(ReleaseBatch, batch_id, reason, claimed_at=claimed_at):
+            return False
+        release = Release.objects.select_for_update().get(pk=batch.release_id)
+        failed = job_fail(
+            Release,
+            release.pk,
+            f"NER batch {batch.number} failed: {reason}. Nothing was released; cut the "
+            "release again.",
+            unclaimed=True,
+        )
+    if failed:
+        release_discard_partial(release)
+        _audit_outcome(release, "failed", {"ner_batch": batch.number})
+    return True
+
+
+def release_batch_crashed(*, batch_id: int, error: BaseException) -> None:
+    """A bug stopped a NER batch: fail it (and its release) with a reason that holds no text,
+    and log the trace without the exception's message, which may quote a document."""
+    logger.error(
+        "release NER batch %s failed on %s (message withheld: it may quote a document)\n%s",
+        batch_id,
+        type(error).__name__,
+        "".join(traceback.format_tb(error.__traceback__)),
+    )
+    release_batch_fail(
+        batch_id=batch_id,
+        reason=f"internal error ({type(error).__name__}); the worker's log has the trace",
+    )
 
 
 # --- Building ---------------------------------------------------------------------------------
@@ -316,33 +519,74 @@ def cloak_commit() -> str:
 
 
 class _Build:
-    """One pass over a release's documents: renders, checks, counts; yields what to write."""
+    """One pass over a release's documents through the engine's pipeline: streams them in,
+    counts, records the leaking documents; yields what to write."""
 
-    def __init__(self, release: Release, progress: Callable[[int, int], None] | None) -> None:
+    def __init__(
+        self, release: Release, progress: Callable[[int, int], None] | None, *, ner_here: bool
+    ) -> None:
         self.release = release
         self.project = release.project
         self.strategy = Strategy(release.strategy)
         self.progress = progress
+        self.ner_here = ner_here
         self.total = documents_finished_count(self.project, release.language)
         self.done = 0
-        self.numbering: dict[object, int] = {}
-        originals: list[str] = []
-        self.original_labels: list[str] = []
-        for original, label in release_originals(self.project):
-            originals.append(original)
-            self.original_labels.append(label)
-        recognizer = RegexRecognizer(labels=LEAK_PATTERNS)
-        self.checker = LeakChecker(originals, [recognizer.recognize_one])
+        self.ner_languages = {code for code, spec in release.ner_models.items() if spec}
+        originals: list[tuple[str, str]] = []
+        known: list[tuple[str, str]] = []
+        for original, label, kept in release_aliases(self.project):
+            known.append((original, label))
+            if not kept:
+                originals.append((original, label))
+        schema = self.project.labels
+        detection = ReleaseDetection(
+            profile=RELEASE_PROFILE,
+            known=known,
+            learned=self._learned(),
+            ner=_ner_detector(release.ner_models) if ner_here else None,
+            labels=lambda label: map_to_schema(label, schema),
+        )
+        del known
+        self.detectors: dict[str, list[str]] = {}
+        for code in sorted(release.ner_models):
+            names = detection.detectors(code)
+            if code in self.ner_languages and "ner" not in names:
+                names.append("ner")
+            self.detectors[code] = names
+        self.pipeline = ReleasePipeline(self.strategy, originals=originals, detection=detection)
         del originals
-        self.leaks: list[dict[str, Any]] = []
+        self.leak_documents = 0
         self.leak_count = 0
-        self.leaky_documents = 0
+        self.hit_count = 0
+        self.dismissed: list[dict[str, Any]] = []
         self.released: list[list[Any]] = []
         self.left_out: list[dict[str, Any]] = []
         self.by_label: Counter[str] = Counter()
         self.by_decision: Counter[str] = Counter()
         self.by_language: dict[str, Counter[str]] = {}
         self.last_report = 0.0
+        self._rows: list[ReleaseLeak] = []
+
+    def _learned(self) -> list[Any]:
+        """The newest ready learned model of each language the release covers."""
+        found = []
+        for code in sorted(self.release.ner_models):
+            model = learned_latest(self.project, code)
+            if model is None:
+                continue
+            try:
+                found.append(learned_recognizer(model))
+            except (LearningError, NotFoundError) as error:
+                raise DetectionUnavailable(
+                    f"the learned model v{model.version} of {code!r} cannot be loaded "
+                    f"({type(error).__name__})"
+                ) from error
+        return found
+
+    @property
+    def findings(self) -> int:
+        return self.leak_count + self.hit_count
 
     def _report(self, *, now: bool = False) -> None:
         clock = time.monotonic()
@@ -356,42 +600,96 @@ class _Build:
         for document_id, external_id, status in documents_not_finished(
             self.project, self.release.language
         ):
-            self.left_out.append(
-                {
-                    "id": document_id,
-                    "external_id": external_id,
-                    "reason": LEFT_OUT_NOT_FINISHED.format(status=status),
-                }
-            )
+            self._leave_out(document_id, external_id, LEFT_OUT_NOT_FINISHED.format(status=status))
+
+    def _leave_out(self, document_id: int, external_id: str, reason: str) -> None:
+        self.left_out.append({"id": document_id, "external_id": external_id, "reason": reason})
 
     def documents(self) -> Iterator[OutputDocument]:
         self._report(now=True)
-        for chunk in finished_document_chunks(self.project, self.release.language):
+        # The NER hits the `ner` queue stored, unless the model runs here.
+        stored = self.release if self.ner_languages and not self.ner_here else None
+        for chunk in finished_document_chunks(self.project, self.release.language, release=stored):
+            releasing = []
             for item in chunk:
-                output = self._one(item)
+                document = self._document(item)
+                if document is None:
+                    self.done += 1
+                else:
+                    releasing.append(document)
+            for result in self.pipeline.run(releasing):
                 self.done += 1
+                output = self._result(result)
                 if output is not None:
                     yield output
+            if self._rows:
+                ReleaseLeak.objects.bulk_create(self._rows)
+                self._rows = []
             self._report()
         self._report(now=True)
 
-    def _one(self, item: ChunkDocument) -> OutputDocument | None:
+    def _document(self, item: ChunkDocument) -> ReleaseDocument | None:
+        """A chunk's document as the pipeline takes it; None (left out) when its names were
+        to be found on the `ner` queue and were not, for its text as it is now."""
         document = item.document
-        rendered = document_rendered(
-            document, self.strategy, numbering=self.numbering, spans=item.spans,
-            choices=item.choices,
-        )  # fmt: skip
-        reason = ""
-        if rendered.problem:
-            reason = LEFT_OUT_PROBLEM.format(problem=rendered.problem)
-        elif rendered.undecided:
-            reason = LEFT_OUT_UNDECIDED.format(count=rendered.undecided)
-        if reason:
-            self.left_out.append(
-                {"id": document.pk, "external_id": document.external_id, "reason": reason}
+        spans = [
+            DecidedSpan(
+                span.start,
+                span.end,
+                span.label,
+                state=SpanState(span.status),
+                decision=span.decision,
+                replacement=choice.replacement if choice is not None else None,
+                entity=("entity", span.entity_id) if span.entity_id is not None else None,
+                # Only people accept or reject; a proposal is a machine's until then.
+                by_person=span.status != SpanStatus.PROPOSED or span.source == Source.HUMAN,
+                ref=span.pk,
+                score=span.score,
+                source=span.source,
             )
+            for span in item.spans
+            for choice in [item.choices.get(span.pk)]
+        ]
+        ner: list[EngineSpan] | None = None
+        if document.language in self.ner_languages and not self.ner_here:
+            if item.ner is None or item.ner[0] != text_digest(document.text):
+                self._leave_out(document.pk, document.external_id, LEFT_OUT_NO_NER)
+                return None
+            ner = [
+                EngineSpan(int(start), int(end), str(label), source=Source.NER.value)
+                for start, end, label in item.ner[1]
+            ]
+        dismissed: dict[tuple[int, int, str], int] = {}
+        if item.dismissals:
+            fingerprint = document_fingerprint(document.text, spans)
+            for key, entries in item.dismissals.items():
+                for held, dismissal_id in entries:
+                    if held == fingerprint:
+                        dismissed[key] = dismissal_id
+        return ReleaseDocument(
+            (item, dismissed), document.text, document.language, spans, ner=ner,
+            dismissed=dismissed,
+        )  # fmt: skip
+
+    def _result(self, result: DocumentResult) -> OutputDocument | None:
+        item, dismissals = result.document.ref
+        document = item.document
+        if not result.released:
+            self._leave_out(document.pk, document.external_id, result.reason)
             return None
-        self._check_leaks(item, rendered.text, rendered.spans)
+        if result.findings:
+            self._leaking(item, result)
+        for finding in result.dismissed:
+            self.dismissed.append(
+                {
+                    "document_id": document.pk,
+                    "document_start": finding.document_start,
+                    "document_end": finding.document_end,
+                    "source": finding.source,
+                    "label": finding.label,
+                    "dismissal_id": dismissals.get(finding.key),
+                }
+            )
         accepted = [span for span in item.spans if span.status == SpanStatus.ACCEPTED]
         language = self.by_language.setdefault(document.language, Counter())
         language["documents"] += 1
@@ -403,135 +701,28 @@ class _Build:
         return OutputDocument(
             id=document.external_id,
             language=document.language,
-            text=rendered.text,
-            spans=rendered.spans,
+            text=result.text,
+            spans=result.spans,
         )
 
-    def _sources(self, item: ChunkDocument, rendered: list[EngineSpan]) -> list[str | None]:
-        """For each rendered span, the original surface it stands for (None when the two
-        lists cannot be aligned: then no hit inside a replacement is excused)."""
-        text = item.document.text
-        shown = [
-            text[span.start : span.end]
-            for span in sorted(item.spans, key=lambda span: (span.start, span.end))
-            if span.status == SpanStatus.ACCEPTED and self._shown(span)
-        ]
-        if len(shown) != len(rendered):
-            return [None] * len(rendered)
-        return list(shown)
-
-    def _excused(
-        self, leak: Leak, text: str, spans: list[EngineSpan], sources: list[str | None]
-    ) -> bool:
-        """Whether an original found in the rendered text is no leak: inside a span a person
-        kept (published on purpose), or a word of a pseudonym that happens to be a word of
-        someone else's name ("Nora" in the pseudonym "Nora Bell" while a Nora Haddad is in
-        the corpus) - never a word of the original the pseudonym replaces, nor a pseudonym
-        that is someone's whole name."""
-        for span, source in zip(spans, sources, strict=True):
-            if not (span.start <= leak.start and leak.end <= span.end):
-                continue
-            if span.decision == Decision.KEEP:
-                return True
-            if source is None or (leak.start, leak.end) == (span.start, span.end):
-                return False
-            found = _words(text[leak.start : leak.end])
-            own = _words(source)
-            return not any(
-                own[index : index + len(found)] == found
-                for index in range(len(own) - len(found) + 1)
+    def _leaking(self, item: ChunkDocument, result: DocumentResult) -> None:
+        leaks = sum(1 for finding in result.findings if finding.kind == LEAK)
+        hits = len(result.findings) - leaks
+        self.leak_documents += 1
+        self.leak_count += leaks
+        self.hit_count += hits
+        document = item.document
+        self._rows.append(
+            ReleaseLeak(
+                release=self.release,
+                document_id=document.pk,
+                external_id=document.external_id,
+                fingerprint=document_fingerprint(document.text, result.document.spans),
+                leaks=leaks,
+                hits=hits,
+                findings=[f.as_dict() for f in result.findings[:FINDINGS_PER_DOCUMENT]],
             )
-        return False
-
-    def _shown(self, span: Span) -> bool:
-        """Whether an accepted span stands in the rendered text (else it was deleted)."""
-        return span.decision != Decision.DELETE and (
-            self.strategy is not Strategy.S0 or span.decision == Decision.KEEP
         )
-
-    def _in_document(
-        self, item: ChunkDocument, rendered: list[EngineSpan], start: int, end: int
-    ) -> tuple[int, int, int | None]:
-        """Where a leak found at `start`:`end` of the rendered text lies in the document as
-        stored, and the span there (any status: a rejected phone number, say), so that the
-        page can send the admin to it. Inside a replacement, the whole replaced span."""
-        accepted = sorted(
-            (span for span in item.spans if span.status == SpanStatus.ACCEPTED),
-            key=lambda span: (span.start, span.end),
-        )
-        places: list[tuple[Span, int, int]] = []  # accepted span, its start and end rendered
-        shown = iter(rendered)
-        delta = 0  # rendered offset minus stored offset, after the last span placed
-        for span in accepted:
-            if self._shown(span):
-                stand_in = next(shown, None)
-                if stand_in is None:
-                    break  # not aligned: the offsets below stay the rendered ones
-                places.append((span, stand_in.start, stand_in.end))
-            else:
-                places.append((span, span.start + delta, span.start + delta))
-            delta = places[-1][2] - span.end
-        shift = 0
-        for span, new_start, new_end in places:
-            if new_end <= start:  # before the leak (a deletion right at it too)
-                shift = span.end - new_end
-                continue
-            if new_start >= end:
-                break
-            if new_start < new_end:
-                return span.start, span.end, span.pk
-        original = (start + shift, end + shift)
-        # A span a person rejected there (the chunk holds no rejected span): one query, and
-        # only for a leak.
-        covering = (
-            Span.objects.filter(
-                document_id=item.document.pk, start__lt=original[1], end__gt=original[0]
-            )
-            .order_by("start", "end")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        return original[0], original[1], covering
-
-    def _check_leaks(self, item: ChunkDocument, text: str, spans: list[EngineSpan]) -> None:
-        sources = self._sources(item, spans)
-        found = 0
-        covered = -1  # the end of the longest original found so far
-        leaks = sorted(self.checker(text, allowed=spans), key=lambda x: (x.start, -x.end))
-        for leak in leaks:
-            if leak.original is not None:
-                if self._excused(leak, text, spans, sources):
-                    continue
-                # "Moshe" inside "Moshe Chaya": one leak, the longest.
-                if leak.end <= covered:
-                    continue
-                covered = leak.end
-                label, source = self.original_labels[leak.original], "original"
-            else:
-                label, source = leak.label or "", "pattern"
-            found += 1
-            if len(self.leaks) >= LEAK_REPORT_MAX:
-                continue  # counted, not listed: placing it would cost a query for nothing
-            document_start, document_end, span_id = self._in_document(
-                item, spans, leak.start, leak.end
-            )
-            self.leaks.append(
-                {
-                    "document_id": item.document.pk,
-                    "external_id": item.document.external_id,
-                    "start": leak.start,
-                    "end": leak.end,
-                    # Where it is in the document as stored, and the span there if any.
-                    "document_start": document_start,
-                    "document_end": document_end,
-                    "span_id": span_id,
-                    "label": label,
-                    "source": source,
-                }
-            )
-        if found:
-            self.leaky_documents += 1
-            self.leak_count += found
 
     def manifest(self, *, data: dict[str, Any] | None) -> dict[str, Any]:
         release = self.release
@@ -545,13 +736,28 @@ class _Build:
             "label_schema": self.project.label_schema,
             "policy": {
                 "released": list(RELEASED_STATUSES),
-                "left_out": "documents not done or reviewed, with undecided proposals, or "
-                "whose accepted spans overlap",
+                "left_out": "documents not done or reviewed, with undecided proposals, whose "
+                "accepted spans overlap, or whose names the ner queue did not look for",
                 "leak_check": {
-                    "originals": "every alias of every entity not kept, case- and "
-                    "accent-folded, Arabic proclitics included",
-                    "patterns": list(LEAK_PATTERNS),
+                    "originals": "every alias of every entity not kept, folded as the "
+                    "known-entity matcher folds them, Arabic proclitics included",
+                    "patterns": list(LEAK_PATTERN_LABELS),
                 },
+                "detection_check": {
+                    "profile": RELEASE_PROFILE,
+                    "detectors": self.detectors,
+                    "ner_models": dict(release.ner_models),
+                    "ner_ran": "in this process" if self.ner_here else "on the ner queue",
+                    "covered_by": "every word character of a hit lies in spans a person "
+                    "decided there: accepted (rendered, kept or deleted) or rejected",
+                },
+            },
+            "check": {
+                "documents_with_findings": self.leak_documents,
+                "leaks": self.leak_count,
+                "undecided_hits": self.hit_count,
+                # Dismissed by a person as harmless: listed, never silent.
+                "dismissed": self.dismissed,
             },
             "counts": {
                 "documents_released": len(self.released),
@@ -572,12 +778,6 @@ class _Build:
         }
 
 
-def _words(text: str) -> list[str]:
-    """The words of `text` as the leak check compares them (the known-entity matcher's
-    folding: case, accents and Arabic letter variants)."""
-    return _WORD.findall(fold(text))
-
-
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
@@ -593,7 +793,10 @@ def _write_json(path: Path, value: Any) -> None:
 
 
 def release_discard_partial(release: Release) -> None:
-    """Delete what a release whose worker died left half-written in its folder."""
+    """Delete what a release that failed (its worker died, a NER batch failed) left behind:
+    half-written files in its folder, the NER hits stored for it, a partial report."""
+    ReleaseNerHits.objects.filter(release_id=release.pk).delete()
+    ReleaseLeak.objects.filter(release_id=release.pk).delete()
     folder = _folder(release)
     for part in folder.glob(".*.part"):
         part.unlink(missing_ok=True)
@@ -606,8 +809,14 @@ def _remove_empty(folder: Path) -> None:
 
 
 def _failure_reason(error: BaseException, build: _Build | None) -> str:
-    # Never the exception's message: it may quote a text (a UnicodeError does).
     where = f" after {build.done} of {build.total} documents" if build is not None else ""
+    if isinstance(error, DetectionUnavailable):
+        # Our own words: a detector and a language, never a text.
+        return (
+            f"The release's check could not run{where}: {error}. Nothing was released; "
+            "make the detector available (or fix its settings), then cut a new release."
+        )
+    # Never the exception's message: it may quote a text (a UnicodeError does).
     return (
         f"The release failed on an internal error ({type(error).__name__}){where}; "
         "nothing was released. See the worker's log, then cut a new release."
@@ -615,28 +824,38 @@ def _failure_reason(error: BaseException, build: _Build | None) -> str:
 
 
 def release_build(
-    release_id: int, *, progress: Callable[[int, int], None] | None = None
+    release_id: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    ner_here: bool = False,
 ) -> Release:
     """Build a queued release: RUNNING, then DONE (file and manifest written), REFUSED (a
-    leak: no file) or FAILED (an error: no file). A finished release is returned as it is;
-    one another worker is building is left to it. `progress(done, total)` is called as the
-    documents go by."""
+    leak or a hit no person decided on: no file, a report) or FAILED (an error, or a detector
+    that cannot run: no file). A finished release is returned as it is; one another worker is
+    building, or whose names the `ner` queue is still finding, is left alone. `ner_here` runs
+    the NER models in this process (`manage.py release`); without it, the documents' names come
+    from the `ner` queue and the default queue's process never loads a model. `progress(done,
+    total)` is called as the documents go by."""
     release = Release.objects.select_related("project", "created_by").filter(pk=release_id).first()
     if release is None:
         raise NotFoundError(f"no release {release_id}")
     if release.status in FINISHED:
         return release
+    if ReleaseBatch.objects.filter(release=release).exclude(status=BatchStatus.DONE).exists():
+        return release  # the last NER batch to finish sends the build again
     stale_after = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
     if not job_claim(Release, release.pk, stale_after=stale_after):
         release.refresh_from_db()
         return release
     release.refresh_from_db()
     claimed_at = release.started_at
+    # A build taken over from a worker that died starts its report again.
+    ReleaseLeak.objects.filter(release=release).delete()
     folder = _folder(release)
     part = folder / f".{_data_name(release)}.{uuid.uuid4().hex}.part"
     build: _Build | None = None
     try:
-        build = _Build(release, progress)
+        build = _Build(release, progress, ner_here=ner_here)
         Release.objects.filter(pk=release.pk, started_at=claimed_at).update(
             documents_total=build.total
         )
@@ -644,7 +863,7 @@ def release_build(
         folder.mkdir(parents=True, exist_ok=True)
         with open(part, "w", encoding="utf-8", newline="") as stream:
             _WRITERS[release.format](build.documents(), stream)
-        if build.leak_count:
+        if build.findings:
             _refuse(release, build, part, claimed_at)
         else:
             _publish(release, build, part, claimed_at)
@@ -653,6 +872,7 @@ def release_build(
         _remove_empty(folder)
         reason = _failure_reason(error, build)
         job_fail(Release, release.pk, reason, claimed_at=claimed_at)
+        ReleaseLeak.objects.filter(release=release).delete()
         logger.error(
             "release %s failed: %s\n%s",
             release.pk,
@@ -660,6 +880,9 @@ def release_build(
             "".join(traceback.format_tb(error.__traceback__)),
         )
         _audit_outcome(release, "failed", {})
+    finally:
+        # The NER hits served this build only: whatever its outcome, they go.
+        ReleaseNerHits.objects.filter(release_id=release.pk).delete()
     release.refresh_from_db()
     return release
 
@@ -668,24 +891,29 @@ def _refuse(release: Release, build: _Build, part: Path, claimed_at: Any) -> Non
     part.unlink(missing_ok=True)
     _remove_empty(_folder(release))
     message = (
-        f"{build.leak_count} possible leak(s) in {build.leaky_documents} document(s): nothing "
-        "was published. Fix the documents listed, then cut a new release."
+        f"{build.leak_documents} document(s) hold {build.leak_count} leak(s) in their rendered "
+        f"text and {build.hit_count} identifier(s) a detector found that no person decided on: "
+        "nothing was published. Fix the documents listed (or dismiss a hit a person judges "
+        "harmless), then cut a new release."
     )
     with transaction.atomic():
         # Finished as a job, then marked refused, in one transaction: no reader sees DONE.
         if job_finish(
             Release, release.pk, claimed_at=claimed_at, documents_done=build.done,
-            leak_report=build.leaks, manifest=build.manifest(data=None), error=message,
+            manifest=build.manifest(data=None), error=message,
         ):  # fmt: skip
             Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.REFUSED)
     logger.warning(
-        "release %s refused: %s possible leak(s) in %s document(s)",
+        "release %s refused: %s leak(s) and %s undecided hit(s) in %s document(s)",
         release.pk,
         build.leak_count,
-        build.leaky_documents,
+        build.hit_count,
+        build.leak_documents,
     )
     _audit_outcome(
-        release, "refused", {"leaks": build.leak_count, "documents": build.leaky_documents}
+        release,
+        "refused",
+        {"leaks": build.leak_count, "hits": build.hit_count, "documents": build.leak_documents},
     )
 
 
@@ -699,7 +927,7 @@ def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> No
     _write_json(folder / MANIFEST_NAME, manifest)
     finished = job_finish(
         Release, release.pk, claimed_at=claimed_at, documents_done=build.done,
-        manifest=manifest, leak_report=[], sha256=manifest["data"]["sha256"],
+        manifest=manifest, sha256=manifest["data"]["sha256"],
         file_path=str(data.relative_to(Path(settings.MEDIA_ROOT))),
     )  # fmt: skip
     if not finished:
@@ -709,13 +937,20 @@ def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> No
             shutil.rmtree(folder, ignore_errors=True)
         return
     logger.info(
-        "release %s done: %s document(s) released, %s left out",
+        "release %s done: %s document(s) released, %s left out, %s hit(s) dismissed",
         release.pk,
         len(build.released),
         len(build.left_out),
+        len(build.dismissed),
     )
     _audit_outcome(
-        release, "done", {"released": len(build.released), "left_out": len(build.left_out)}
+        release,
+        "done",
+        {
+            "released": len(build.released),
+            "left_out": len(build.left_out),
+            "dismissed": len(build.dismissed),
+        },
     )
 
 
@@ -727,3 +962,113 @@ def _audit_outcome(release: Release, event: str, detail: dict[str, Any]) -> None
         target=f"release:{release.pk}",
         detail={"event": event, "version": release.version, **detail},
     )
+
+
+# --- Dismissing a hit -------------------------------------------------------------------------
+
+REASON_MAX = 2000
+
+
+def release_hit_dismiss(
+    *,
+    release: Release,
+    document_id: int,
+    start: int,
+    end: int,
+    detector: str,
+    reason: str,
+    actor: Any,
+    ip_address: str | None = None,
+) -> HitDismissal:
+    """Judge a finding of a refused release harmless: what `detector` found at `start`:`end`
+    of a document (or a pattern left in its rendering). The next release does not count it
+    while the document's text and decisions stay as they were when it was checked, and lists
+    it in its manifest; the dismissal is audited.
+
+    DomainError without a reason, for a release that is not refused, or for an original of
+    the table (fix the document instead); NotFoundError for a finding the release did not
+    list; ConflictError when it is dismissed already.
+    """
+    reason = str(reason or "").strip()
+    if not reason:
+        raise DomainError("say why this is harmless: a dismissal needs a reason")
+    if len(reason) > REASON_MAX:
+        raise DomainError(f"the reason is too long: {REASON_MAX} characters at most")
+    if release.status != ReleaseStatus.REFUSED:
+        raise DomainError(
+            f"release {release.version} is {release.status}: only a refused release's "
+            "findings can be dismissed"
+        )
+    row = ReleaseLeak.objects.filter(release=release, document_id=document_id).first()
+    if row is None:
+        raise NotFoundError(f"document {document_id} is not in the report of this release")
+    finding = next(
+        (
+            entry
+            for entry in row.findings
+            if (entry.get("document_start"), entry.get("document_end"), entry.get("source"))
+            == (start, end, detector)
+        ),
+        None,
+    )
+    if finding is None:
+        raise NotFoundError(
+            f"release {release.version} lists nothing found by {detector!r} at "
+            f"[{start}, {end}) of document {document_id}"
+        )
+    if not Finding(**_finding_fields(finding)).dismissible:
+        raise DomainError(
+            "an original of the correspondence table left in the output is a leak, not a "
+            "judgement: fix the document (pseudonymize the surface there), then cut again"
+        )
+    document = Document.objects.filter(pk=document_id, project=release.project).first()
+    if document is None:
+        raise NotFoundError(f"document {document_id} is gone")
+    user = _user(actor)
+    try:
+        with transaction.atomic():
+            dismissal = HitDismissal.objects.create(
+                project=release.project,
+                document=document,
+                start=start,
+                end=end,
+                detector=detector,
+                label=str(finding.get("label") or ""),
+                fingerprint=row.fingerprint,
+                reason=reason,
+                release=release,
+                dismissed_by=user,
+            )
+            audit_record(
+                action=AuditAction.HIT_DISMISS,
+                actor=user,
+                project=release.project,
+                target=f"document:{document_id}",
+                # Where and what found it, never the text there nor the reason (a person
+                # may quote the name in it): the reason stays with the dismissal.
+                detail={
+                    "release": release.version,
+                    "document_id": document_id,
+                    "start": start,
+                    "end": end,
+                    "detector": detector,
+                    "label": dismissal.label,
+                    "dismissal": dismissal.pk,
+                },
+                ip_address=ip_address,
+            )
+    except IntegrityError:
+        raise ConflictError(
+            "this finding is dismissed already for the document as it was checked"
+        ) from None
+    return dismissal
+
+
+def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": str(entry.get("kind") or LEAK),
+        "document_start": int(entry.get("document_start") or 0),
+        "document_end": int(entry.get("document_end") or 0),
+        "label": str(entry.get("label") or ""),
+        "source": str(entry.get("source") or ""),
+    }

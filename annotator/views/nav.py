@@ -29,5 +29,5 @@ def project_nav(request: ProjectRequest) -> dict[str, Any]:
         "nav_can_view_audit": access.can(Can.VIEW_AUDIT),
         "nav_can_export_keys": access.can(Can.EXPORT_KEYS),
         "nav_can_assign": access.can(Can.ASSIGN),
-        "nav_can_release": access.can(Can.RELEASE),
+        "nav_can_release": access.can(Can.VIEW_RELEASES),
     }

@@ -119,6 +119,11 @@ urlpatterns = [
         releases.release_manifest,
         name="release_manifest",
     ),
+    path(
+        "projects/<slug:slug>/releases/<int:pk>/dismiss/",
+        releases.release_dismiss,
+        name="release_dismiss",
+    ),
     path("projects/<slug:slug>/review/", review.review_list, name="review_list"),
     path("projects/<slug:slug>/review/<int:pk>/", review.review_detail, name="review_detail"),
     path(

@@ -138,17 +138,21 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     # Learned models: leads and admins read them; admins train (an empty form is refused).
     "learned_models": ("get", LEADS_UP),
     "api-learned-list": ("get", api(LEADS_UP)),
-    # Releases: admins only, pages and API; a form without a format is refused (400); the
-    # release is done, so its files download.
-    "release_list": ("get", ADMINS_ONLY),
+    # Releases: admins cut and download them, pages and API; a form without a format is
+    # refused (400); the release is done, so its files download. Leads and admins follow them
+    # and dismiss a finding of a refused one (an empty form: 400 on the page, 415 in the API).
+    "release_list": ("get", LEADS_UP),
     "release_create": ("post", {**ADMINS_ONLY, "admin": 400}),
-    "release_detail": ("get", ADMINS_ONLY),
+    "release_detail": ("get", LEADS_UP),
     "release_download": ("get", ADMINS_ONLY),
     "release_manifest": ("get", ADMINS_ONLY),
-    "api-release-list": ("get", api(ADMINS_ONLY)),
-    "api-release-detail": ("get", api(ADMINS_ONLY)),
+    "release_dismiss": ("post", {**LEADS_UP, "lead": 400, "admin": 400}),
+    "api-release-list": ("get", api(LEADS_UP)),
+    "api-release-detail": ("get", api(LEADS_UP)),
     "api-release-download": ("get", api(ADMINS_ONLY)),
     "api-release-manifest": ("get", api(ADMINS_ONLY)),
+    "api-release-leaks": ("get", api(LEADS_UP)),
+    "api-release-dismiss": ("post", api({**LEADS_UP, "lead": 415, "admin": 415})),
 }
 # Writes: an admin without a file gets 400; nobody else gets past the permission check.
 WRITES: dict[str, dict[str, int]] = {
@@ -304,6 +308,9 @@ def targets(team: Team) -> dict[str, str]:
         "api-release-detail": reverse("api-release-detail", kwargs=on_release),
         "api-release-download": reverse("api-release-download", kwargs=on_release),
         "api-release-manifest": reverse("api-release-manifest", kwargs=on_release),
+        "release_dismiss": reverse("release_dismiss", kwargs=on_release),
+        "api-release-leaks": reverse("api-release-leaks", kwargs=on_release),
+        "api-release-dismiss": reverse("api-release-dismiss", kwargs=on_release),
     }
 
 

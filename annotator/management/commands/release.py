@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotator.models import Project, ReleaseFormat, ReleaseStatus
+from annotator.selectors.release_pages import release_leak_rows
 from annotator.services.errors import DomainError
 from annotator.services.releases import release_build, release_create, release_data_path
 from pseudonymizer.strategies import Strategy
@@ -17,8 +18,9 @@ from pseudonymizer.strategies import Strategy
 class Command(BaseCommand):
     help = (
         "Cut a release of a project's finished documents under a substitution strategy, here "
-        "in this process: render, check for leaks, publish. Exits non-zero when the release "
-        "is refused (a leak: each is listed by document and offset) or fails."
+        "in this process (NER included): render, check for leaks and for what detection finds "
+        "that no person decided on, publish. Exits non-zero when the release is refused (each "
+        "finding is listed by document and offset, never its text) or fails."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -55,15 +57,21 @@ class Command(BaseCommand):
             bar.update(done - bar.n)
 
         try:
-            release = release_build(release.pk, progress=progress)
+            # In this process, NER included (as `preannotate --here`): no worker, no queue.
+            release = release_build(release.pk, progress=progress, ner_here=True)
         finally:
             bar.close()
         if release.status == ReleaseStatus.REFUSED:
-            for leak in release.leak_report:
-                self.stderr.write(
-                    f"leak: document {leak['document_id']} ({leak['external_id']}) "
-                    f"[{leak['start']}, {leak['end']}) {leak['label']} ({leak['source']})"
-                )
+            for row in release_leak_rows(release).iterator(chunk_size=500):
+                for finding in row.findings:
+                    self.stderr.write(
+                        f"{finding['kind']}: document {row.document_id} ({row.external_id}) "
+                        f"[{finding['document_start']}, {finding['document_end']}) "
+                        f"{finding['label']} ({finding['source']})"
+                    )
+                more = row.leaks + row.hits - len(row.findings)
+                if more > 0:
+                    self.stderr.write(f"… and {more} more in document {row.document_id}")
             raise CommandError(
                 f"release {release.version} of {project.slug} refused: {release.error}"
             )

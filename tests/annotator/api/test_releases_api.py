@@ -1,5 +1,6 @@
-"""/api/projects/{slug}/releases/: admins cut releases (202, a job to poll), follow them and
-download their data and manifest (audited); nobody else reaches them."""
+"""/api/projects/{slug}/releases/: admins cut releases (202, a job to poll) and download their
+data and manifest (audited); leads and admins follow them, read every document that refused
+one and dismiss a finding judged harmless (audited); nobody else reaches them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ import pytest
 from django.urls import reverse
 
 from annotator.keys.services import surface_decide
-from annotator.models import AuditEvent, Release, ReleaseStatus, SpanStatus
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    HitDismissal,
+    Release,
+    ReleaseStatus,
+    SpanStatus,
+)
 from annotator.services import releases
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
@@ -19,8 +27,15 @@ pytestmark = pytest.mark.django_db
 
 ROLES = ("admin", "lead", "annotator_en", "annotator_fr", "outsider")
 ADMINS_ONLY = {"lead": 403, "annotator_en": 403, "annotator_fr": 403, "outsider": 404}
+LEADS_UP = {**ADMINS_ONLY, "lead": 200}
 TEXT = "Shoutout to Moshe Chaya! At Rue Alphonse Metayer."
 LEAKY_TEXT = "Later that day moshe chaya wrote again."
+
+
+@pytest.fixture(autouse=True)
+def _no_ner_model(settings: Any) -> None:
+    """The CPU detectors only: these tests are about the API, not the model."""
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
 
 
 @pytest.fixture(autouse=True)
@@ -58,16 +73,19 @@ def post(team: Team, body: dict[str, Any], role: str = "admin") -> Any:
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_only_admins_reach_the_release_endpoints(team: Team, role: str) -> None:
+def test_admins_cut_and_download_and_leads_follow_releases(team: Team, role: str) -> None:
     release = cut(team)
     client = client_for(team.by_role()[role])
     expected = ADMINS_ONLY.get(role, 200)
-    for name in ("api-release-detail", "api-release-download", "api-release-manifest"):
+    following = LEADS_UP.get(role, 200)
+    for name in ("api-release-download", "api-release-manifest"):
         response = client.get(url(name, release))
         assert response.status_code == expected, name
         if expected != 200:
             assert "detail" in response.json()
-    assert client.get(url("api-release-list")).status_code == expected
+    for name in ("api-release-detail", "api-release-leaks"):
+        assert client.get(url(name, release)).status_code == following, name
+    assert client.get(url("api-release-list")).status_code == following
     response = post(team, {"strategy": "S1", "format": "csv"}, role=role)
     assert response.status_code == (202 if role == "admin" else expected)
     assert Release.objects.count() == (2 if role == "admin" else 1)
@@ -107,6 +125,7 @@ def test_a_release_is_cut_as_a_job_to_poll(
     assert polled["finished_at"] and polled["started_at"] and polled["error"] == ""
     assert polled["manifest"]["counts"]["per_label"] == {"PER": 1}
     assert polled["leak_report"] == []
+    assert polled["leak_summary"] == {"documents": 0, "leaks": 0, "hits": 0, "dismissed": 0}
     listed = client_for(team.admin).get(url("api-release-list")).json()
     assert listed["count"] == 1 and listed["results"][0]["id"] == release.pk
     assert "manifest" not in listed["results"][0]
@@ -187,13 +206,22 @@ def test_a_refused_release_reports_its_leaks_and_downloads_nothing(team: Team) -
     client = client_for(team.admin)
     body = client.get(url("api-release-detail", release)).json()
     assert body["status"] == "refused" and body["sha256"] == ""
+    original = {
+        "kind": "leak", "document_start": 15, "document_end": 26, "label": "PER",
+        "source": "original", "span_id": None, "start": 15, "end": 26,
+    }  # fmt: skip
+    known = {
+        "kind": "hit", "document_start": 15, "document_end": 26, "label": "PER",
+        "source": "known", "span_id": None, "uncovered": [[15, 26]],
+    }  # fmt: skip
     assert body["leak_report"] == [
-        {
-            "document_id": leaky.pk, "external_id": "later", "start": 15, "end": 26,
-            "document_start": 15, "document_end": 26, "span_id": None,
-            "label": "PER", "source": "original",
-        }
+        {"document_id": leaky.pk, "external_id": "later", "leaks": 1, "hits": 1,
+         "findings": [known, original]}
     ]  # fmt: skip
+    assert body["leak_summary"] == {"documents": 1, "leaks": 1, "hits": 1, "dismissed": 0}
+    assert body["leaks_url"] == url("api-release-leaks", release)
+    listed = client.get(body["leaks_url"]).json()
+    assert listed["count"] == 1 and listed["results"] == body["leak_report"]
     assert "moshe" not in json.dumps(body).casefold()
     for name in ("api-release-download", "api-release-manifest"):
         response = client.get(url(name, release))
@@ -207,3 +235,47 @@ def test_a_release_of_another_project_is_not_found(team: Team) -> None:
     other = reverse("api-release-detail", kwargs={"slug": "elsewhere", "pk": release.pk})
     assert client_for(team.outsider).get(other).status_code == 404
     assert client_for(team.admin).get(url("api-release-detail", release)).status_code == 200
+
+
+def test_the_report_pages_through_every_leaking_document(team: Team) -> None:
+    for number in range(7):
+        DocumentFactory(project=team.project, text=LEAKY_TEXT, status="done",
+                        external_id=f"later-{number}")  # fmt: skip
+    release = cut(team)
+    client = client_for(team.lead)
+
+    body = client.get(url("api-release-leaks", release), {"limit": 3, "offset": 6}).json()
+
+    assert body["count"] == 7
+    assert [row["external_id"] for row in body["results"]] == ["later-6"]
+
+
+def dismiss(team: Team, release: Release, role: str = "lead", **body: Any) -> Any:
+    return client_for(team.by_role()[role]).post(
+        url("api-release-dismiss", release), body, content_type="application/json"
+    )
+
+
+def test_a_lead_dismisses_a_hit_with_a_reason_audited_and_nobody_else_may(team: Team) -> None:
+    leaky = DocumentFactory(project=team.project, text=LEAKY_TEXT, status="done")
+    release = cut(team)
+    finding = {"document_id": leaky.pk, "start": 15, "end": 26, "detector": "known"}
+
+    for role, status in (("annotator_en", 403), ("outsider", 404)):
+        assert dismiss(team, release, role, **finding, reason="x").status_code == status
+    empty = dismiss(team, release, **finding, reason="  ")
+    original = dismiss(team, release, **{**finding, "detector": "original"}, reason="a namesake")
+    unknown = dismiss(team, release, **{**finding, "start": 0}, reason="x")
+    answer = dismiss(team, release, **finding, reason="another Moshe Chaya, a public figure")
+    twice = dismiss(team, release, **finding, reason="again")
+
+    assert (empty.status_code, original.status_code, unknown.status_code) == (400, 400, 404)
+    assert "fix the document" in original.json()["detail"]
+    assert answer.status_code == 201, answer.json()
+    body = answer.json()
+    assert (body["detector"], body["label"]) == ("known", "PER")
+    assert body["dismissed_by"] == team.lead.username
+    assert twice.status_code == 409
+    assert HitDismissal.objects.count() == 1
+    event = AuditEvent.objects.get(action=AuditAction.HIT_DISMISS)
+    assert event.actor == team.lead and "Moshe" not in json.dumps(event.detail)

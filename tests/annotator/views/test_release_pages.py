@@ -1,5 +1,6 @@
-"""The release pages: cut a release, follow it live, read its manifest or its leaks, download
-it (audited). Admins only."""
+"""The release pages: cut a release, follow it live, read its manifest or every document that
+refused it, dismiss a finding judged harmless, download it (audited). Admins cut and download;
+leads follow and dismiss."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from django.urls import reverse
 
 from annotator.keys.services import surface_decide
-from annotator.models import AuditEvent, Document, Release, ReleaseStatus, Span, SpanStatus
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    Document,
+    HitDismissal,
+    Release,
+    ReleaseStatus,
+    Span,
+    SpanStatus,
+)
 from annotator.services import releases
 from annotator.services.jobs import job_progress_set
 from tests.conftest import Team, client_for
@@ -19,9 +29,16 @@ from tests.factories import DocumentFactory, SpanFactory
 pytestmark = pytest.mark.django_db
 
 ROLES_REFUSED = {"lead": 403, "annotator_en": 403, "annotator_fr": 403, "outsider": 404}
+FOLLOWING = {**ROLES_REFUSED, "lead": 200}
 TEXT = "Shoutout to Moshe Chaya! At Rue Alphonse Metayer."
 # Written as it was, in another document: the name nobody annotated there.
 LEAKY_TEXT = "Later that day moshe chaya wrote again."
+
+
+@pytest.fixture(autouse=True)
+def _no_ner_model(settings: Any) -> None:
+    """The CPU detectors only: these tests are about the pages, not the model."""
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
 
 
 def done_document(team: Team, text: str = TEXT, **fields: Any) -> Document:
@@ -64,26 +81,33 @@ def page(team: Team, name: str, release: Release | None = None, **headers: Any) 
 
 
 @pytest.mark.parametrize(("role", "expected"), ROLES_REFUSED.items())
-def test_only_admins_reach_the_release_pages(
+def test_admins_cut_and_download_and_leads_only_follow(
     team: Team, decided: None, role: str, expected: int
 ) -> None:
     done_document(team)
     release = cut(team)
     client = client_for(team.by_role()[role])
-    for name in ("release_detail", "release_download", "release_manifest"):
+    for name in ("release_download", "release_manifest"):
         assert client.get(url(name, release)).status_code == expected, name
-    assert client.get(url("release_list")).status_code == expected
+    for name in ("release_detail", "release_list"):
+        response = client.get(url(name, release if name == "release_detail" else None))
+        assert response.status_code == FOLLOWING[role], name
+        if response.status_code == 200:  # a lead: no form to cut, no link to download
+            html = response.content.decode()
+            assert f'action="{url("release_create")}"' not in html
+            assert f'href="{url("release_download", release)}"' not in html
     response = client.post(url("release_create"), {"strategy": "S1", "format": "csv"})
     assert response.status_code == expected
     assert Release.objects.count() == 1
     assert not AuditEvent.objects.filter(detail__event="downloaded").exists()
 
 
-def test_the_navigation_shows_releases_to_admins_only(team: Team) -> None:
+def test_the_navigation_shows_releases_to_leads_and_admins(team: Team) -> None:
     link = f'href="{url("release_list")}"'
     assert link in page(team, "project_detail")
     lead = client_for(team.lead).get(url("project_detail")).content.decode()
-    assert link not in lead
+    annotator = client_for(team.annotator_en).get(url("project_detail")).content.decode()
+    assert link in lead and link not in annotator
 
 
 def test_the_form_explains_the_strategies_and_picks_the_projects(team: Team) -> None:
@@ -204,11 +228,11 @@ def test_a_refused_release_lists_its_leaks_with_links_and_no_text(
     release = cut(team)
     assert release.status == ReleaseStatus.REFUSED
     html = page(team, "release_detail", release)
-    assert "Refused: the leak check found 1 leak" in html
+    assert "Refused: 1 document holds 1 leak and 1 identifier no person decided on" in html
     document_url = reverse("document_detail", args=["radical", leaky.pk])
-    assert f'<a href="{document_url}">later</a>' in html
-    assert '<td class="num">15–26</td>' in html
-    assert "<td>PER</td>" in html
+    assert f'<a href="{document_url}" dir="auto">later</a>' in html
+    assert f'<td class="num"><a href="{document_url}">15–26</a></td>' in html
+    assert "<td>PER</td>" in html and "<td>known</td>" in html and "<td>original</td>" in html
     assert "moshe" not in html.casefold()  # the leak is never shown, nor the original
     assert "Cut it again</button>" in html
     assert "every 1s" not in html
@@ -292,5 +316,48 @@ def test_a_leak_in_a_span_someone_rejected_links_to_that_span(team: Team, decide
     assert release.status == ReleaseStatus.REFUSED
     html = page(team, "release_detail", release)
     document_url = reverse("document_detail", args=["radical", leaky.pk])
-    assert f'<a href="{document_url}#span-{span.pk}">phone</a>' in html
-    assert f'<td class="num">{start}–{start + 17}</td>' in html
+    assert f'<a href="{document_url}#span-{span.pk}">{start}–{start + 17}</a>' in html
+
+
+def test_a_lead_dismisses_a_finding_from_the_refused_release_s_page(
+    team: Team, decided: None
+) -> None:
+    done_document(team)
+    leaky = done_document(team, text=LEAKY_TEXT, external_id="later")
+    release = cut(team)
+    lead = client_for(team.lead)
+    form = {"document_id": leaky.pk, "start": 15, "end": 26, "detector": "known"}
+    html = lead.get(url("release_detail", release)).content.decode()
+    assert f'action="{url("release_dismiss", release)}"' in html
+    assert html.count('class="dismiss-form"') == 1  # the original of the table is no judgement
+
+    refused = lead.post(url("release_dismiss", release), {**form, "reason": ""})
+    annotator = client_for(team.annotator_en).post(url("release_dismiss", release), form)
+    answer = lead.post(url("release_dismiss", release), {**form, "reason": "a namesake"})
+
+    assert refused.status_code == 400 and "Nothing was dismissed" in refused.content.decode()
+    assert annotator.status_code == 403
+    assert answer.status_code == 302
+    assert answer["Location"] == f"{url('release_detail', release)}#leak-document-{leaky.pk}"
+    assert HitDismissal.objects.get().dismissed_by == team.lead
+    assert AuditEvent.objects.filter(action=AuditAction.HIT_DISMISS, actor=team.lead).exists()
+    after = lead.get(url("release_detail", release)).content.decode()
+    assert f"Dismissed by {team.lead.username}: a namesake" in after
+    assert 'class="dismiss-form"' not in after
+
+
+def test_the_report_of_a_refused_release_pages_through_every_document(
+    team: Team, decided: None
+) -> None:
+    for number in range(30):
+        done_document(team, text=LEAKY_TEXT, external_id=f"later-{number:02d}")
+    release = cut(team)
+
+    first = page(team, "release_detail", release)
+    second = client_for(team.admin).get(url("release_detail", release), {"leaks": 2})
+
+    assert "What refused it: 30 documents" in first
+    assert "later-24" in first and "later-25" not in first
+    assert "Page 1 of 2" in first and 'href="?leaks=2#leaks-title"' in first
+    html = second.content.decode()
+    assert "later-25" in html and "later-29" in html and "later-00" not in html
