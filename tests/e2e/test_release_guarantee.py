@@ -1,0 +1,170 @@
+"""No identifier reaches a release unless a person decided on it, on the deployed stack with a
+real worker (tests/e2e/stack.py):
+
+- a decision propagated by the worker leaves another machine's wider proposals whole: the full
+  name "Ottoline Postlethwaite" and an e-mail address holding "ottoline";
+- an annotator who accepts what is proposed releases no original;
+- a document nobody annotated, marked done, never publishes a name: the release's own
+  detection refuses it and names it;
+- a decided name written another way in a finished document (tatweel, zero-width characters,
+  alef maqsura, ta marbuta, fullwidth or mathematical letters, Arabic presentation forms)
+  refuses the release, which names that document.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Api, wait_for
+from tests.e2e.stack import Stack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+DECIDED = "Ottoline Featherstonehaugh"
+TEXTS = {
+    "ott-a": f"Yesterday {DECIDED} opened the library in Leeds.",
+    "ott-b": "Ottoline Postlethwaite wrote from ottoline.p@example.org about the library.",
+}
+# Imported after the run: nobody's proposals, nobody's decisions.
+UNSEEN = {"ott-c": "Le jardinier Charles Postlethwaite habite à Lille depuis 2019."}
+
+
+def _import(admin: Api, texts: dict[str, str], language: str) -> dict[str, int]:
+    body = "".join(
+        json.dumps({"id": key, "lang": language, "text": text}, ensure_ascii=False) + "\n"
+        for key, text in texts.items()
+    )
+    job = admin.call(
+        "POST", "imports/", expect=202,
+        files={"file": ("posts.jsonl", body.encode(), "application/jsonl")},
+        data={"format": "jsonl"},
+    ).json()  # fmt: skip
+    job = wait_for(lambda: admin.get(f"imports/{job['id']}/"),
+                   lambda row: row["status"] in ("done", "failed"), 120, "the import")  # fmt: skip
+    assert job["status"] == "done", job
+    rows = admin.get("documents/?limit=1000")["results"]
+    return {row["external_id"]: row["id"] for row in rows if row["external_id"] in texts}
+
+
+def _spans(api: Api, document_id: int) -> list[dict[str, Any]]:
+    return list(api.get(f"documents/{document_id}/spans/?limit=1000")["results"])
+
+
+def _release(admin: Api, **body: str) -> dict[str, Any]:
+    release = admin.post("releases/", {"format": "jsonl", **body}, expect=202)
+    return dict(
+        wait_for(lambda: admin.get(f"releases/{release['id']}/"),
+                 lambda row: row["status"] not in ("queued", "running"), 300, "the release")
+    )  # fmt: skip
+
+
+def _done(annotator: Api, document_id: int) -> None:
+    version = annotator.get(f"documents/{document_id}/")["version"]
+    annotator.patch(f"documents/{document_id}/", {"status": "done", "version": version})
+
+
+def test_a_decision_destroys_no_proposal_and_the_release_sees_every_name(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    admin, annotator = api["admin"], api["annotator_en"]
+    ids = _import(admin, TEXTS, "en")
+    run = admin.post("runs/", {"language": "en"}, expect=202)
+    wait_for(lambda: admin.get(f"runs/{run['id']}/"),
+             lambda row: row["status"] in ("done", "failed"), 300, "the run")  # fmt: skip
+    text_b = TEXTS["ott-b"]
+    before = {(s["start"], s["end"]): s for s in _spans(annotator, ids["ott-b"])}
+    full_name = (0, len("Ottoline Postlethwaite"))
+    email_at = text_b.index("ottoline.p@example.org")
+    email = (email_at, email_at + len("ottoline.p@example.org"))
+    assert full_name in before and email in before, sorted(before)
+
+    # The name in A is decided; the worker proposes what is known wherever it occurs.
+    start = TEXTS["ott-a"].index(DECIDED)
+    decided = [s for s in _spans(annotator, ids["ott-a"]) if s["start"] == start]
+    if decided and decided[0]["end"] == start + len(DECIDED):
+        annotator.patch(f"documents/{ids['ott-a']}/spans/{decided[0]['id']}/",
+                        {"version": decided[0]["version"], "status": "accepted"})  # fmt: skip
+    else:
+        annotator.post(f"documents/{ids['ott-a']}/spans/",
+                       {"start": start, "end": start + len(DECIDED), "label": "PER"},
+                       expect=201)  # fmt: skip
+    stack.wait_idle()
+
+    after = {(s["start"], s["end"]): s for s in _spans(annotator, ids["ott-b"])}
+    for place in (full_name, email):
+        assert after[place]["id"] == before[place]["id"]
+        assert after[place]["status"] == "proposed"
+        assert after[place]["version"] == before[place]["version"]
+
+    # An annotator who accepts whatever is proposed, label by label, and marks both done.
+    for document_id in ids.values():
+        labels = {s["label"] for s in _spans(annotator, document_id) if s["status"] == "proposed"}
+        for label in sorted(labels):
+            annotator.post(f"documents/{document_id}/spans/bulk/",
+                           {"status": "accepted", "label": label})  # fmt: skip
+        _done(annotator, document_id)
+    english = _release(admin, language="en", strategy="realistic")
+    assert english["status"] == "done", english
+    body = admin.call("GET", f"releases/{english['id']}/download/", expect=200).text
+    for word in ("Ottoline", "Postlethwaite", "Featherstonehaugh", "ottoline.p"):
+        assert word.casefold() not in body.casefold(), word
+
+    # A French document nobody annotated, marked done: the release's detection refuses it.
+    unseen = _import(admin, UNSEEN, "fr")
+    _done(api["annotator_fr"], unseen["ott-c"])
+    french = _release(admin, language="fr", strategy="realistic")
+    assert french["status"] == "refused", french
+    named = {leak["document_id"] for leak in french["leak_report"]}
+    assert named == {unseen["ott-c"]}, french["leak_report"]
+
+
+# The decided name, and the same name written as another hand (or keyboard) would write it.
+ARABIC = "فاطمة مصطفى"
+VARIANTS = {
+    "tatweel": "فاطمــة مصطفى",
+    "zero-width-joiner": "فاط\u200dمة مصطفى",
+    "alef-maqsura": "فاطمة مصطفي",
+    "ta-marbuta": "فاطمه مصطفى",
+    "presentation-forms": unicodedata.normalize("NFC", "\ufed1\ufe8e\ufec3\ufee4\ufe94 مصطفى"),
+}
+LATIN = "Moshe Chaya"
+LATIN_VARIANTS = {
+    "zero-width-space": "Mo\u200bshe Chaya",
+    "fullwidth": "Ｍｏｓｈｅ Ｃｈａｙａ",
+    "mathematical-bold": "𝐌𝐨𝐬𝐡𝐞 𝐂𝐡𝐚𝐲𝐚",
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "decided", "variants"),
+    [("ar", ARABIC, VARIANTS), ("fr", LATIN, LATIN_VARIANTS)],
+    ids=["arabic", "latin"],
+)
+def test_a_decided_name_written_another_way_refuses_the_release(
+    stack: Stack, api: dict[str, Api], language: str, decided: str, variants: dict[str, str]
+) -> None:
+    admin, annotator = api["admin"], api[f"annotator_{language}"]
+    texts = {f"{language}-decided": f"{decided} :", **{
+        f"{language}-{name}": f"{written} ." for name, written in variants.items()
+    }}  # fmt: skip
+    ids = _import(admin, texts, language)
+    annotator.post(f"documents/{ids[f'{language}-decided']}/spans/",
+                   {"start": 0, "end": len(decided), "label": "PER"}, expect=201)  # fmt: skip
+    stack.wait_idle()
+    for document_id in ids.values():  # each finished as it stands, proposals rejected
+        for span in _spans(annotator, document_id):
+            if span["status"] == "proposed":
+                annotator.patch(f"documents/{document_id}/spans/{span['id']}/",
+                                {"version": span["version"], "status": "rejected"})  # fmt: skip
+        _done(annotator, document_id)
+
+    release = _release(admin, language=language, strategy="S2")
+
+    assert release["status"] == "refused", release
+    named = {leak["document_id"] for leak in release["leak_report"]}
+    missing = sorted(name for name in variants if ids[f"{language}-{name}"] not in named)
+    assert not missing, f"the refusal does not name the documents written with {missing}"
