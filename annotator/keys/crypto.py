@@ -19,7 +19,9 @@ from django.conf import settings
 from pseudonymizer.pseudonyms.determinism import normalise
 
 
-def _derive(purpose: bytes) -> bytes:
+def derive_key(purpose: bytes) -> bytes:
+    """A 32-byte key for one purpose, derived from CLOAK_KEYS_SECRET: every key that seals
+    or digests something of the keys' comes from here, each under its own purpose."""
     secret = settings.CLOAK_KEYS_SECRET.encode()
     return hmac.new(secret, b"cloak-keys:" + purpose, hashlib.sha256).digest()
 
@@ -27,7 +29,7 @@ def _derive(purpose: bytes) -> bytes:
 @cache
 def _fernet(secret: str) -> Fernet:
     del secret  # part of the cache key only: settings may change under tests
-    return Fernet(base64.urlsafe_b64encode(_derive(b"encrypt")))
+    return Fernet(base64.urlsafe_b64encode(derive_key(b"encrypt")))
 
 
 def encrypt(original: str) -> bytes:
@@ -46,5 +48,5 @@ normalise_surface = normalise
 
 
 def surface_digest(project_secret: str, surface: str) -> str:
-    key = _derive(b"digest:" + project_secret.encode())
+    key = derive_key(b"digest:" + project_secret.encode())
     return hmac.new(key, normalise_surface(surface).encode("utf-8"), hashlib.sha256).hexdigest()

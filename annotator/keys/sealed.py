@@ -32,7 +32,7 @@ class SealError(Exception):
 def _key(purpose: str) -> bytes:
     # The table's own derivation (HMAC-SHA256 of the keys' secret), for another purpose: a
     # 256-bit key that seals files and nothing else.
-    return crypto._derive(b"sealed-file:" + purpose.encode("utf-8"))
+    return crypto.derive_key(b"sealed-file:" + purpose.encode("utf-8"))
 
 
 def seal(data: bytes, *, purpose: str, context: str) -> bytes:
