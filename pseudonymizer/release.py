@@ -44,11 +44,12 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
@@ -109,21 +110,21 @@ class SpanState(StrEnum):
     REJECTED = "rejected"
 
 
-@dataclass(frozen=True, slots=True)
-class DecidedSpan:
+class DecidedSpan(NamedTuple):
     """A span of a document as stored, with what was decided for it.
 
-    `replacement` is what the correspondence table holds for its surface: the pseudonym, or
-    the invalidated form (`needs_replacement` says when the pipeline needs it). `entity`
-    numbers it under S3 (None: its label and folded surface, `default_entity`). `by_person`
-    says a person made the decision (a rejected span covers a detector's hit only then).
-    `ref` is the caller's id of the span, reported with a finding there.
+    `state` is a `SpanState` value. `replacement` is what the correspondence table holds for
+    its surface: the pseudonym, or the invalidated form (`needs_replacement` says when the
+    pipeline needs it). `entity` numbers it under S3 (None: its label and folded surface,
+    `default_entity`). `by_person` says a person made the decision (a rejected span covers a
+    detector's hit only then). `ref` is the caller's id of the span, reported with a finding
+    there. A tuple, not a dataclass: a release builds one per span of every document.
     """
 
     start: int
     end: int
     label: str
-    state: SpanState = SpanState.ACCEPTED
+    state: str = SpanState.ACCEPTED
     decision: str = Decision.PSEUDONYMIZE.value
     replacement: str | None = None
     entity: object = None
@@ -321,8 +322,7 @@ class _Learned(Recognizer, Protocol):
     language: str
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """A detector's span over a stored text, and the detector's name."""
 
     start: int
@@ -341,7 +341,8 @@ class ReleaseDetection:
     project's decisions, each for its `language`. `ner` runs the NER model of a language here
     for the documents that bring no NER spans of their own (a `Detector`; None: only what the
     documents bring). `labels` maps a detector's label to the project's (None drops the hit, as
-    a pre-annotation run drops a span its schema has no label for); by default labels stay.
+    a pre-annotation run drops a span its schema has no label for; a pattern recognizer none of
+    whose labels survive is not run at all); by default labels stay.
     """
 
     def __init__(
@@ -354,13 +355,30 @@ class ReleaseDetection:
         labels: Callable[[str], str | None] | None = None,
     ) -> None:
         self.profile = profile
-        self._patterns: list[Recognizer] = list(pattern_recognizers(profile))
+        self._labels = labels
+        self._label_cache: dict[str, str | None] = {}
+        # A detector none of whose labels the project keeps cannot refuse anything: not run.
+        self._patterns: list[Recognizer] = [
+            recognizer for recognizer in pattern_recognizers(profile) if self._may_count(recognizer)
+        ]
         aliases = list(known)
         self._known = KnownEntityRecognizer(aliases) if aliases else None
         self._learned = {model.language.strip().lower(): model for model in learned}
         self._ner = ner
-        self._labels = labels
-        self._label_cache: dict[str, str | None] = {}
+
+    def _may_count(self, recognizer: Recognizer) -> bool:
+        """Whether a hit of `recognizer` can survive the label mapping. Its labels are the ones
+        its module declares (`LABELS`, or `LABEL`); one that declares none always runs."""
+        if self._labels is None:
+            return True
+        module = sys.modules.get(type(recognizer).__module__)
+        declared = getattr(module, "LABELS", None)
+        if declared is None:
+            single = getattr(module, "LABEL", None)
+            declared = (single,) if isinstance(single, str) else None
+        if not isinstance(declared, tuple | list):
+            return True
+        return any(self._label(label) is not None for label in declared)
 
     def detectors(self, language: str) -> list[str]:
         """The names of the detectors that run over a document of `language` (NER when it has
@@ -420,9 +438,10 @@ class ReleaseDetection:
         return found
 
     def _add(self, found: list[list[Hit]], results: Sequence[Sequence[Span]], name: str) -> None:
+        label_of = self._label
         for bucket, spans in zip(found, results, strict=True):
             for span in spans:
-                label = self._label(span.label)
+                label = label_of(span.label)
                 if label is not None:
                     bucket.append(Hit(span.start, span.end, label, name))
 
@@ -435,8 +454,8 @@ class _Rendering:
     text: str
     spans: list[Span]
     # Each accepted span in offset order, with where its stand-in lies in the rendered text
-    # (an empty stretch when it was removed); None when the two could not be aligned.
-    places: list[tuple[DecidedSpan, int, int]] | None
+    # (an empty stretch when it was removed).
+    places: list[tuple[DecidedSpan, int, int]]
 
 
 def _words(text: str) -> list[str]:
@@ -498,6 +517,9 @@ class ReleasePipeline:
         for index, rendering in rendered.items():
             document = documents[index]
             findings = self._leaks(document, rendering)
+            uncovered = self._uncovered(document, hits.get(index, []))
+            if not findings and not uncovered:
+                continue  # the usual case: nothing to say
             # A pattern left in the output is a hit of the regular expressions too: said once.
             said = {
                 (f.document_start, f.document_end, f.label)
@@ -506,7 +528,7 @@ class ReleasePipeline:
             }
             findings.extend(
                 finding
-                for finding in self._uncovered(document, hits.get(index, []))
+                for finding in uncovered
                 if not (
                     finding.source == RegexRecognizer.name
                     and (finding.document_start, finding.document_end, finding.label) in said
@@ -537,19 +559,6 @@ class ReleasePipeline:
             yield from self.run(batch)
 
     # --- Choosing and rendering
-
-    def _new_length(self, span: DecidedSpan) -> int:
-        """How long the stand-in of an accepted span is, as `render` writes it."""
-        decision = span.decision or Decision.PSEUDONYMIZE
-        if decision == Decision.KEEP:
-            return span.end - span.start
-        if decision == Decision.DELETE or self.strategy is Strategy.S0:
-            return 0
-        if decision == Decision.INVALIDATE or self.strategy is Strategy.REALISTIC:
-            return len(span.replacement or "")
-        if self.strategy is Strategy.S1:
-            return len(self.placeholder)
-        return -1  # S2, S3: the label (and a number): never empty
 
     def _render(self, document: ReleaseDocument) -> tuple[str, _Rendering | None]:
         undecided = sum(1 for span in document.spans if span.state == SpanState.PROPOSED)
@@ -599,24 +608,11 @@ class ReleasePipeline:
             )
         except ValueError as problem:
             return LEFT_OUT_PROBLEM.format(problem=problem), None
-        return "", _Rendering(rendered.text, rendered.spans, self._places(accepted, rendered))
-
-    def _places(
-        self, accepted: list[DecidedSpan], rendered: Any
-    ) -> list[tuple[DecidedSpan, int, int]] | None:
-        places: list[tuple[DecidedSpan, int, int]] = []
-        shown = iter(rendered.spans)
-        delta = 0  # rendered offset minus stored offset, after the last span placed
-        for span in accepted:
-            if self._new_length(span) == 0:
-                places.append((span, span.start + delta, span.start + delta))
-            else:
-                stand_in = next(shown, None)
-                if stand_in is None or stand_in.start != span.start + delta:
-                    return None
-                places.append((span, stand_in.start, stand_in.end))
-            delta = places[-1][2] - span.end
-        return places if next(shown, None) is None else None
+        # `render` sorts as `accepted` is sorted: each place is its span's.
+        places = [
+            (span, start, end) for span, (start, end) in zip(accepted, rendered.places, strict=True)
+        ]
+        return "", _Rendering(rendered.text, rendered.spans, places)
 
     # --- Checking the rendered text
 
@@ -666,7 +662,7 @@ class ReleasePipeline:
         someone else's name ("Nora" in the pseudonym "Nora Bell" while a Nora Haddad is in
         the corpus) - never a word of the original the pseudonym replaces, nor a pseudonym
         that is someone's whole name."""
-        for span, start, end in rendering.places or ():
+        for span, start, end in rendering.places:
             if not (start <= leak.start and leak.end <= end) or start == end:
                 continue
             if span.decision == Decision.KEEP:
@@ -679,12 +675,6 @@ class ReleasePipeline:
                 own[index : index + len(found)] == found
                 for index in range(len(own) - len(found) + 1)
             )
-        if rendering.places is None:
-            # Not aligned: a kept span is still known by its own decision.
-            return any(
-                span.start <= leak.start and leak.end <= span.end and span.decision == Decision.KEEP
-                for span in rendering.spans
-            )
         return False
 
     def _in_document(
@@ -694,7 +684,7 @@ class ReleasePipeline:
         stored, and the span there (any state: a rejected phone number, say), so that a page
         can send a person to it. Inside a replacement, the whole replaced span."""
         shift = 0
-        for span, new_start, new_end in rendering.places or ():
+        for span, new_start, new_end in rendering.places:
             if new_end <= start:  # before the leak (a deletion right at it too)
                 shift = span.end - new_end
                 continue
@@ -735,11 +725,11 @@ class ReleasePipeline:
             return []
         union = merged((span.start, span.end) for span in document.spans if span.covers)
         findings: list[Finding] = []
-        seen: set[tuple[int, int, str]] = set()
+        seen: set[Hit] = set()
         for hit in hits:
-            if (hit.start, hit.end, hit.detector) in seen:
+            if hit in seen:
                 continue
-            seen.add((hit.start, hit.end, hit.detector))
+            seen.add(hit)
             stretches = covered(document.text, hit.start, hit.end, union)
             if not stretches:
                 continue

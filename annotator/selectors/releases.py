@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from annotator.keys.models import Alias
 from annotator.keys.services import Choice, surface_choices
@@ -31,7 +31,7 @@ from pseudonymizer.vocabulary import Decision
 
 # What a release publishes: a document its annotator marked done, or that a lead reviewed.
 RELEASED_STATUSES = (DocumentStatus.DONE.value, DocumentStatus.REVIEWED.value)
-CHUNK_SIZE = 500
+CHUNK_SIZE = 1000
 
 
 def release_documents(project: Project, language: str = "") -> DocumentQuerySet:
@@ -57,19 +57,41 @@ def documents_finished_count(project: Project, language: str = "") -> int:
     return int(documents.filter(status__in=RELEASED_STATUSES).count())
 
 
+class ChunkSpan(NamedTuple):
+    """A span as a release reads it: the columns it needs, no model instance to build."""
+
+    id: int
+    start: int
+    end: int
+    label: str
+    source: str
+    score: float | None
+    status: str
+    decision: str
+    entity_id: int | None
+
+
 @dataclass
 class ChunkDocument:
-    document: Document
+    id: int
+    external_id: str
+    language: str
+    text: str
     # Every span of it, rejected ones too (a person's rejection covers a detector's hit), by
     # offset.
-    spans: list[Span] = field(default_factory=list)
+    spans: list[ChunkSpan] = field(default_factory=list)
     # The table's choice for each accepted span, by span id.
     choices: dict[int, Choice] = field(default_factory=dict)
     # What the NER model found in it on the `ner` queue for the release: (digest of the text
     # it read, [[start, end, label], ...]); None when it has not looked.
     ner: tuple[str, list[list[Any]]] | None = None
-    # The hits people dismissed in it: (start, end, detector) → (fingerprint, dismissal id).
+    # The hits people dismissed in it: (start, end, detector) → [(fingerprint, dismissal id)].
     dismissals: dict[tuple[int, int, str], list[tuple[str, int]]] = field(default_factory=dict)
+
+
+# The surfaces whose choices a release keeps between chunks (the same names recur across a
+# corpus); past this many it starts afresh, so that memory stays bounded.
+CHOICES_KEPT = 100_000
 
 
 def finished_document_chunks(
@@ -81,59 +103,52 @@ def finished_document_chunks(
 ) -> Iterator[list[ChunkDocument]]:
     """The finished documents (`RELEASED_STATUSES`) in id order, `chunk_size` at a time, each
     with its spans, choices and dismissed hits, and the NER hits stored for `release`. Five
-    queries a chunk whatever its size."""
-    documents = (
-        release_documents(project, language)
-        .filter(status__in=RELEASED_STATUSES)
-        .order_by("id")
-        .only("id", "external_id", "language", "text", "status", "project_id", "replica_of_id")
-    )
+    queries a chunk at most, whatever its size; rows, not model instances."""
+    finished = release_documents(project, language).filter(status__in=RELEASED_STATUSES)
+    documents = finished.order_by("id").values_list("id", "external_id", "language", "text")
     size = chunk_size or CHUNK_SIZE
+    known: dict[str, Choice | None] = {}
     last = 0
     while True:
         chunk = list(documents.filter(id__gt=last)[:size])
         if not chunk:
             return
-        last = chunk[-1].pk
-        by_id: dict[int, ChunkDocument] = {}
-        for document in chunk:
-            document.project = project  # no query per document for its project
-            by_id[document.pk] = ChunkDocument(document)
-        ids = list(by_id)
+        # The chunk's documents as a subquery, not a list of ids: binding hundreds of
+        # parameters per query costs more than the query itself.
+        ids = finished.filter(id__gt=last, id__lte=chunk[-1][0]).order_by().values("id")
+        last = chunk[-1][0]
+        by_id = {row[0]: ChunkDocument(*row) for row in chunk}
         spans = (
             Span.objects.filter(document_id__in=ids)
             .order_by("document_id", "start", "end", "id")
-            .only(
-                "id",
-                "document_id",
-                "start",
-                "end",
-                "label",
-                "source",
-                "score",
-                "status",
-                "decision",
-                "entity_id",
-            )  # fmt: skip
+            .values_list("document_id", *ChunkSpan._fields)
         )
         surfaces: dict[int, str] = {}
-        for span in spans:
-            item = by_id[span.document_id]
+        for row in spans:
+            item = by_id[row[0]]
+            span = ChunkSpan._make(row[1:])
             item.spans.append(span)
             if span.status == SpanStatus.ACCEPTED:
-                surfaces[span.pk] = item.document.text[span.start : span.end]
-        found = surface_choices(project, set(surfaces.values()))
+                surfaces[span.id] = item.text[span.start : span.end]
+        wanted = set(surfaces.values()) - known.keys()
+        if len(known) + len(wanted) > CHOICES_KEPT:
+            known.clear()
+            wanted = set(surfaces.values())
+        found = surface_choices(project, wanted)
+        known.update((surface, found.get(surface)) for surface in wanted)
         for item in by_id.values():
             for span in item.spans:
-                surface = surfaces.get(span.pk)
-                if surface is not None and surface in found:
-                    item.choices[span.pk] = found[surface]
+                choice = known.get(surfaces.get(span.id, ""))
+                if choice is not None:
+                    item.choices[span.id] = choice
         if release is not None:
             stored = ReleaseNerHits.objects.filter(release=release, document_id__in=ids)
             for document_id, digest, hits in stored.values_list("document_id", "digest", "spans"):
                 by_id[document_id].ner = (digest, hits)
-        dismissed = HitDismissal.objects.filter(document_id__in=ids).values_list(
-            "document_id", "start", "end", "detector", "fingerprint", "pk"
+        dismissed = (
+            HitDismissal.objects.filter(document_id__in=ids)
+            .order_by()  # the model's ordering would join the documents for nothing
+            .values_list("document_id", "start", "end", "detector", "fingerprint", "pk")
         )
         for document_id, start, end, detector, fingerprint, pk in dismissed:
             places = by_id[document_id].dismissals

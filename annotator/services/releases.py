@@ -108,7 +108,6 @@ from pseudonymizer.release import (
     ReleaseDetection,
     ReleaseDocument,
     ReleasePipeline,
-    SpanState,
     document_fingerprint,
 )
 from pseudonymizer.spans import Span as EngineSpan
@@ -631,29 +630,28 @@ class _Build:
     def _document(self, item: ChunkDocument) -> ReleaseDocument | None:
         """A chunk's document as the pipeline takes it; None (left out) when its names were
         to be found on the `ner` queue and were not, for its text as it is now."""
-        document = item.document
         spans = [
             DecidedSpan(
                 span.start,
                 span.end,
                 span.label,
-                state=SpanState(span.status),
+                state=span.status,  # the app's SpanStatus values are the engine's SpanState
                 decision=span.decision,
                 replacement=choice.replacement if choice is not None else None,
                 entity=("entity", span.entity_id) if span.entity_id is not None else None,
                 # Only people accept or reject; a proposal is a machine's until then.
                 by_person=span.status != SpanStatus.PROPOSED or span.source == Source.HUMAN,
-                ref=span.pk,
+                ref=span.id,
                 score=span.score,
                 source=span.source,
             )
             for span in item.spans
-            for choice in [item.choices.get(span.pk)]
+            for choice in [item.choices.get(span.id)]
         ]
         ner: list[EngineSpan] | None = None
-        if document.language in self.ner_languages and not self.ner_here:
-            if item.ner is None or item.ner[0] != text_digest(document.text):
-                self._leave_out(document.pk, document.external_id, LEFT_OUT_NO_NER)
+        if item.language in self.ner_languages and not self.ner_here:
+            if item.ner is None or item.ner[0] != text_digest(item.text):
+                self._leave_out(item.id, item.external_id, LEFT_OUT_NO_NER)
                 return None
             ner = [
                 EngineSpan(int(start), int(end), str(label), source=Source.NER.value)
@@ -661,28 +659,26 @@ class _Build:
             ]
         dismissed: dict[tuple[int, int, str], int] = {}
         if item.dismissals:
-            fingerprint = document_fingerprint(document.text, spans)
+            fingerprint = document_fingerprint(item.text, spans)
             for key, entries in item.dismissals.items():
                 for held, dismissal_id in entries:
                     if held == fingerprint:
                         dismissed[key] = dismissal_id
         return ReleaseDocument(
-            (item, dismissed), document.text, document.language, spans, ner=ner,
-            dismissed=dismissed,
-        )  # fmt: skip
+            (item, dismissed), item.text, item.language, spans, ner=ner, dismissed=dismissed
+        )
 
     def _result(self, result: DocumentResult) -> OutputDocument | None:
         item, dismissals = result.document.ref
-        document = item.document
         if not result.released:
-            self._leave_out(document.pk, document.external_id, result.reason)
+            self._leave_out(item.id, item.external_id, result.reason)
             return None
         if result.findings:
             self._leaking(item, result)
         for finding in result.dismissed:
             self.dismissed.append(
                 {
-                    "document_id": document.pk,
+                    "document_id": item.id,
                     "document_start": finding.document_start,
                     "document_end": finding.document_end,
                     "source": finding.source,
@@ -690,19 +686,16 @@ class _Build:
                     "dismissal_id": dismissals.get(finding.key),
                 }
             )
-        accepted = [span for span in item.spans if span.status == SpanStatus.ACCEPTED]
-        language = self.by_language.setdefault(document.language, Counter())
+        language = self.by_language.setdefault(item.language, Counter())
         language["documents"] += 1
-        language["spans"] += len(accepted)
-        for span in accepted:
-            self.by_label[span.label] += 1
-            self.by_decision[span.decision] += 1
-        self.released.append([document.pk, document.external_id])
+        for span in item.spans:
+            if span.status == SpanStatus.ACCEPTED:
+                language["spans"] += 1
+                self.by_label[span.label] += 1
+                self.by_decision[span.decision] += 1
+        self.released.append([item.id, item.external_id])
         return OutputDocument(
-            id=document.external_id,
-            language=document.language,
-            text=result.text,
-            spans=result.spans,
+            id=item.external_id, language=item.language, text=result.text, spans=result.spans
         )
 
     def _leaking(self, item: ChunkDocument, result: DocumentResult) -> None:
@@ -711,13 +704,12 @@ class _Build:
         self.leak_documents += 1
         self.leak_count += leaks
         self.hit_count += hits
-        document = item.document
         self._rows.append(
             ReleaseLeak(
                 release=self.release,
-                document_id=document.pk,
-                external_id=document.external_id,
-                fingerprint=document_fingerprint(document.text, result.document.spans),
+                document_id=item.id,
+                external_id=item.external_id,
+                fingerprint=document_fingerprint(item.text, result.document.spans),
                 leaks=leaks,
                 hits=hits,
                 findings=[f.as_dict() for f in result.findings[:FINDINGS_PER_DOCUMENT]],

@@ -103,7 +103,7 @@ def test_each_strategy_renders_the_decisions_with_the_table_s_forms(
 
 
 def test_the_invalidated_form_is_the_table_s_never_one_drawn_here() -> None:
-    typed = replace(first_document().spans[2], replacement="https://t.me/typed-by-a-person")
+    typed = first_document().spans[2]._replace(replacement="https://t.me/typed-by-a-person")
     document = replace(first_document(), spans=[*first_document().spans[:2], typed])
 
     result = one(ReleasePipeline("S2"), document)
@@ -266,7 +266,7 @@ def test_a_rejection_by_a_person_covers_a_hit_and_a_machine_s_does_not() -> None
     ner = FakeNer({OTTOLINE: [(start, start + 22, "PER")]})
     pipeline = ReleasePipeline("S2", detection=ReleaseDetection(ner=ner))
     person = DecidedSpan(start, start + 22, "PER", state=SpanState.REJECTED)
-    machine = replace(person, by_person=False)
+    machine = person._replace(by_person=False)
 
     by_person, by_machine = pipeline.run([ottoline([person]), ottoline([machine])])
 
@@ -362,7 +362,7 @@ def test_a_fingerprint_changes_with_the_text_or_a_decision_and_not_with_the_orde
 
     assert document_fingerprint("Ruth Oslo", list(reversed(spans))) == base
     assert document_fingerprint("Ruth Oslo.", spans) != base
-    assert document_fingerprint("Ruth Oslo", [spans[0], replace(spans[1], state="accepted")]) != (
+    assert document_fingerprint("Ruth Oslo", [spans[0], spans[1]._replace(state="accepted")]) != (
         base
     )
 

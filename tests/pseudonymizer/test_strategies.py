@@ -157,7 +157,17 @@ def test_it_asks_for_the_functions_a_decision_needs() -> None:
 def test_an_empty_replacement_leaves_no_span() -> None:
     rendered = render("a Tom b", [Span(2, 5, "PER")], Strategy.S1, placeholder="")
 
-    assert rendered == Rendered("a  b", [])
+    assert rendered == Rendered("a  b", [], places=[(2, 2)])
+
+
+def test_it_says_where_each_span_stands_in_the_new_text_removed_ones_too() -> None:
+    text = "Moshe met Tom at 10 Rue X."
+    spans = [Span(10, 13, "PER", decision="delete"), Span(0, 5, "PER"), Span(17, 25, "ADDRESS")]
+
+    rendered = render(text, spans, Strategy.S2)
+
+    assert rendered.text == "PER met  at ADDRESS."
+    assert rendered.places == [(0, 3), (8, 8), (12, 19)]  # in offset order, as `spans` sorted
 
 
 def test_it_keeps_emoji_arabic_combining_marks_and_crlf_around_spans() -> None:

@@ -48,6 +48,7 @@ from annotator.services.releases import (
 from annotator.services.spans import span_create
 from pseudonymizer.detection import Detection, Detector
 from pseudonymizer.pseudonyms.invalidation import invalidate
+from pseudonymizer.release import SpanState
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy, render
 from tests.factories import DocumentFactory, ProjectFactory
@@ -827,3 +828,8 @@ def test_a_document_s_findings_are_summed_up_past_the_first_ones(db: Any) -> Non
     (row,) = ReleaseLeak.objects.filter(release=release)
     assert (row.leaks, row.hits) == (60, 0)  # each number said once, as a leak of the output
     assert len(row.findings) == releases.FINDINGS_PER_DOCUMENT
+
+
+def test_the_app_s_span_statuses_are_the_engine_s_states() -> None:
+    # The release hands the engine each span's status as it is stored.
+    assert {status.value for status in SpanStatus} == {state.value for state in SpanState}
