@@ -500,7 +500,7 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
                 )  # fmt: skip
             if lazy.ner is not None:
                 releasing = [
-                    replace(document, ner=ner)
+                    document._replace(ner=ner)
                     for document, ner in zip(releasing, lazy.ner, strict=True)
                 ]
             try:

@@ -142,8 +142,7 @@ class DecidedSpan(NamedTuple):
         )
 
 
-@dataclass(frozen=True)
-class ReleaseDocument:
+class ReleaseDocument(NamedTuple):
     """One document to release: its text as stored, its language and its spans.
 
     `ner`, when given, is what the NER model found in it elsewhere (the `ner` queue); None lets
@@ -214,7 +213,7 @@ class Finding:
         return f"{what} at [{self.start}, {self.end}) of the output (from {where} of the input)"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DocumentResult:
     """What the pipeline made of one document: left out (`reason`), or rendered (`text`,
     `spans`) with its `findings` and the findings a person had `dismissed`."""
@@ -464,6 +463,18 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def _place(span: DecidedSpan) -> tuple[int, int]:
+    return (span.start, span.end)
+
+
+def _replacement(span: DecidedSpan, surface: str) -> str:
+    return span.replacement or ""
+
+
+def _entity(span: DecidedSpan, surface: str) -> object:
+    return default_entity(span, surface) if span.entity is None else span.entity
+
+
 class ReleasePipeline:
     """One release: documents in, in order; what to write and what refuses it out.
 
@@ -561,13 +572,17 @@ class ReleasePipeline:
     # --- Choosing and rendering
 
     def _render(self, document: ReleaseDocument) -> tuple[str, _Rendering | None]:
-        undecided = sum(1 for span in document.spans if span.state == SpanState.PROPOSED)
+        accepted: list[DecidedSpan] = []
+        undecided = 0
+        for span in document.spans:
+            if span.state == SpanState.ACCEPTED:
+                accepted.append(span)
+            elif span.state == SpanState.PROPOSED:
+                undecided += 1
         if undecided:
             return LEFT_OUT_UNDECIDED.format(count=undecided), None
-        accepted = sorted(
-            (span for span in document.spans if span.state == SpanState.ACCEPTED),
-            key=lambda span: (span.start, span.end),
-        )
+        accepted.sort(key=_place)
+        invalidated: dict[str, str] = {}
         for span in accepted:
             # Checked before rendering, so that a document left out numbers no entity.
             if span.replacement is None and needs_replacement(self.strategy, span.decision):
@@ -578,37 +593,23 @@ class ReleasePipeline:
                     ),
                     None,
                 )
-        by_place = {(span.start, span.end): span for span in accepted}
-        # One surface, one decision in a project: its invalidated form is the table's.
-        invalidated = {
-            document.text[span.start : span.end]: span.replacement or ""
-            for span in accepted
-            if span.decision == Decision.INVALIDATE
-        }
-
-        def entity_of(span: Span, surface: str) -> object:
-            entity = by_place[(span.start, span.end)].entity
-            return default_entity(span, surface) if entity is None else entity
-
+            if span.decision == Decision.INVALIDATE:
+                # One surface, one decision in a project: its invalidated form is the table's.
+                invalidated[document.text[span.start : span.end]] = span.replacement or ""
         try:
             rendered = render(
                 document.text,
-                [
-                    Span(span.start, span.end, span.label, span.score, span.source, span.decision)
-                    for span in accepted
-                ],
+                accepted,
                 self.strategy,
-                replacement=lambda span, surface: (
-                    by_place[(span.start, span.end)].replacement or ""
-                ),
-                entity_of=entity_of,
+                replacement=_replacement,
+                entity_of=_entity,
                 invalidate=invalidated.__getitem__,
                 placeholder=self.placeholder,
                 numbering=self.numbering,
             )
         except ValueError as problem:
             return LEFT_OUT_PROBLEM.format(problem=problem), None
-        # `render` sorts as `accepted` is sorted: each place is its span's.
+        # `render` sorts by place, as `accepted` is sorted: each place is its span's.
         places = [
             (span, start, end) for span, (start, end) in zip(accepted, rendered.places, strict=True)
         ]

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol, TypeVar
 
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DECISIONS, Decision
@@ -75,14 +76,39 @@ class Numbering(dict[object, int]):
         self.last = 0
 
 
-def default_entity(span: Span, surface: str) -> tuple[str, str]:
+class Placed(Protocol):
+    """What rendering reads of a span: an engine `Span`, or a release's `DecidedSpan`."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def score(self) -> float | None: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def decision(self) -> str | None: ...
+
+
+P = TypeVar("P", bound=Placed)
+
+
+def default_entity(span: Placed, surface: str) -> tuple[str, str]:
     """The entity a span names when the caller does not say: its label and its surface,
     compared without case, compatibility forms or differences in whitespace."""
     folded = _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", surface).casefold()).strip()
     return (span.label, folded)
 
 
-def check_spans(text: str, spans: Sequence[Span]) -> list[Span]:
+def check_spans(text: str, spans: Sequence[P]) -> list[P]:
     """`spans` sorted by offset; raise ValueError for one outside `text`, two that overlap,
     or an unknown decision."""
     ordered = sorted(spans, key=lambda span: (span.start, span.end))
@@ -98,7 +124,7 @@ def check_spans(text: str, spans: Sequence[Span]) -> list[Span]:
                 f"{span.decision!r}; expected one of {', '.join(sorted(DECISIONS))}"
             )
     for before, after in zip(ordered, ordered[1:], strict=False):
-        if before.overlaps(after):
+        if after.start < before.end:  # sorted by start: they overlap
             raise ValueError(
                 f"spans [{before.start}, {before.end}) {before.label} and "
                 f"[{after.start}, {after.end}) {after.label} overlap"
@@ -108,11 +134,11 @@ def check_spans(text: str, spans: Sequence[Span]) -> list[Span]:
 
 def render(
     text: str,
-    spans: Sequence[Span],
+    spans: Sequence[P],
     strategy: Strategy | str,
     *,
-    replacement: Callable[[Span, str], str] | None = None,
-    entity_of: Callable[[Span, str], object] | None = None,
+    replacement: Callable[[P, str], str] | None = None,
+    entity_of: Callable[[P, str], object] | None = None,
     invalidate: Callable[[str], str] | None = None,
     placeholder: str = "placeholder",
     numbering: MutableMapping[object, int] | None = None,
@@ -129,7 +155,8 @@ def render(
     entity of a span is `entity_of(span, surface)`, by default its label and normalised surface
     (`default_entity`). Pass the same `numbering` dict to every call of a corpus to number its
     entities consistently across documents: it is read and extended in place (a `Numbering`
-    keeps that cheap for a whole corpus).
+    keeps that cheap for a whole corpus). `spans` may be any `Placed` (the callbacks get them
+    back as given); the new text's spans are engine `Span`s.
 
     Raises ValueError for overlapping spans, a span outside the text, or a decision that needs
     a callable (`replacement`, `invalidate`) that was not given.

@@ -630,24 +630,26 @@ class _Build:
     def _document(self, item: ChunkDocument) -> ReleaseDocument | None:
         """A chunk's document as the pipeline takes it; None (left out) when its names were
         to be found on the `ner` queue and were not, for its text as it is now."""
-        spans = [
-            DecidedSpan(
-                span.start,
-                span.end,
-                span.label,
-                state=span.status,  # the app's SpanStatus values are the engine's SpanState
-                decision=span.decision,
-                replacement=choice.replacement if choice is not None else None,
-                entity=("entity", span.entity_id) if span.entity_id is not None else None,
-                # Only people accept or reject; a proposal is a machine's until then.
-                by_person=span.status != SpanStatus.PROPOSED or span.source == Source.HUMAN,
-                ref=span.id,
-                score=span.score,
-                source=span.source,
+        choices = item.choices
+        spans = []
+        for span in item.spans:
+            choice = choices.get(span.id)
+            spans.append(
+                DecidedSpan(
+                    span.start,
+                    span.end,
+                    span.label,
+                    span.status,  # the app's SpanStatus values are the engine's SpanState
+                    span.decision,
+                    choice.replacement if choice is not None else None,
+                    None if span.entity_id is None else ("entity", span.entity_id),
+                    # Only people accept or reject; a proposal is a machine's until then.
+                    span.status != SpanStatus.PROPOSED or span.source == Source.HUMAN,
+                    span.id,
+                    span.score,
+                    span.source,
+                )
             )
-            for span in item.spans
-            for choice in [item.choices.get(span.id)]
-        ]
         ner: list[EngineSpan] | None = None
         if item.language in self.ner_languages and not self.ner_here:
             if item.ner is None or item.ner[0] != text_digest(item.text):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -104,7 +103,7 @@ def test_each_strategy_renders_the_decisions_with_the_table_s_forms(
 
 def test_the_invalidated_form_is_the_table_s_never_one_drawn_here() -> None:
     typed = first_document().spans[2]._replace(replacement="https://t.me/typed-by-a-person")
-    document = replace(first_document(), spans=[*first_document().spans[:2], typed])
+    document = first_document()._replace(spans=[*first_document().spans[:2], typed])
 
     result = one(ReleasePipeline("S2"), document)
 
