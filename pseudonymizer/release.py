@@ -46,7 +46,7 @@ import hashlib
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
@@ -62,7 +62,10 @@ from pseudonymizer.strategies import Numbering, Strategy, default_entity, render
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision
 
 __all__ = [
+    "HIT",
+    "LEAK",
     "LEAK_PATTERN_LABELS",
+    "ORIGINAL_SOURCE",
     "PATTERN_SOURCE",
     "DecidedSpan",
     "DetectionUnavailable",
@@ -73,9 +76,9 @@ __all__ = [
     "ReleasePipeline",
     "SpanState",
     "covered",
-    "merged",
     "document_fingerprint",
     "is_word_char",
+    "merged",
     "needs_replacement",
 ]
 
@@ -555,19 +558,6 @@ class ReleasePipeline:
                 dismissed=[f for f in findings if f.dismissible and f.key in dismissed],
             )
         return results
-
-    def stream(
-        self, documents: Iterable[ReleaseDocument], batch_size: int = 256
-    ) -> Iterator[DocumentResult]:
-        """`run` over `documents`, `batch_size` at a time."""
-        batch: list[ReleaseDocument] = []
-        for document in documents:
-            batch.append(document)
-            if len(batch) >= batch_size:
-                yield from self.run(batch)
-                batch = []
-        if batch:
-            yield from self.run(batch)
 
     # --- Choosing and rendering
 
