@@ -22,12 +22,16 @@ from annotator.models import (
     AuditEvent,
     Comment,
     Document,
+    HitDismissal,
     ImportJob,
     LearnedModel,
     Membership,
     PreannotationRun,
     Project,
     Release,
+    ReleaseBatch,
+    ReleaseLeak,
+    ReleaseNerHits,
     ReviewItem,
     RunBatch,
     Span,
@@ -327,6 +331,39 @@ class ReleaseAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ("status", "strategy", "format", "project")
     search_fields = ("project__slug", "sha256")
     list_select_related = ("project", "created_by")
+
+
+@admin.register(ReleaseBatch)
+class ReleaseBatchAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Written by the `ner` queue's workers only: where a release's detection stands.
+    list_display = ("id", "release", "number", "language", "status", "attempts")
+    list_filter = ("status", "language")
+    raw_id_fields = ("release",)
+
+
+@admin.register(ReleaseNerHits)
+class ReleaseNerHitsAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Offsets and labels only, never text.
+    list_display = ("id", "release", "document_id")
+    raw_id_fields = ("release",)
+
+
+@admin.register(ReleaseLeak)
+class ReleaseLeakAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Offsets, labels and detectors of what refused a release, never text.
+    list_display = ("id", "release", "document_id", "external_id", "leaks", "hits")
+    raw_id_fields = ("release",)
+
+
+@admin.register(HitDismissal)
+class HitDismissalAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Made and audited through the release's page or API only. The reason is a person's
+    # free text and may quote the document: it is not listed.
+    list_display = ("id", "project", "document", "start", "end", "detector", "dismissed_by")
+    list_filter = ("detector", "project")
+    exclude = ("reason",)
+    raw_id_fields = ("document", "release", "dismissed_by")
+    list_select_related = ("project", "dismissed_by")
 
 
 @admin.register(AuditEvent)

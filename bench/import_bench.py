@@ -109,6 +109,8 @@ def django_on_fresh_database(*, keep_db: bool = False) -> str:
     and create that database unless `keep_db`, set Django up and migrate; the URL."""
     url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cloak_bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+    # Deployed settings (DEBUG off) refuse to start without a keys secret of their own.
+    os.environ.setdefault("CLOAK_KEYS_SECRET", "bench-keys-secret")
     if not keep_db:
         reset_database(url)
 

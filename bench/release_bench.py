@@ -150,8 +150,6 @@ def main() -> None:
 
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
     os.environ.setdefault("CLOAK_LOG_LEVEL", "WARNING")
-    # Deployed settings (DEBUG off) want a keys secret of their own; the children share it.
-    os.environ.setdefault("CLOAK_KEYS_SECRET", "release-bench-keys-secret")
     # Releases are written under CLOAK_VAR_DIR/media: a folder of the bench's own.
     os.environ["CLOAK_VAR_DIR"] = tempfile.mkdtemp(prefix="cloak-release-bench-")
     django_on_fresh_database(keep_db=args.keep_db)
