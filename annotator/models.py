@@ -288,14 +288,67 @@ class Span(models.Model):
         return f"{self.label}[{self.start}:{self.end}]"
 
 
-class ImportStatus(models.TextChoices):
+class JobStatus(models.TextChoices):
+    """Where a job is in its lifecycle (annotator.services.jobs): queued, running, then done
+    or failed. One enum for every kind of job; a kind's status field offers the lifecycle's
+    four and what only that kind reaches (`job_status_field`)."""
+
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
     DONE = "done", "Done"
+    # Only a release: its check found a leak, and nothing was published.
+    REFUSED = "refused", "Refused (leak)"
     FAILED = "failed", "Failed"
+    # Only a run: a person stopped it.
+    CANCELLED = "cancelled", "Cancelled"
 
 
-class ImportJob(models.Model):
+# The states every job goes through.
+JOB_LIFECYCLE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.DONE, JobStatus.FAILED)
+
+# The names the status enum had when each kind had its own: the same enum, whose callers
+# read as they did. New code writes JobStatus.
+ImportStatus = BatchStatus = RunStatus = ReleaseStatus = LearnedModelStatus = JobStatus
+
+
+def job_statuses(*also: JobStatus, labels: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """The choices of a kind's status field: the lifecycle, what only that kind reaches
+    (`also`), and the words its pages show where they are its own (`labels`)."""
+    kept = {*JOB_LIFECYCLE, *also}
+    words = labels or {}
+    return [(s.value, words.get(s.value, s.label)) for s in JobStatus if s in kept]
+
+
+# Each kind's choices (the API schema names its enums after them, annotator.settings).
+JOB_STATUSES = job_statuses()
+RUN_STATUSES = job_statuses(JobStatus.CANCELLED)
+RELEASE_STATUSES = job_statuses(JobStatus.REFUSED)
+LEARNED_MODEL_STATUSES = job_statuses(labels={"running": "Training", "done": "Ready"})
+
+
+def job_status_field(choices: list[tuple[str, str]] = JOB_STATUSES) -> models.CharField[Any, Any]:
+    return models.CharField(max_length=16, choices=choices, default=JobStatus.QUEUED)
+
+
+class Job(models.Model):
+    """What every job row holds (imports, runs and their batches, releases and their NER
+    batches, learned models): its status, why it failed, and the claim's times. `started_at`
+    is the claim's fence (annotator.services.jobs); `created_at` is each kind's own (a run's
+    batch has none), and so is progress: a run and a release count documents in their rows,
+    the others report to the cache only."""
+
+    status = job_status_field()
+    # Why it failed, shown to the project's admins: never an original. (A run also says
+    # there what it went without: "the NER model for fr could not load".)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class ImportJob(Job):
     """One upload through the page or the API, imported by a worker."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
@@ -307,15 +360,9 @@ class ImportJob(models.Model):
     format = models.CharField(max_length=16, default="auto")
     language = models.CharField(max_length=16, blank=True)
     size_bytes = models.BigIntegerField(default=0)
-    status = models.CharField(
-        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
-    )
     documents_created = models.PositiveIntegerField(default=0)
     spans_created = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -325,15 +372,7 @@ class ImportJob(models.Model):
         return f"import {self.filename} into {self.project.slug}"
 
 
-class RunStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-class PreannotationRun(models.Model):
+class PreannotationRun(Job):
     """Recognizers run over a project's documents (one language or all), in batches."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
@@ -342,20 +381,16 @@ class PreannotationRun(models.Model):
     recognizers = models.JSONField(default=list, help_text='e.g. ["regex", "ner", "known"]')
     # Language → NER model spec the run used ("" when the language has none).
     models_used = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    status = job_status_field(RUN_STATUSES)
     documents_total = models.PositiveIntegerField(default=0)
     documents_done = models.PositiveIntegerField(default=0)
     spans_created = models.PositiveIntegerField(default=0)
-    # Why the run failed, or what it went without ("the NER model for fr could not load").
-    error = models.TextField(blank=True)
     # Problems that did not stop the run: [{"language", "recognizer", "reason"}], deduplicated.
     warnings = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -371,14 +406,7 @@ class PreannotationRun(models.Model):
         return f"run {self.pk} of {self.project.slug}"
 
 
-class BatchStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-
-
-class RunBatch(models.Model):
+class RunBatch(Job):
     """Documents of one language that a run sends to a worker together, by id.
 
     A batch is done once its spans are written, in the same transaction; a run resumes by
@@ -389,14 +417,8 @@ class RunBatch(models.Model):
     number = models.PositiveIntegerField()
     language = models.CharField(max_length=16)
     document_ids = models.JSONField(default=list)
-    status = models.CharField(
-        max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED
-    )
     attempts = models.PositiveIntegerField(default=0)
     spans_created = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["run", "number"]
@@ -495,31 +517,19 @@ class ReleaseFormat(models.TextChoices):
     CONLL = "conll", "CoNLL"
 
 
-class ReleaseStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    REFUSED = "refused", "Refused (leak)"
-    FAILED = "failed", "Failed"
-
-
-class Release(models.Model):
+class Release(Job):
     """An immutable, versioned rendering of a project's reviewed documents."""
 
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases")
     version = models.PositiveIntegerField()
     strategy = models.CharField(max_length=16, choices=STRATEGY_CHOICES)
     format = models.CharField(max_length=8, choices=ReleaseFormat.choices)
-    status = models.CharField(
-        max_length=16, choices=ReleaseStatus.choices, default=ReleaseStatus.QUEUED
-    )
+    status = job_status_field(RELEASE_STATUSES)
     # Blank: every language of the project.
     language = models.CharField(max_length=16, blank=True)
     # Progress while it runs (a job: status, done / total, error and timestamps).
     documents_total = models.PositiveIntegerField(default=0)
     documents_done = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
     manifest = models.JSONField(default=dict, blank=True)
     # The NER model of each language the release covers ("" for none), as it was cut: the
     # `ner` queue finds names in its documents with these (annotator.services.releases).
@@ -530,7 +540,6 @@ class Release(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["project", "-version"]
@@ -545,7 +554,7 @@ class Release(models.Model):
         return f"{self.project.slug} v{self.version} ({self.strategy})"
 
 
-class ReleaseBatch(models.Model):
+class ReleaseBatch(Job):
     """Documents of one language whose NER a release needs, sent together to the `ner` queue.
 
     A job of its own (annotator.services.jobs): claimed, done once the model's hits are stored
@@ -557,14 +566,8 @@ class ReleaseBatch(models.Model):
     number = models.PositiveIntegerField()
     language = models.CharField(max_length=16)
     document_ids = models.JSONField(default=list)
-    status = models.CharField(
-        max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED
-    )
     attempts = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["release", "number"]
@@ -667,14 +670,7 @@ class HitDismissal(models.Model):
         return f"{self.detector} hit [{self.start}, {self.end}) of document {self.document_id}"
 
 
-class LearnedModelStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Training"
-    DONE = "done", "Ready"
-    FAILED = "failed", "Failed"
-
-
-class LearnedModel(models.Model):
+class LearnedModel(Job):
     """One version of a project's model for one language, trained on its own decisions
     (`pseudonymizer.learning`); the latest ready one proposes spans (source `learned`) in the
     next pre-annotation run. The files live under MEDIA_ROOT (`path`)."""
@@ -682,9 +678,7 @@ class LearnedModel(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="learned_models")
     language = models.CharField(max_length=16)
     version = models.PositiveIntegerField()
-    status = models.CharField(
-        max_length=16, choices=LearnedModelStatus.choices, default=LearnedModelStatus.QUEUED
-    )
+    status = job_status_field(LEARNED_MODEL_STATUSES)
     path = models.CharField(max_length=500, blank=True)
     # How many decisions it learned from, and how many were held out to measure it.
     decisions_used = models.PositiveIntegerField(default=0)
@@ -693,14 +687,11 @@ class LearnedModel(models.Model):
     scores = models.JSONField(default=dict, blank=True)
     labels = models.JSONField(default=list, blank=True)
     trigger = models.CharField(max_length=16, default="decisions", help_text="decisions or admin")
-    error = models.TextField(blank=True)
     seconds = models.FloatField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["project", "language", "-version"]

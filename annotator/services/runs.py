@@ -43,6 +43,7 @@ from django.utils import timezone
 from annotator import tasks
 from annotator.keys.services import known_surfaces
 from annotator.models import (
+    JOB_LIFECYCLE,
     AuditAction,
     BatchStatus,
     Document,
@@ -682,7 +683,7 @@ class BatchCounts:
 
 def runs_of(project: Project) -> QuerySet[PreannotationRun]:
     """The project's runs, newest first, each with its batch counts (`batch_counts`)."""
-    by = {status: Count("batches", filter=Q(batches__status=status)) for status in BatchStatus}
+    by = {status: Count("batches", filter=Q(batches__status=status)) for status in JOB_LIFECYCLE}
     return (
         PreannotationRun.objects.filter(project=project)
         .select_related("created_by")
@@ -705,9 +706,9 @@ def batch_counts(run: PreannotationRun) -> BatchCounts:
         )
         return BatchCounts(
             total=sum(counts.values()),
-            **{status.value: counts.get(status.value, 0) for status in BatchStatus},
+            **{status.value: counts.get(status.value, 0) for status in JOB_LIFECYCLE},
         )
     return BatchCounts(
         total=run.batches_total,  # type: ignore[attr-defined]
-        **{status.value: getattr(run, f"batches_{status.value}") for status in BatchStatus},
+        **{status.value: getattr(run, f"batches_{status.value}") for status in JOB_LIFECYCLE},
     )
