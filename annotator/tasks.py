@@ -1,8 +1,15 @@
-"""Celery tasks: thin, id-based; the work is in services and the engine."""
+"""Celery tasks: thin, id-based; the work is in services and the engine.
+
+A job's task (annotator.services.jobs) that a bug stops goes one way, `JobTask.crash_path`:
+the job fails with a reason that holds no text, and the log has the exception's kind, never
+its message. One whose transient errors outlast its retries fails its job in `on_failure`.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import django.db
@@ -10,6 +17,7 @@ import kombu.exceptions
 import redis.exceptions
 from celery import shared_task
 from celery.contrib.django.task import DjangoTask
+from django.apps import apps
 from django.conf import settings
 
 if TYPE_CHECKING:
@@ -108,27 +116,49 @@ def _is_gpu_out_of_memory(error: BaseException) -> bool:
     return type(error).__name__ == "OutOfMemoryError" and "CUDA" in str(error)
 
 
-class RunBatchTask(DjangoTask):  # type: ignore[misc]
-    """A run's task: its batch id is its last positional argument."""
+class JobTask(DjangoTask):  # type: ignore[misc]
+    """The task of a job (a run's or a release's batch): the job's id is its last positional
+    argument, or `batch_id`; `job_model` names the job's model."""
+
+    job_model = ""
+
+    def _job(self, job_id: int) -> tuple[Any, int]:
+        return apps.get_model(self.job_model), job_id
+
+    @contextmanager
+    def crash_path(self, job_id: int, *, gpu: bool = False) -> Iterator[None]:
+        """Let transient errors through, to be retried; fail the job on anything else (a bug,
+        which trying again would not change), without its message. With `gpu`, CUDA out of
+        memory is transient: another job may hold the GPU for a while."""
+        from annotator.services.jobs import job_crashed
+
+        try:
+            yield
+        except TRANSIENT_ERRORS:
+            raise
+        except Exception as error:
+            if gpu and _is_gpu_out_of_memory(error):
+                raise GpuOutOfMemory("CUDA out of memory") from None
+            job_crashed(self._job(job_id), error)
 
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
         # Only transient errors get here, once their retries are spent: bugs are caught in
-        # the task and fail their batch there.
-        from annotator.services.runs import run_batch_fail
+        # the task (`crash_path`) and fail their job there.
+        from annotator.services.jobs import job_gave_up
 
-        batch_id = kwargs.get("batch_id", args[-1] if args else None)
-        if batch_id is None:
-            return
-        try:
-            run_batch_fail(
-                batch_id=batch_id,
-                reason=f"gave up after {self.max_retries} retries on {type(exc).__name__} "
-                "(the database, the broker or the GPU was not available)",
-            )
-        except django.db.DatabaseError:
-            logger.warning("batch %s: could not be marked failed; resume its run", batch_id)
+        job_id = kwargs.get("batch_id", args[-1] if args else None)
+        if job_id is not None:
+            job_gave_up(self._job(job_id), exc, retries=self.max_retries)
+
+
+class RunBatchTask(JobTask):
+    job_model = "annotator.RunBatch"
+
+
+class ReleaseBatchTask(JobTask):
+    job_model = "annotator.ReleaseBatch"
 
 
 @shared_task(
@@ -138,17 +168,11 @@ class RunBatchTask(DjangoTask):  # type: ignore[misc]
 def preannotate_ner(self: RunBatchTask, batch_id: int) -> NerPayload | None:
     """Queue `ner` (GPU hosts): the batch's NER spans, offsets and labels only, for
     `preannotate_batch`; None when the batch is not this worker's to do."""
-    from annotator.services.runs import run_batch_crashed, run_batch_ner
+    from annotator.services.runs import run_batch_ner
 
-    try:
+    with self.crash_path(batch_id, gpu=True):
         return run_batch_ner(batch_id=batch_id, retried=self.request.retries > 0)
-    except TRANSIENT_ERRORS:
-        raise
-    except Exception as error:
-        if _is_gpu_out_of_memory(error):
-            raise GpuOutOfMemory("CUDA out of memory") from None
-        run_batch_crashed(batch_id=batch_id, error=error)
-        return None
+    return None
 
 
 @shared_task(
@@ -162,40 +186,13 @@ def preannotate_batch(
     `preannotate_ner` handed on (`with_ner`), written in one transaction."""
     if with_ner and ner is None:
         return  # the ner half found the batch done, or in another worker's hands
-    from annotator.services.runs import run_batch_crashed, run_batch_detect
+    from annotator.services.runs import run_batch_detect
 
-    try:
+    with self.crash_path(batch_id):
         run_batch_detect(batch_id=batch_id, ner=ner, retried=self.request.retries > 0)
-    except TRANSIENT_ERRORS:
-        raise
-    except Exception as error:
-        run_batch_crashed(batch_id=batch_id, error=error)
 
 
 # --- A release's names, on the `ner` queue ---------------------------------------------------
-
-
-class ReleaseBatchTask(DjangoTask):  # type: ignore[misc]
-    """A release's NER task: its batch id is its last positional argument."""
-
-    def on_failure(
-        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
-        # Only transient errors get here, once their retries are spent: bugs are caught in
-        # the task and fail their batch there.
-        from annotator.services.releases import release_batch_fail
-
-        batch_id = kwargs.get("batch_id", args[-1] if args else None)
-        if batch_id is None:
-            return
-        try:
-            release_batch_fail(
-                batch_id=batch_id,
-                reason=f"gave up after {self.max_retries} retries on {type(exc).__name__} "
-                "(the database, the broker or the GPU was not available)",
-            )
-        except django.db.DatabaseError:
-            logger.warning("release batch %s: could not be marked failed", batch_id)
 
 
 @shared_task(
@@ -205,17 +202,11 @@ class ReleaseBatchTask(DjangoTask):  # type: ignore[misc]
 def release_ner(self: ReleaseBatchTask, batch_id: int) -> bool:
     """Queue `ner` (GPU hosts): the NER model over a release's batch, its hits stored (offsets
     and labels only); the last batch sends the release's build to the default queue."""
-    from annotator.services.releases import release_batch_crashed, release_batch_ner
+    from annotator.services.releases import release_batch_ner
 
-    try:
+    with self.crash_path(batch_id, gpu=True):
         return release_batch_ner(batch_id=batch_id, retried=self.request.retries > 0)
-    except TRANSIENT_ERRORS:
-        raise
-    except Exception as error:
-        if _is_gpu_out_of_memory(error):
-            raise GpuOutOfMemory("CUDA out of memory") from None
-        release_batch_crashed(batch_id=batch_id, error=error)
-        return False
+    return False
 
 
 # --- Learned models ---------------------------------------------------------------------------

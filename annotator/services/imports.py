@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import pickle
+import shutil
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
-from functools import partial
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -47,12 +48,16 @@ from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, ImportRefused
 from annotator.services.jobs import (
+    Counts,
+    JobKind,
     job_claim,
+    job_crashed,
+    job_dispatch,
     job_fail,
     job_finish,
+    job_kind_register,
     job_progress,
     job_progress_set,
-    job_send_on_commit,
     upload_delete,
     uploads_dir,
 )
@@ -527,11 +532,7 @@ def import_job_create(
         size_bytes=size,
     )
     # A task that cannot be sent fails the job at once, and its upload (originals) goes.
-    job_send_on_commit(
-        job,
-        partial(tasks.import_run.delay, job.pk),
-        on_unsent=partial(upload_delete, job.stored_path),
-    )
+    job_dispatch(job)
     return job
 
 
@@ -622,10 +623,8 @@ def import_job_run(*, job_id: int) -> None:
         # job, which only the project's admins read, and never to the log.
         ours = job_fail(ImportJob, job.pk, str(error), claimed_at=job.started_at)
         logger.info("import job %s refused", job.pk)
-    except Exception:
-        ours = job_fail(ImportJob, job.pk, INTERNAL_ERROR, claimed_at=job.started_at)
-        logger.exception("import job %s failed", job.pk)
-        raise
+    except Exception as error:
+        ours = job_crashed(job, error, reason=INTERNAL_ERROR, claimed_at=job.started_at)
     finally:
         # The upload holds the originals: keep no copy once it is in the database (or refused).
         if ours:
@@ -679,3 +678,54 @@ def import_job_progress(job: ImportJob) -> ImportProgress:
         )  # fmt: skip
     stage = "failed" if job.status == ImportStatus.FAILED else "queued"
     return ImportProgress(stage, 0, 0, 0, size, 0, size or None, READING, job.finished_at)
+
+
+# --- Its kind of job ----------------------------------------------------------------------------
+
+IMPORT_REAPED = (
+    "The worker stopped while importing this file; nothing was written. Upload it again."
+)
+
+
+def _import_reap(job: ImportJob) -> Counts:
+    if not job_fail(ImportJob, job.pk, IMPORT_REAPED, claimed_at=job.started_at):
+        return {}
+    logger.warning("import job %s reaped: its worker stopped", job.pk)
+    return {"imports_failed": 1, "uploads_deleted": upload_delete(job.stored_path)}
+
+
+def _import_discard(job: ImportJob) -> Counts:
+    """An import that never reached a worker: its upload holds originals, and goes."""
+    return {"uploads_deleted": upload_delete(job.stored_path)}
+
+
+def _uploads_sweep(cutoff: datetime) -> Counts:
+    """Delete upload folders that no queued or running import needs any more."""
+    root = uploads_dir()
+    deleted = 0
+    for folder in root.iterdir() if root.is_dir() else ():
+        if not folder.is_dir():
+            continue
+        prefix = f"{folder}{os.sep}"
+        jobs = ImportJob.objects.filter(stored_path__startswith=prefix)
+        if jobs.filter(status__in=[ImportStatus.QUEUED, ImportStatus.RUNNING]).exists():
+            continue
+        modified = datetime.fromtimestamp(folder.stat().st_mtime, tz=UTC)
+        # A folder with no job yet may belong to an upload whose job is being created.
+        if jobs.exists() or modified < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            deleted += 1
+    return {"uploads_deleted": deleted}
+
+
+IMPORT_JOBS = job_kind_register(
+    JobKind(
+        model=ImportJob,
+        task=tasks.import_run,
+        counters=("imports_failed",),
+        start_again="Nothing was imported, and the uploaded file is deleted: upload it again.",
+        reap=_import_reap,
+        discard=_import_discard,
+        sweep=_uploads_sweep,
+    )
+)

@@ -1,4 +1,5 @@
-"""One lifecycle for long work (imports, pre-annotation runs, releases), and its reaper.
+"""One lifecycle for long work (imports, pre-annotation runs, releases, trainings), and its
+reaper.
 
 A job row moves queued → running → done or failed. A worker claims it with one conditional
 update, so of two workers handed the same job only one gets it; it reports progress and a
@@ -8,16 +9,24 @@ finishes or fails it with a conditional update again. `started_at` is the claim'
 job re-claimed from a worker taken for dead gets a new `started_at`, and the old worker's
 finish or fail, which names the `started_at` it claimed with, then changes nothing.
 
+Each kind of job is registered here by the service that owns it (`job_kind_register`): its
+model (an `annotator.models.Job`), its task, how to reap one whose worker died and what to
+clean up after it. Nothing here knows one kind from another.
+
 A worker that dies leaves its job running and its heartbeat still. The reaper (`jobs_reap`,
-run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) fails such jobs, puts
-the batches of a dead run back in the queue so that the run can be resumed, and deletes the
-uploads that an import no longer needs: they hold originals.
+run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) walks the kinds and
+fails such jobs through each kind's `reap` (a dead run puts its batches back in the queue, so
+that it can be resumed; an import deletes its upload: it holds originals).
 
 A job whose task never reached a worker would stay queued for ever, its upload on disk. Its
-task is sent once the job's transaction commits (`job_send_on_commit`): a broker that refuses
-it fails the job there and then. A task lost later (the server stopped between the commit and
-the send, the broker lost its queue) is the reaper's: it fails a job that no worker took for
+task is sent once the job's transaction commits (`job_dispatch`): a broker that refuses it fails
+the job there and then. A task lost later (the server stopped between the commit and the send,
+the broker lost its queue) is the reaper's: it fails a job that no worker took for
 CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do (`jobs_reap`).
+
+A bug that stops a job's work goes one way (`job_crashed`): the job fails with a reason that
+holds no text, and the log gets the exception's kind, the job and the trace's frames, never
+the exception's message, which may quote a document.
 """
 
 from __future__ import annotations
@@ -26,73 +35,38 @@ import logging
 import os
 import shutil
 import socket
-from collections.abc import Callable, Mapping
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import kombu.exceptions
 import redis.exceptions
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
-from django.db.models import Max, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from annotator.models import (
-    BatchStatus,
-    ImportJob,
-    ImportStatus,
-    LearnedModel,
-    PreannotationRun,
-    Release,
-    ReleaseBatch,
-    RunBatch,
-    RunStatus,
-)
+from annotator.models import Job, JobStatus
 
 logger = logging.getLogger(__name__)
 
-# The status values every job model shares (ImportJob, PreannotationRun, Release, RunBatch,
-# ReleaseBatch).
-QUEUED = ImportStatus.QUEUED.value
-RUNNING = ImportStatus.RUNNING.value
-DONE = ImportStatus.DONE.value
-FAILED = ImportStatus.FAILED.value
+QUEUED = JobStatus.QUEUED.value
+RUNNING = JobStatus.RUNNING.value
+DONE = JobStatus.DONE.value
+FAILED = JobStatus.FAILED.value
 
-Job = models.Model | tuple[type[models.Model], int]
+JobRef = models.Model | tuple[type[models.Model], int]
 """A job row, or its model and id when the caller has no row at hand."""
 
 # Progress outlives no job by much: the key goes once the job is done or failed, and a worker
 # that died leaves it for the reaper to read.
 PROGRESS_TIMEOUT_S = 7 * 24 * 3600
-
-IMPORT_REAPED = (
-    "The worker stopped while importing this file; nothing was written. Upload it again."
-)
-
-
-def run_reaped_reason(run_id: int) -> str:
-    return (
-        "The worker stopped during this run; the batches it had not finished are queued "
-        f"again. `python manage.py preannotate --resume {run_id}` resumes it."
-    )
-
-
-RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
-# A release's NER batch whose worker died: the release fails with it (its error says so).
-RELEASE_NER_REAPED = "its worker on the ner queue stopped"
-LEARN_REAPED = "The worker stopped while training this model; ask for a new version."
-
-# What an admin does to start a job again that never reached a worker, by kind.
-START_AGAIN: dict[type[models.Model], str] = {
-    ImportJob: "Nothing was imported, and the uploaded file is deleted: upload it again.",
-    PreannotationRun: "Resume the run to start it again.",
-    Release: "Nothing was released: cut the release again.",
-    LearnedModel: "Nothing was trained: ask for a new version.",
-}
 
 # What sending a task raises when the broker cannot take it: kombu wraps most of what its
 # transport raises, but redis's own errors can come through bare from a connection pool.
@@ -107,7 +81,7 @@ def unsent_reason(model: type[models.Model], error: BaseException) -> str:
     """Why a job failed when its task could not be sent (the error's kind, never its text)."""
     return (
         "Its task could not be sent to the workers: the broker did not answer "
-        f"({type(error).__name__}). {START_AGAIN.get(model, '')}"
+        f"({type(error).__name__}). {_start_again(model)}"
     ).strip()
 
 
@@ -118,8 +92,13 @@ def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
         f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, while no "
         "worker had anything else to do: its task was lost (the broker restarted, or the "
         "server stopped before sending it) or no worker is running. "
-        f"{START_AGAIN.get(model, '')}"
+        f"{_start_again(model)}"
     ).strip()
+
+
+def crashed_reason(error: BaseException) -> str:
+    """Why a job failed on a bug: the exception's kind, never its message."""
+    return f"internal error ({type(error).__name__}); the worker's log has the trace"
 
 
 @dataclass(frozen=True)
@@ -142,7 +121,88 @@ class Progress:
         return min(1.0, self.done / self.total)
 
 
-def _ref(job: Job) -> tuple[type[models.Model], int]:
+# --- Kinds of job -----------------------------------------------------------------------------
+
+Counts = Mapping[str, int]
+"""What the reaper did, by name ("imports_failed": 1): `manage.py reap_jobs` prints them."""
+
+
+class Sendable(Protocol):
+    """A Celery task, as far as `job_dispatch` needs one."""
+
+    def delay(self, *args: Any, **kwargs: Any) -> object: ...
+
+
+def _queued(job: Any) -> bool:
+    return bool(job.status == QUEUED)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of job, as the lifecycle and its reaper see it: the service that owns the
+    kind registers it (`job_kind_register`), and nothing here knows one kind from another."""
+
+    model: type[Job]
+    # The task that does one, sent with the job's id (`job_dispatch`); None for a kind whose
+    # work is sent otherwise (a run's is its batches').
+    task: Sendable | None = None
+    # The reaper's counts of what it did to this kind, in the order `reap_jobs` prints them;
+    # the first is how many it failed.
+    counters: tuple[str, ...] = ()
+    # What its progress counts ("documents"), where its row keeps a count (`row_progress`).
+    unit: str = ""
+    # What an admin does to start one again that failed before any worker took it.
+    start_again: str = ""
+    # Fail one whose worker stopped, and clean up after it; what it did. None: its rows are
+    # reaped with another kind's (a run's batches with their run).
+    reap: Callable[[Any], Counts] | None = None
+    # Whether one's work all waits in the queue (the reaper fails it when the workers fall
+    # idle and it never came to them). None: it never waits that way on its own.
+    waiting: Callable[[Any], bool] | None = _queued
+    # Clean up after one failed before any worker took it (an import's upload); what it did.
+    discard: Callable[[Any], Counts] | None = None
+    # Fail one by id with a reason, where failing it takes more than its row (a batch fails
+    # its run). None: `job_fail`.
+    fail: Callable[[int, str, datetime | None], bool] | None = None
+    # Its signs of life besides its row's own: its batches' claims and ends.
+    signs_of_life: Callable[[Any], Iterable[datetime | None]] | None = None
+    # Its progress as its row keeps it, when no worker reported any.
+    row_progress: Callable[[Any], Progress] | None = None
+    # Whether its claims and ends show a worker at work: not a run's, which stays running
+    # while its batches wait in the queue (its batches show the work).
+    shows_work: bool = True
+    # Delete, each pass of the reaper, what no job of the kind needs any more (the uploads
+    # of imports gone); what it did. The reaper's last counts.
+    sweep: Callable[[datetime], Counts] | None = None
+
+
+_KINDS: dict[type[models.Model], JobKind] = {}
+
+
+def job_kind_register(kind: JobKind) -> JobKind:
+    """Make a kind of job known to the lifecycle; each service registers its own as it is
+    imported (annotator.apps loads them all)."""
+    _KINDS[kind.model] = kind
+    return kind
+
+
+def job_kinds() -> Iterator[JobKind]:
+    """The kinds of job, in the order their models are declared (annotator.models): the
+    reaper's order, and that of its counts."""
+    declared = {model: i for i, model in enumerate(apps.get_models())}
+    return iter(sorted(_KINDS.values(), key=lambda kind: declared.get(kind.model, len(declared))))
+
+
+def job_kind(model: type[models.Model]) -> JobKind | None:
+    return _KINDS.get(model)
+
+
+def _start_again(model: type[models.Model]) -> str:
+    kind = job_kind(model)
+    return kind.start_again if kind is not None else ""
+
+
+def _ref(job: JobRef) -> tuple[type[models.Model], int]:
     if isinstance(job, tuple):
         return job
     assert job.pk is not None, "a job row that is not saved has no lifecycle"
@@ -153,16 +213,12 @@ def _progress_key(model: type[models.Model], job_id: int) -> str:
     return f"cloak:job:{model._meta.label_lower}:{job_id}:progress"
 
 
-def _has_field(model: type[models.Model], name: str) -> bool:
-    return any(f.name == name for f in model._meta.concrete_fields)
-
-
 def _now() -> datetime:
     return timezone.now()
 
 
 def job_progress_set(
-    job: Job,
+    job: JobRef,
     done: int,
     total: int | None = None,
     *,
@@ -207,19 +263,16 @@ def _cached_progress(model: type[models.Model], job_id: int) -> Progress | None:
     )
 
 
-def job_progress(job: Job) -> Progress:
-    """The last progress a worker reported; for a run without one, what its row says."""
+def job_progress(job: JobRef) -> Progress:
+    """The last progress a worker reported; without one, what the job's row says (a run's
+    documents), if its kind keeps a count there."""
     model, job_id = _ref(job)
     cached = _cached_progress(model, job_id)
     if cached is not None:
         return cached
-    if isinstance(job, PreannotationRun):
-        return Progress(
-            done=job.documents_done,
-            total=job.documents_total or None,
-            updated_at=job.finished_at or job.started_at,
-            unit="documents",
-        )
+    kind = job_kind(model)
+    if kind is not None and kind.row_progress is not None and not isinstance(job, tuple):
+        return kind.row_progress(job)
     return Progress(done=0, total=None, updated_at=None)
 
 
@@ -230,7 +283,7 @@ def _progress_forget(model: type[models.Model], job_id: int) -> None:
 
 
 def _fence(model: type[models.Model], claimed_at: datetime | None) -> dict[str, Any]:
-    if claimed_at is None or not _has_field(model, "started_at"):
+    if claimed_at is None:
         return {}
     return {"started_at": claimed_at}
 
@@ -257,9 +310,7 @@ def job_claim(
     now = _now()
     manager = model._default_manager
     rows = manager.filter(where) if where is not None else manager.all()
-    changes: dict[str, Any] = {"status": RUNNING}
-    if _has_field(model, "started_at"):
-        changes["started_at"] = now
+    changes: dict[str, Any] = {"status": RUNNING, "started_at": now}
     if rows.filter(pk=job_id, status=QUEUED).update(**changes) == 1:
         job_progress_set((model, job_id), 0)
         return True
@@ -268,8 +319,7 @@ def job_claim(
     row = rows.filter(pk=job_id, status=RUNNING).first()
     if row is None or job_last_seen(row) > now - stale_after:
         return False
-    claimed_at = getattr(row, "started_at", None)
-    fence = {"started_at": claimed_at} if "started_at" in changes else {}
+    fence = {"started_at": getattr(row, "started_at", None)}
     if rows.filter(pk=job_id, status=RUNNING, **fence).update(**changes) != 1:
         return False
     logger.warning("%s %s re-claimed: its worker stopped reporting", model.__name__, job_id)
@@ -293,10 +343,6 @@ def job_finish(
     return updated == 1
 
 
-def _reason_fields(model: type[models.Model], reason: str) -> dict[str, Any]:
-    return {"error": reason} if _has_field(model, "error") else {}
-
-
 def job_fail(
     model: type[models.Model],
     job_id: int,
@@ -313,43 +359,98 @@ def job_fail(
     statuses = [QUEUED] if unclaimed else [QUEUED, RUNNING]
     updated = model._default_manager.filter(
         pk=job_id, status__in=statuses, **_fence(model, claimed_at)
-    ).update(status=FAILED, finished_at=_now(), **_reason_fields(model, reason))
+    ).update(status=FAILED, finished_at=_now(), error=reason)
     _progress_forget(model, job_id)
     return updated == 1
 
 
-def job_send_on_commit(
-    job: Job, send: Callable[[], object], *, on_unsent: Callable[[], object] | None = None
-) -> None:
-    """Call `send` (which sends the job's task) once the current transaction commits, so that
-    a worker never sees a row that is not committed. When the broker cannot take the task,
-    the job fails there and then with the reason (`unsent_reason`), and `on_unsent` runs (an
-    import deletes its upload): left queued, it would wait for a worker that never hears of
-    it. Outside a transaction, `send` is called at once."""
+def _fail(model: type[models.Model], job_id: int, reason: str, claimed_at: datetime | None) -> bool:
+    """Fail a job as its kind fails one (a batch fails its run too)."""
+    kind = job_kind(model)
+    if kind is not None and kind.fail is not None:
+        return kind.fail(job_id, reason, claimed_at)
+    return job_fail(model, job_id, reason, claimed_at=claimed_at)
+
+
+# --- Sending a job's task -----------------------------------------------------------------
+
+
+def job_dispatch(job: JobRef, *sends: Callable[[], object]) -> None:
+    """Send the job's task once the current transaction commits, so that a worker never sees
+    a row that is not committed: its kind's task with its id, or what `sends` send (a run's
+    batches, a release's NER batches). When the broker cannot take it, the job fails there and
+    then with the reason (`unsent_reason`), and its kind discards what it left (an import's
+    upload): left queued, it would wait for a worker that never hears of it. Outside a
+    transaction, it is sent at once."""
     model, job_id = _ref(job)
-    transaction.on_commit(partial(_send, model, job_id, send, on_unsent))
+    if not sends:
+        kind = job_kind(model)
+        assert kind is not None and kind.task is not None, f"{model.__name__} has no task"
+        sends = (partial(kind.task.delay, job_id),)
+    transaction.on_commit(partial(_send, model, job_id, sends))
 
 
-def _send(
-    model: type[models.Model],
-    job_id: int,
-    send: Callable[[], object],
-    on_unsent: Callable[[], object] | None,
-) -> None:
+def _send(model: type[models.Model], job_id: int, sends: Iterable[Callable[[], object]]) -> None:
     try:
-        send()
+        for send in sends:
+            send()
     except BROKER_ERRORS as error:
+        # The error's kind, never its message.
         logger.error(
-            "%s %s: its task could not be sent (%s: %s)",
-            model.__name__,
-            job_id,
-            type(error).__name__,
-            error,
+            "%s %s: its task could not be sent (%s)", model.__name__, job_id, type(error).__name__
         )
         # Claimed or not: a part that did get through (a run's first batches) may have started
         # the job, but the rest never will; that worker's write then finds it failed.
-        if job_fail(model, job_id, unsent_reason(model, error)) and on_unsent is not None:
-            on_unsent()
+        if job_fail(model, job_id, unsent_reason(model, error)):
+            _discard(model, job_id)
+
+
+def _discard(model: type[models.Model], job_id: int) -> Counts:
+    kind = job_kind(model)
+    if kind is None or kind.discard is None:
+        return {}
+    job = model._default_manager.filter(pk=job_id).first()
+    return kind.discard(job) if job is not None else {}
+
+
+# --- A bug -------------------------------------------------------------------------------------
+
+
+def job_crashed(
+    job: JobRef,
+    error: BaseException,
+    *,
+    claimed_at: datetime | None = None,
+    reason: str | None = None,
+) -> bool:
+    """A bug stopped a job's work: log the exception's kind, the job and the trace's frames,
+    never the exception's message (it may quote a document), and fail the job as its kind
+    fails one, with `reason` (default `crashed_reason`: no text either). True when this call
+    failed it (False when it had ended, or was taken over, meanwhile)."""
+    model, job_id = _ref(job)
+    logger.error(
+        "%s %s failed on %s (message withheld: it may quote a document)\n%s",
+        model.__name__,
+        job_id,
+        type(error).__name__,
+        "".join(traceback.format_tb(error.__traceback__)),
+    )
+    return _fail(model, job_id, reason or crashed_reason(error), claimed_at)
+
+
+def job_gave_up(job: JobRef, error: BaseException, *, retries: int) -> bool:
+    """A job's task gave up on transient errors (the database, the broker or the GPU away
+    longer than its retries): fail the job as its kind fails one. True when this call did."""
+    model, job_id = _ref(job)
+    reason = (
+        f"gave up after {retries} retries on {type(error).__name__} "
+        "(the database, the broker or the GPU was not available)"
+    )
+    try:
+        return _fail(model, job_id, reason, None)
+    except DatabaseError:
+        logger.warning("%s %s: could not be marked failed", model.__name__, job_id)
+        return False
 
 
 # --- Liveness ---------------------------------------------------------------------------------
@@ -365,17 +466,9 @@ def job_last_seen(job: models.Model) -> datetime:
     claimed = getattr(job, "started_at", None) or getattr(job, "created_at", None)
     if claimed is not None:
         signs.append(claimed)
-    if isinstance(job, PreannotationRun):
-        batches = RunBatch.objects.filter(run=job).aggregate(
-            started=Max("started_at"), finished=Max("finished_at")
-        )
-        signs.extend(value for value in batches.values() if value is not None)
-    if isinstance(job, Release):
-        # A release waits queued while the `ner` queue finds its documents' names.
-        batches = ReleaseBatch.objects.filter(release=job).aggregate(
-            started=Max("started_at"), finished=Max("finished_at")
-        )
-        signs.extend(value for value in batches.values() if value is not None)
+    kind = job_kind(model)
+    if kind is not None and kind.signs_of_life is not None:
+        signs.extend(sign for sign in kind.signs_of_life(job) if sign is not None)
     # A row with no time at all (a batch never claimed) has shown no life since the epoch.
     return max(signs, default=datetime.min.replace(tzinfo=UTC))
 
@@ -433,90 +526,16 @@ def upload_delete(stored_path: str) -> bool:
     return True
 
 
-def _uploads_sweep(cutoff: datetime) -> int:
-    """Delete upload folders that no queued or running import needs any more."""
-    root = uploads_dir()
-    if not root.is_dir():
-        return 0
-    deleted = 0
-    for folder in root.iterdir():
-        if not folder.is_dir():
-            continue
-        prefix = f"{folder}{os.sep}"
-        jobs = ImportJob.objects.filter(stored_path__startswith=prefix)
-        if jobs.filter(status__in=[QUEUED, RUNNING]).exists():
-            continue
-        modified = datetime.fromtimestamp(folder.stat().st_mtime, tz=UTC)
-        # A folder with no job yet may belong to an upload whose job is being created.
-        if jobs.exists() or modified < cutoff:
-            shutil.rmtree(folder, ignore_errors=True)
-            deleted += 1
-    return deleted
-
-
 # --- The reaper -------------------------------------------------------------------------------
-
-
-def _reap_import(job: ImportJob) -> bool:
-    if not job_fail(ImportJob, job.pk, IMPORT_REAPED, claimed_at=job.started_at):
-        return False
-    logger.warning("import job %s reaped: its worker stopped", job.pk)
-    return True
-
-
-def _reap_run(run: PreannotationRun) -> int | None:
-    """Fail a dead run, resumable; the number of batches queued again, None if it moved."""
-    with transaction.atomic():
-        # Its running batches first, then the run: the order in which a batch's write locks
-        # them, so that a write finishing now and this reaper wait for each other, never
-        # deadlock.
-        running = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING)
-        list(running.select_for_update().order_by("pk").values_list("pk", flat=True))
-        if not job_fail(
-            PreannotationRun, run.pk, run_reaped_reason(run.pk), claimed_at=run.started_at
-        ):
-            return None
-        requeued = running.update(status=BatchStatus.QUEUED)
-    logger.warning("run %s reaped: its worker stopped; %s batches queued again", run.pk, requeued)
-    return requeued
-
-
-def _reap_release_batch(batch: ReleaseBatch) -> bool:
-    """Fail a NER batch whose worker died, and its release (nothing is released without its
-    names looked for); True when the release failed here."""
-    # Here, not at the top: the release service uses this module's lifecycle.
-    from annotator.services.releases import release_batch_fail
-
-    if not release_batch_fail(
-        batch_id=batch.pk, reason=RELEASE_NER_REAPED, claimed_at=batch.started_at
-    ):
-        return False
-    logger.warning("release batch %s reaped: its worker stopped", batch.pk)
-    return Release.objects.filter(pk=batch.release_id, status=FAILED).exists()
-
-
-def _run_waiting(run: PreannotationRun) -> bool:
-    """A run whose work is all in the queue: queued, or running with batches queued and
-    none in a worker's hands (between two batches, or behind other work)."""
-    if run.status == RunStatus.QUEUED:
-        return True
-    batches = RunBatch.objects.filter(run=run)
-    return (
-        batches.filter(status=BatchStatus.QUEUED).exists()
-        and not batches.filter(status=BatchStatus.RUNNING).exists()
-    )
-
-
-# The rows whose claims and ends show a worker at work: a run's batches rather than the run,
-# which stays "running" while its batches wait in the queue.
-_WORK = (ImportJob, RunBatch, Release, ReleaseBatch, LearnedModel)
 
 
 def _workers_busy(since: datetime) -> bool:
     """Whether some worker has been at work since `since`: a job of any kind claimed or
     ended since, or running with a sign of life since (a long import's heartbeat)."""
-    for model in _WORK:
-        rows = model._default_manager.all()
+    for kind in job_kinds():
+        if not kind.shows_work:
+            continue
+        rows = kind.model._default_manager.all()
         if rows.filter(Q(started_at__gte=since) | Q(finished_at__gte=since)).exists():
             return True
         if any(job_last_seen(job) >= since for job in rows.filter(status=RUNNING)):
@@ -538,31 +557,37 @@ def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
     return failed
 
 
+def _add(counts: dict[str, int], more: Counts) -> None:
+    for name, n in more.items():
+        counts[name] = counts.get(name, 0) + n
+
+
 def jobs_reap(
     *, older_than: timedelta | None = None, queued_older_than: timedelta | None = None
 ) -> dict[str, int]:
-    """Fail the running jobs whose worker stopped, and the queued ones no worker took; delete
-    uploads no job needs.
+    """Fail the running jobs whose worker stopped, and the queued ones no worker took; let
+    each kind clean up after them (the uploads no import needs are deleted).
 
     A running job is taken for dead when it has shown no sign of life for `older_than`
     (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came
-    from a process of this host that no longer exists. Imports become FAILED and their upload
-    folder is deleted; runs become FAILED with their running batches queued again, so that
-    `preannotate --resume RUN_ID` resumes them; releases and model trainings become FAILED, and
-    so does a release whose NER batch's worker died (with the batch).
+    from a process of this host that no longer exists; its kind reaps it (`JobKind.reap`):
+    imports become FAILED and their upload folder is deleted; runs become FAILED with their
+    running batches queued again, so that `preannotate --resume RUN_ID` resumes them;
+    releases and model trainings become FAILED, and so does a release whose NER batch's
+    worker died (with the batch).
 
     A queued job is taken for lost when no worker took it for `queued_older_than` (default
     settings.CLOAK_JOB_QUEUED_TIMEOUT seconds) *and* no worker has been at work for
     `older_than`: no job of any kind claimed, ended or reporting in that time. While the
     workers are busy, a job that waits is taken to wait its turn behind their work, however
     long the queue (many runs queued behind each other), and is left alone; once the workers
-    fall idle, the job they never took was never coming to them. Lost imports, releases and
-    trainings become FAILED (an import's upload is deleted). A run counts as queued while
-    all of its work is in the queue: queued, or running with no batch in a worker's hands;
-    one of those is lost when its last sign of life (its start, a batch's claim or end, its
-    resumption) is older than `queued_older_than` and the workers are idle. It becomes FAILED
-    with its batches left queued, resumable. Returns counts (`jobs_never_taken` counts the
-    lost ones again, beside their kind's count).
+    fall idle, the job they never took was never coming to them. Lost jobs become FAILED, and
+    their kind discards what they left (an import's upload). A run counts as queued while
+    all of its work is in the queue: queued, or running with no batch in a worker's hands
+    (`JobKind.waiting`); one of those is lost when its last sign of life (its start, a
+    batch's claim or end, its resumption) is older than `queued_older_than` and the workers
+    are idle. It becomes FAILED with its batches left queued, resumable. Returns counts
+    (`jobs_never_taken` counts the lost ones again, beside their kind's count).
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
@@ -571,89 +596,50 @@ def jobs_reap(
     now = _now()
     cutoff = now - older_than
     queued_cutoff = now - queued_older_than
+    kinds = list(job_kinds())
     # Before this pass fails anything: the jobs it fails end now, and are no worker's work.
     idle = not _workers_busy(cutoff)
-    counts = {
-        "imports_failed": 0,
-        "runs_failed": 0,
-        "batches_requeued": 0,
-        "releases_failed": 0,
-        "models_failed": 0,
-        "jobs_never_taken": 0,
-        "uploads_deleted": 0,
-    }
+    counts = {name: 0 for kind in kinds for name in kind.counters}
+    counts["jobs_never_taken"] = 0
     # One job at a time, each on its own: on SQLite a long import holds the write lock, and
     # the reaper's write for its row must not keep it from reaping the others.
-    for job in ImportJob.objects.filter(status=RUNNING):
-        try:
-            if _stale(job, cutoff) and _reap_import(job):
-                counts["imports_failed"] += 1
-                counts["uploads_deleted"] += upload_delete(job.stored_path)
-        except DatabaseError:
-            logger.exception("could not reap import job %s", job.pk)
-    for run in PreannotationRun.objects.filter(status__in=[QUEUED, RUNNING]).order_by("pk"):
-        try:
-            if _run_waiting(run):
-                lost = idle and job_last_seen(run) < queued_cutoff
-                if lost and _fail_unclaimed(run, queued_older_than):
-                    counts["runs_failed"] += 1
-                    counts["jobs_never_taken"] += 1
-            elif _stale(run, cutoff):
-                requeued = _reap_run(run)
-                if requeued is not None:
-                    counts["runs_failed"] += 1
-                    counts["batches_requeued"] += requeued
-        except DatabaseError:
-            logger.exception("could not reap run %s", run.pk)
-    for release in Release.objects.filter(status=RUNNING):
-        try:
-            if _stale(release, cutoff) and job_fail(Release, release.pk, RELEASE_REAPED):
-                counts["releases_failed"] += 1
-                # Here, not at the top: the release service uses this module's lifecycle.
-                from annotator.services.releases import release_discard_partial
-
-                release_discard_partial(release)
-        except DatabaseError:
-            logger.exception("could not reap release %s", release.pk)
-    for batch in ReleaseBatch.objects.filter(status=RUNNING).order_by("pk"):
-        try:
-            if _stale(batch, cutoff) and _reap_release_batch(batch):
-                counts["releases_failed"] += 1
-        except DatabaseError:
-            logger.exception("could not reap release batch %s", batch.pk)
-    for learned in LearnedModel.objects.filter(status=RUNNING):
-        try:
-            if _stale(learned, cutoff) and job_fail(LearnedModel, learned.pk, LEARN_REAPED):
-                counts["models_failed"] += 1
-        except DatabaseError:
-            logger.exception("could not reap learned model %s", learned.pk)
+    for kind in kinds:
+        if kind.reap is None:
+            continue
+        for job in kind.model._default_manager.filter(status=RUNNING).order_by("pk"):
+            try:
+                # A job whose work all waits in the queue is not dead: it may be lost (below).
+                if kind.waiting is not None and kind.waiting(job):
+                    continue
+                if _stale(job, cutoff):
+                    _add(counts, kind.reap(job))
+            except DatabaseError:
+                logger.exception("could not reap %s %s", kind.model.__name__, job.pk)
     if idle:
-        _reap_unclaimed(queued_cutoff, queued_older_than, counts)
-    counts["uploads_deleted"] += _uploads_sweep(cutoff)
+        for kind in kinds:
+            _reap_unclaimed(kind, queued_cutoff, queued_older_than, counts)
+    for kind in kinds:
+        if kind.sweep is not None:
+            _add(counts, kind.sweep(cutoff))
     return counts
 
 
-# The jobs that wait in the queue as one task each, with the reaper's count of their kind
-# (a run waits as its batches: see jobs_reap).
-_ONE_TASK_JOBS: tuple[tuple[type[models.Model], str], ...] = (
-    (ImportJob, "imports_failed"),
-    (Release, "releases_failed"),
-    (LearnedModel, "models_failed"),
-)
-
-
-def _reap_unclaimed(cutoff: datetime, waited: timedelta, counts: dict[str, int]) -> None:
-    """Fail the one-task jobs queued before `cutoff` that no worker took (the caller has
-    seen the workers idle); an import's upload goes with it."""
-    for model, counter in _ONE_TASK_JOBS:
-        queued = model._default_manager.filter(status=QUEUED, created_at__lt=cutoff)
-        for job in queued.order_by("pk"):
-            try:
-                if job_last_seen(job) >= cutoff or not _fail_unclaimed(job, waited):
-                    continue
-                counts[counter] += 1
-                counts["jobs_never_taken"] += 1
-                if isinstance(job, ImportJob):
-                    counts["uploads_deleted"] += upload_delete(job.stored_path)
-            except DatabaseError:
-                logger.exception("could not fail queued %s %s", model.__name__, job.pk)
+def _reap_unclaimed(
+    kind: JobKind, cutoff: datetime, waited: timedelta, counts: dict[str, int]
+) -> None:
+    """Fail the jobs of a kind whose work all waits in the queue, with no sign of life since
+    `cutoff`, that no worker took (the caller has seen the workers idle)."""
+    if kind.waiting is None:
+        return
+    rows = kind.model._default_manager.filter(status__in=[QUEUED, RUNNING]).order_by("pk")
+    for job in rows:
+        try:
+            if not kind.waiting(job) or job_last_seen(job) >= cutoff:
+                continue
+            if not _fail_unclaimed(job, waited):
+                continue
+            _add(counts, dict.fromkeys((*kind.counters[:1], "jobs_never_taken"), 1))
+            if kind.discard is not None:
+                _add(counts, kind.discard(job))
+        except DatabaseError:
+            logger.exception("could not fail queued %s %s", kind.model.__name__, job.pk)

@@ -28,10 +28,8 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-import traceback
 from collections import OrderedDict
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +50,16 @@ from annotator.selectors.learning import (
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, NotFoundError
 from annotator.services.jobs import (
+    Counts,
+    JobKind,
     job_claim,
+    job_crashed,
+    job_dispatch,
     job_fail,
     job_finish,
+    job_kind_register,
     job_last_seen,
     job_progress_set,
-    job_send_on_commit,
 )
 from pseudonymizer.learning import LearnedRecognizer, LearningError, loads, train_bytes
 
@@ -142,7 +144,7 @@ def learned_model_train(
         target=f"learned:{model.pk}",
         detail={"language": language, "version": model.version, "trigger": trigger},
     )
-    job_send_on_commit(model, partial(tasks.learn.delay, model.pk))
+    job_dispatch(model)
     return model
 
 
@@ -193,19 +195,7 @@ def learned_model_run(model_id: int) -> bool:
         job_fail(LearnedModel, model_id, f"training failed: {error}", claimed_at=claimed_at)
         return True
     except Exception as error:
-        frames = "".join(traceback.format_tb(error.__traceback__))
-        logger.error(
-            "learned model %s failed on %s (message withheld: it may quote a document)\n%s",
-            model_id,
-            type(error).__name__,
-            frames,
-        )
-        job_fail(
-            LearnedModel,
-            model_id,
-            f"internal error ({type(error).__name__}); the worker's log has the trace",
-            claimed_at=claimed_at,
-        )
+        job_crashed(model, error, claimed_at=claimed_at)
         return True
     finished = job_finish(
         LearnedModel,
@@ -303,3 +293,24 @@ def learned_recognizer(model: LearnedModel) -> LearnedRecognizer:
         while len(_LOADED) > LOADED_MAX:
             _LOADED.popitem(last=False)
     return loaded
+
+
+# --- Its kind of job ----------------------------------------------------------------------------
+
+LEARN_REAPED = "The worker stopped while training this model; ask for a new version."
+
+
+def _learned_model_reap(model: LearnedModel) -> Counts:
+    return {"models_failed": 1} if job_fail(LearnedModel, model.pk, LEARN_REAPED) else {}
+
+
+LEARNED_MODELS = job_kind_register(
+    JobKind(
+        model=LearnedModel,
+        task=tasks.learn,
+        counters=("models_failed",),
+        unit="passes",
+        start_again="Nothing was trained: ask for a new version.",
+        reap=_learned_model_reap,
+    )
+)

@@ -43,10 +43,9 @@ import os
 import shutil
 import subprocess
 import time
-import traceback
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from functools import cache, partial
 from importlib import metadata
@@ -86,12 +85,16 @@ from annotator.selectors.releases import (
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import (
+    Counts,
+    JobKind,
     job_claim,
+    job_crashed,
+    job_dispatch,
     job_fail,
     job_finish,
+    job_kind_register,
     job_progress,
     job_progress_set,
-    job_send_on_commit,
 )
 from annotator.services.learning import learned_recognizer
 from pseudonymizer.detection import Detector, NerSpecError
@@ -241,7 +244,7 @@ def release_create(
                     ip_address=ip_address,
                 )
                 if dispatch:
-                    job_send_on_commit(release, partial(_dispatch, release.pk, batches))
+                    job_dispatch(release, partial(_dispatch, release.pk, batches))
             return release
         except IntegrityError:
             if attempt == 2:
@@ -272,7 +275,7 @@ def _ner_batches(release: Release) -> list[int]:
 
 def _dispatch(release_id: int, batches: Sequence[int]) -> None:
     """Send the NER batches to the `ner` queue, or the build at once when there are none. A
-    broker error goes up to `job_send_on_commit`, which fails the release."""
+    broker error goes up to `job_dispatch`, which fails the release."""
     if not batches:
         tasks.release_build.delay(release_id)
         return
@@ -446,7 +449,7 @@ def _batch_store(
     left = ReleaseBatch.objects.filter(release=release).exclude(status=BatchStatus.DONE)
     if not left.exists():
         # The last batch to finish, under the release's lock: exactly one sends the build.
-        job_send_on_commit(release, partial(tasks.release_build.delay, release.pk))
+        job_dispatch(release)
     return True
 
 
@@ -469,21 +472,6 @@ def release_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | Non
         release_discard_partial(release)
         _audit_outcome(release, "failed", {"ner_batch": batch.number})
     return True
-
-
-def release_batch_crashed(*, batch_id: int, error: BaseException) -> None:
-    """A bug stopped a NER batch: fail it (and its release) with a reason that holds no text,
-    and log the trace without the exception's message, which may quote a document."""
-    logger.error(
-        "release NER batch %s failed on %s (message withheld: it may quote a document)\n%s",
-        batch_id,
-        type(error).__name__,
-        "".join(traceback.format_tb(error.__traceback__)),
-    )
-    release_batch_fail(
-        batch_id=batch_id,
-        reason=f"internal error ({type(error).__name__}); the worker's log has the trace",
-    )
 
 
 # --- Building ---------------------------------------------------------------------------------
@@ -864,15 +852,8 @@ def release_build(
     except Exception as error:
         part.unlink(missing_ok=True)
         _remove_empty(folder)
-        reason = _failure_reason(error, build)
-        job_fail(Release, release.pk, reason, claimed_at=claimed_at)
+        job_crashed(release, error, reason=_failure_reason(error, build), claimed_at=claimed_at)
         ReleaseLeak.objects.filter(release=release).delete()
-        logger.error(
-            "release %s failed: %s\n%s",
-            release.pk,
-            type(error).__name__,
-            "".join(traceback.format_tb(error.__traceback__)),
-        )
         _audit_outcome(release, "failed", {})
     finally:
         # The NER hits served this build only: whatever its outcome, they go.
@@ -1066,3 +1047,59 @@ def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:
         "label": str(entry.get("label") or ""),
         "source": str(entry.get("source") or ""),
     }
+
+
+# --- Its kinds of job ---------------------------------------------------------------------------
+
+RELEASE_REAPED = "The worker stopped while writing this release; nothing was released."
+# A release's NER batch whose worker died: the release fails with it (its error says so).
+RELEASE_NER_REAPED = "its worker on the ner queue stopped"
+
+
+def _release_reap(release: Release) -> Counts:
+    if not job_fail(Release, release.pk, RELEASE_REAPED):
+        return {}
+    release_discard_partial(release)
+    return {"releases_failed": 1}
+
+
+def _release_batch_reap(batch: ReleaseBatch) -> Counts:
+    """Fail a NER batch whose worker died, and its release (nothing is released without its
+    names looked for); the release counts when it failed here."""
+    if not release_batch_fail(
+        batch_id=batch.pk, reason=RELEASE_NER_REAPED, claimed_at=batch.started_at
+    ):
+        return {}
+    logger.warning("release batch %s reaped: its worker stopped", batch.pk)
+    failed = Release.objects.filter(pk=batch.release_id, status=ReleaseStatus.FAILED).exists()
+    return {"releases_failed": int(failed)}
+
+
+def _release_batches_seen(release: Release) -> Iterable[datetime | None]:
+    # A release waits queued while the `ner` queue finds its documents' names.
+    batches = ReleaseBatch.objects.filter(release=release)
+    return batches.aggregate(started=Max("started_at"), finished=Max("finished_at")).values()
+
+
+RELEASES = job_kind_register(
+    JobKind(
+        model=Release,
+        task=tasks.release_build,
+        counters=("releases_failed",),
+        unit="documents",
+        start_again="Nothing was released: cut the release again.",
+        reap=_release_reap,
+        signs_of_life=_release_batches_seen,
+    )
+)
+RELEASE_BATCHES = job_kind_register(
+    JobKind(
+        model=ReleaseBatch,
+        task=tasks.release_ner,
+        reap=_release_batch_reap,
+        waiting=None,
+        fail=lambda batch_id, reason, claimed_at: release_batch_fail(
+            batch_id=batch_id, reason=reason, claimed_at=claimed_at
+        ),
+    )
+)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import logging
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -37,7 +36,7 @@ from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotator import tasks
@@ -61,11 +60,16 @@ from annotator.selectors.learning import learned_latest
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
 from annotator.services.jobs import (
+    Counts,
+    JobKind,
+    Progress,
     job_claim,
+    job_crashed,
+    job_dispatch,
     job_fail,
     job_finish,
+    job_kind_register,
     job_progress_set,
-    job_send_on_commit,
 )
 from annotator.services.learning import learned_recognizer
 from pseudonymizer.detection import Detection, Detector, NerSpecError
@@ -217,7 +221,7 @@ def run_create(
         },
     )
     if dispatch:
-        job_send_on_commit(run, partial(_dispatch, run.pk, [(b.pk, b.language) for b in batches]))
+        job_dispatch(run, partial(_dispatch, run.pk, [(b.pk, b.language) for b in batches]))
     return run
 
 
@@ -264,14 +268,14 @@ def run_resume(
         detail={"resumed": True, "batches": len(batches)},
     )
     if dispatch and batches:
-        job_send_on_commit(run, partial(_dispatch, run.pk, batches))
+        job_dispatch(run, partial(_dispatch, run.pk, batches))
     run.refresh_from_db()
     return run
 
 
 def _dispatch(run_id: int, batches: Sequence[tuple[int, str]]) -> None:
     """Send the batches: NER first where the language has a model, then the rest. A broker
-    error goes up to `job_send_on_commit`, which fails the run (resumable)."""
+    error goes up to `job_dispatch`, which fails the run (resumable)."""
     models_used = (
         PreannotationRun.objects.filter(pk=run_id).values_list("models_used", flat=True).first()
     )
@@ -631,22 +635,6 @@ def run_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | None = 
     return True
 
 
-def run_batch_crashed(*, batch_id: int, error: BaseException) -> None:
-    """A bug stopped a batch: fail it with a reason that holds no text, and log the trace
-    without the exception's message, which may quote a document."""
-    frames = "".join(traceback.format_tb(error.__traceback__))
-    logger.error(
-        "batch %s failed on %s (message withheld: it may quote a document)\n%s",
-        batch_id,
-        type(error).__name__,
-        frames,
-    )
-    run_batch_fail(
-        batch_id=batch_id,
-        reason=f"internal error ({type(error).__name__}); the worker's log has the trace",
-    )
-
-
 # --- Running here, without workers ------------------------------------------------------------
 
 
@@ -662,7 +650,7 @@ def run_execute(
             if ner is not None or not run.models_used.get(language):
                 run_batch_detect(batch_id=batch_id, ner=ner)
         except Exception as error:
-            run_batch_crashed(batch_id=batch_id, error=error)
+            job_crashed((RunBatch, batch_id), error)
         run.refresh_from_db()
         if progress is not None:
             progress(run)
@@ -712,3 +700,82 @@ def batch_counts(run: PreannotationRun) -> BatchCounts:
         total=run.batches_total,  # type: ignore[attr-defined]
         **{status.value: getattr(run, f"batches_{status.value}") for status in JOB_LIFECYCLE},
     )
+
+
+# --- Its kinds of job ---------------------------------------------------------------------------
+
+
+def run_reaped_reason(run_id: int) -> str:
+    return (
+        "The worker stopped during this run; the batches it had not finished are queued "
+        f"again. `python manage.py preannotate --resume {run_id}` resumes it."
+    )
+
+
+def _run_reap(run: PreannotationRun) -> Counts:
+    """Fail a dead run, resumable, its running batches queued again ({} if it moved)."""
+    with transaction.atomic():
+        # Its running batches first, then the run: the order in which a batch's write locks
+        # them, so that a write finishing now and this reaper wait for each other, never
+        # deadlock.
+        running = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING)
+        list(running.select_for_update().order_by("pk").values_list("pk", flat=True))
+        if not job_fail(
+            PreannotationRun, run.pk, run_reaped_reason(run.pk), claimed_at=run.started_at
+        ):
+            return {}
+        requeued = running.update(status=BatchStatus.QUEUED)
+    logger.warning("run %s reaped: its worker stopped; %s batches queued again", run.pk, requeued)
+    return {"runs_failed": 1, "batches_requeued": requeued}
+
+
+def _run_waiting(run: PreannotationRun) -> bool:
+    """A run whose work is all in the queue: queued, or running with batches queued and
+    none in a worker's hands (between two batches, or behind other work)."""
+    if run.status == RunStatus.QUEUED:
+        return True
+    batches = RunBatch.objects.filter(run=run)
+    return (
+        batches.filter(status=BatchStatus.QUEUED).exists()
+        and not batches.filter(status=BatchStatus.RUNNING).exists()
+    )
+
+
+def _run_batches_seen(run: PreannotationRun) -> Iterable[datetime | None]:
+    batches = RunBatch.objects.filter(run=run)
+    return batches.aggregate(started=Max("started_at"), finished=Max("finished_at")).values()
+
+
+def _run_row_progress(run: PreannotationRun) -> Progress:
+    return Progress(
+        done=run.documents_done,
+        total=run.documents_total or None,
+        updated_at=run.finished_at or run.started_at,
+        unit="documents",
+    )
+
+
+RUNS = job_kind_register(
+    JobKind(
+        # Its work is sent as its batches (`_dispatch`), and shown by them.
+        model=PreannotationRun,
+        counters=("runs_failed", "batches_requeued"),
+        unit="documents",
+        start_again="Resume the run to start it again.",
+        reap=_run_reap,
+        waiting=_run_waiting,
+        signs_of_life=_run_batches_seen,
+        row_progress=_run_row_progress,
+        shows_work=False,
+    )
+)
+RUN_BATCHES = job_kind_register(
+    JobKind(
+        # Reaped with its run, which queues it again; a bug fails its run too.
+        model=RunBatch,
+        waiting=None,
+        fail=lambda batch_id, reason, claimed_at: run_batch_fail(
+            batch_id=batch_id, reason=reason, claimed_at=claimed_at
+        ),
+    )
+)
