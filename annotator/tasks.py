@@ -1,13 +1,14 @@
 """Celery tasks: thin, id-based; the work is in services and the engine.
 
-A job's task (annotator.services.jobs) that a bug stops goes one way, `JobTask.crash_path`:
-the job fails with a reason that holds no text, and the log has the exception's kind, never
-its message. One whose transient errors outlast its retries fails its job in `on_failure`.
+A bug that stops a job's work goes one way, `job_crashed` (annotator.services.jobs): the job
+fails with a reason that holds no text, and the log has the exception's kind, never its
+message. A batch's task gets there through `JobTask.crash_path`; an import, a training and a
+release's build through the service that catches around their work. A batch whose transient
+errors outlast its retries fails in `JobTask.on_failure`.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -22,8 +23,6 @@ from django.conf import settings
 
 if TYPE_CHECKING:
     from annotator.services.runs import NerPayload
-
-logger = logging.getLogger(__name__)
 
 
 @shared_task(name="annotator.tasks.import_run", acks_late=True)

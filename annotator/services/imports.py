@@ -39,6 +39,7 @@ from annotator.models import (
     DocumentStatus,
     ImportJob,
     ImportStatus,
+    JobStatus,
     Project,
     Span,
     SpanSource,
@@ -708,7 +709,7 @@ def _uploads_sweep(cutoff: datetime) -> Counts:
             continue
         prefix = f"{folder}{os.sep}"
         jobs = ImportJob.objects.filter(stored_path__startswith=prefix)
-        if jobs.filter(status__in=[ImportStatus.QUEUED, ImportStatus.RUNNING]).exists():
+        if jobs.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).exists():
             continue
         modified = datetime.fromtimestamp(folder.stat().st_mtime, tz=UTC)
         # A folder with no job yet may belong to an upload whose job is being created.

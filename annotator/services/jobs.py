@@ -149,7 +149,8 @@ class JobKind:
     # The reaper's counts of what it did to this kind, in the order `reap_jobs` prints them;
     # the first is how many it failed.
     counters: tuple[str, ...] = ()
-    # What its progress counts ("documents"), where its row keeps a count (`row_progress`).
+    # What its progress counts ("documents", "passes"); "" where it changes as the job goes
+    # (an import reads bytes, then writes documents).
     unit: str = ""
     # What an admin does to start one again that failed before any worker took it.
     start_again: str = ""

@@ -63,6 +63,7 @@ from annotator.models import (
     BatchStatus,
     Document,
     HitDismissal,
+    JobStatus,
     Project,
     Release,
     ReleaseBatch,
@@ -1071,7 +1072,7 @@ def _release_batch_reap(batch: ReleaseBatch) -> Counts:
     ):
         return {}
     logger.warning("release batch %s reaped: its worker stopped", batch.pk)
-    failed = Release.objects.filter(pk=batch.release_id, status=ReleaseStatus.FAILED).exists()
+    failed = Release.objects.filter(pk=batch.release_id, status=JobStatus.FAILED).exists()
     return {"releases_failed": int(failed)}
 
 

@@ -47,6 +47,7 @@ from annotator.models import (
     BatchStatus,
     Document,
     DocumentStatus,
+    JobStatus,
     LearnedModel,
     LearnedModelStatus,
     PreannotationRun,
@@ -718,13 +719,13 @@ def _run_reap(run: PreannotationRun) -> Counts:
         # Its running batches first, then the run: the order in which a batch's write locks
         # them, so that a write finishing now and this reaper wait for each other, never
         # deadlock.
-        running = RunBatch.objects.filter(run=run, status=BatchStatus.RUNNING)
+        running = RunBatch.objects.filter(run=run, status=JobStatus.RUNNING)
         list(running.select_for_update().order_by("pk").values_list("pk", flat=True))
         if not job_fail(
             PreannotationRun, run.pk, run_reaped_reason(run.pk), claimed_at=run.started_at
         ):
             return {}
-        requeued = running.update(status=BatchStatus.QUEUED)
+        requeued = running.update(status=JobStatus.QUEUED)
     logger.warning("run %s reaped: its worker stopped; %s batches queued again", run.pk, requeued)
     return {"runs_failed": 1, "batches_requeued": requeued}
 
@@ -732,12 +733,12 @@ def _run_reap(run: PreannotationRun) -> Counts:
 def _run_waiting(run: PreannotationRun) -> bool:
     """A run whose work is all in the queue: queued, or running with batches queued and
     none in a worker's hands (between two batches, or behind other work)."""
-    if run.status == RunStatus.QUEUED:
+    if run.status == JobStatus.QUEUED:
         return True
     batches = RunBatch.objects.filter(run=run)
     return (
-        batches.filter(status=BatchStatus.QUEUED).exists()
-        and not batches.filter(status=BatchStatus.RUNNING).exists()
+        batches.filter(status=JobStatus.QUEUED).exists()
+        and not batches.filter(status=JobStatus.RUNNING).exists()
     )
 
 
