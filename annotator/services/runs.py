@@ -41,7 +41,6 @@ from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.services import known_surfaces
 from annotator.models import (
     AuditAction,
     BatchStatus,
@@ -67,6 +66,7 @@ from annotator.services.jobs import (
     job_send_on_commit,
 )
 from annotator.services.learning import learned_recognizer
+from annotator.services.table import known_surfaces
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearningError
