@@ -136,7 +136,7 @@ class ReviewNote(models.Model):
     the one the lead applied. The item itself (`annotator.ReviewItem`) names the document,
     span and entity, which the web role reads with the document's text: the pseudonyms are
     kept here, where only the keys' role reads them, and shown to leads through an audited
-    read (`annotator.keys.review`)."""
+    read (`annotator.services.table.review_notes_read`)."""
 
     # By id and without a database constraint: this table may live in another database.
     project = models.ForeignKey(

@@ -46,17 +46,6 @@ class KeyFilters:
     def any(self) -> bool:
         return bool(self.label or self.decision or self.language or self.q.strip())
 
-    def audit_detail(self) -> dict[str, Any]:
-        """The filters for the audit log: the query only as "given" and its word count."""
-        words = len(self.q.split())
-        return {
-            "label": self.label,
-            "decision": self.decision,
-            "language": self.language,
-            "query": bool(words),
-            "query_words": words,
-        }
-
 
 @dataclass(frozen=True)
 class AliasRow:

@@ -39,7 +39,14 @@ def read_record(
     action = AuditAction.KEY_READ
     if filters is not None and filters.any:
         action = AuditAction.KEY_SEARCH
-        detail.update(filters.audit_detail())
+        words = len(filters.q.split())  # the query only as "given" and its word count
+        detail.update(
+            label=filters.label,
+            decision=filters.decision,
+            language=filters.language,
+            query=bool(words),
+            query_words=words,
+        )
     if candidates:
         detail["view"] = "candidates"
     audit_record(
