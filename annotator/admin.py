@@ -1,4 +1,4 @@
-"""Django's admin for every model of `annotator`, and none of `annotator.keys`.
+"""Django's admin for every model of `annotator`, and none of the keys'.
 
 The admin is a tool for the people who run Cloak, not a way around the services: memberships
 are written by `membership_set`, with its checks and its audit; the audit log and releases

@@ -1,6 +1,6 @@
 """Cloak's domain: projects, members, documents, spans, review, runs, releases, audit.
 
-The correspondence table (entities and aliases) lives in `annotator.keys` so that it can be
+The correspondence table (entities and aliases) lives in the keys app (`keys/`) so that it can be
 kept in a database of its own; rows here refer to an entity by id only.
 """
 
@@ -229,7 +229,7 @@ class Span(models.Model):
         max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
     )
     keep_reason = models.CharField(max_length=255, blank=True)
-    # The entity of the correspondence table (annotator.keys.Entity) by id: that table may
+    # The entity of the correspondence table (the keys' Entity) by id: that table may
     # live in another database, so there is no foreign key to join through.
     entity_id = models.BigIntegerField(null=True, blank=True)
     run = models.ForeignKey(
@@ -458,7 +458,7 @@ class ReviewItem(models.Model):
     )
     entity_id = models.BigIntegerField(null=True, blank=True)
     # What the item is about, without originals or pseudonyms (those are kept with the keys,
-    # annotator.keys.review): ids, labels, languages, the decisions in conflict.
+    # `review_note_write`): ids, labels, languages, the decisions in conflict.
     detail = models.JSONField(default=dict, blank=True)
     # A conflict the system found, named so that finding it again does not raise it twice
     # (a hash of its kind and what it is about; blank for a flag).

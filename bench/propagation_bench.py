@@ -70,11 +70,11 @@ def main() -> None:
     django_on_fresh_database()
     from django.db import connection
 
-    from annotator.keys.services import surface_decide
     from annotator.models import Document, Span
     from annotator.services.imports import documents_import
     from annotator.services.projects import project_create
     from annotator.services.propagation import propagate_choice
+    from annotator.services.table import surface_decide
 
     project = project_create(slug="propagation-bench", languages=["en", "fr", "ar"])
     with tempfile.TemporaryDirectory() as folder:

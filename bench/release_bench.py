@@ -83,9 +83,9 @@ def release(slug: str, out: Path, env: dict[str, str] | None = None) -> tuple[fl
 def make_project(slug: str, documents: int) -> tuple[Any, dict[str, Any]]:
     from django.db import connection
 
-    from annotator.keys.services import surface_decide
     from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
     from annotator.services.projects import project_create
+    from annotator.services.table import surface_decide
     from pseudonymizer.recognizers.known import fold
 
     project = project_create(slug=slug, languages=["en"])
@@ -155,10 +155,9 @@ def main() -> None:
     django_on_fresh_database(keep_db=args.keep_db)
 
     from annotator.keys.models import Alias
-    from annotator.keys.services import surface_choice
-    from annotator.keys.table import EntityChange, entity_update
     from annotator.models import Project
     from annotator.routers import keys_alias
+    from annotator.services.table import EntityChange, entity_update, surface_choice
 
     peak = Peak()
     started = time.perf_counter()

@@ -1,5 +1,5 @@
 """Key export and import in the API (admins: Can.EXPORT_KEYS), as on the pages: the work and
-the audit are `annotator.keys.transfer`'s.
+the audit are `annotator.services.table`'s.
 
 Export takes the passphrase in a JSON body (never in the URL, where logs keep it) and answers
 with the encrypted key file as an attachment. Import takes the file and its passphrase as a
@@ -21,7 +21,9 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField, UploadField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
-from annotator.keys.transfer import (
+from annotator.permissions import Can
+from annotator.services.audit import client_ip
+from annotator.services.table import (
     FILE_CONTENT_TYPE,
     MAX_FILE_BYTES,
     MIN_PASSPHRASE,
@@ -31,8 +33,6 @@ from annotator.keys.transfer import (
     keys_export,
     keys_import,
 )
-from annotator.permissions import Can
-from annotator.services.audit import client_ip
 from annotator.views.workspace import no_store
 
 

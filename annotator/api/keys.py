@@ -1,8 +1,9 @@
 """The correspondence table in the API, for leads and admins (`Can.READ_KEYS`): list and
 search the entities, read and edit one, merge, split, link, and the candidate links.
 
-Every read is audited (`key_read`, or `key_search` when filtered: the filters, never the
-query's words); every write is audited by its service (`key_edit`). Bodies are JSON only.
+Every read is audited by the table's reads themselves (`key_read`, or `key_search` when
+filtered: the filters, never the query's words); every write by its edit (`key_edit`),
+both in `annotator.services.table`. Bodies are JSON only.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Any
 
-from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -20,9 +20,11 @@ from annotator.api.fields import StrictCharField
 from annotator.api.pagination import LimitOffsetPage
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
-from annotator.keys.links import link_candidates
-from annotator.keys.models import Entity
-from annotator.keys.table import (
+from annotator.models import DECISION_CHOICES
+from annotator.permissions import Can
+from annotator.services.audit import client_ip
+from annotator.services.errors import NotFoundError, StaleVersion
+from annotator.services.table import (
     DEFAULT_LIMIT,
     EntityChange,
     EntityRow,
@@ -31,14 +33,11 @@ from annotator.keys.table import (
     entity_get,
     entity_merge,
     entity_page,
+    entity_read,
     entity_split,
     entity_update,
-    table_read_record,
+    link_candidates_read,
 )
-from annotator.models import DECISION_CHOICES
-from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import NotFoundError, StaleVersion
 from annotator.views.keys import EDIT_KEYS
 
 VERSION_MAX = 2**31 - 1
@@ -177,7 +176,7 @@ class KeysScoped(ProjectScoped):
         return Response(body, status=status.HTTP_409_CONFLICT)
 
 
-class EntityList(KeysScoped, generics.ListAPIView[Entity]):
+class EntityList(KeysScoped, generics.ListAPIView[Any]):
     """The project's entities, newest first, with their aliases (originals decrypted) per
     language, filtered and searched."""
 
@@ -187,10 +186,6 @@ class EntityList(KeysScoped, generics.ListAPIView[Entity]):
     def filters(self) -> KeyFilters:
         return KeyFilters(**self.query)
 
-    def get_queryset(self) -> QuerySet[Entity]:
-        # For the schema only: `list` reads the table through `entity_page`.
-        return Entity.objects.none()
-
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # Paged by the table's own reader: a search is counted from the word index, and
         # only the page's originals are decrypted.
@@ -198,20 +193,20 @@ class EntityList(KeysScoped, generics.ListAPIView[Entity]):
         assert isinstance(paginator, LimitOffsetPage)
         limit = paginator.get_limit(request) or DEFAULT_LIMIT
         offset = paginator.get_offset(request)
-        page = entity_page(self.get_project(), self.filters(), limit=limit, offset=offset)
-        table_read_record(
-            project=self.get_project(),
+        page = entity_page(
+            self.get_project(),
+            self.filters(),
             actor=request.user,
-            filters=self.filters(),
-            shown=len(page.rows),
             ip_address=self.ip(),
+            limit=limit,
+            offset=offset,
         )
         paginator.request, paginator.limit, paginator.offset = request, limit, offset
         paginator.count = page.total
         return paginator.get_paginated_response(EntitySerializer(page.rows, many=True).data)
 
 
-class EntityDetail(KeysScoped, generics.GenericAPIView[Entity]):
+class EntityDetail(KeysScoped, generics.GenericAPIView[Any]):
     """One entity; PATCH edits its decision, reason to keep or an alias's pseudonym (checked
     against the table and every document of the project), naming the version read."""
 
@@ -219,11 +214,7 @@ class EntityDetail(KeysScoped, generics.GenericAPIView[Entity]):
     conflict_responses = ("PATCH",)
 
     def get(self, request: Request, slug: str, pk: int) -> Response:
-        project = self.get_project()
-        row = entity_get(project, pk)
-        table_read_record(
-            project=project, actor=request.user, entity_id=pk, shown=1, ip_address=self.ip()
-        )
+        row = entity_read(self.get_project(), pk, actor=request.user, ip_address=self.ip())
         return Response(EntitySerializer(row).data)
 
     @extend_schema(
@@ -257,7 +248,7 @@ def _row(row: EntityRow) -> dict[str, Any]:
     return dict(EntitySerializer(row).data)
 
 
-class EntityMerge(KeysScoped, generics.GenericAPIView[Entity]):
+class EntityMerge(KeysScoped, generics.GenericAPIView[Any]):
     """Fold another entity into this one: its aliases and spans move here."""
 
     serializer_class = EntitySerializer
@@ -288,7 +279,7 @@ class EntityMerge(KeysScoped, generics.GenericAPIView[Entity]):
         return Response(_row(row))
 
 
-class EntitySplit(KeysScoped, generics.GenericAPIView[Entity]):
+class EntitySplit(KeysScoped, generics.GenericAPIView[Any]):
     """Move some aliases of this entity to a new one; the spans of their surfaces follow."""
 
     serializer_class = EntitySerializer
@@ -315,7 +306,7 @@ class EntitySplit(KeysScoped, generics.GenericAPIView[Entity]):
         return Response({"entity": _row(kept), "new": _row(new)}, status=status.HTTP_201_CREATED)
 
 
-class EntityLink(KeysScoped, generics.GenericAPIView[Entity]):
+class EntityLink(KeysScoped, generics.GenericAPIView[Any]):
     """Link an alias of another entity ("موشيه حايا") to this one ("Moshe Chaya"): it moves
     here with the words cut from it and the spans of its surfaces, and takes this entity's
     decision; the entity it leaves goes when no alias is left in it."""
@@ -344,25 +335,21 @@ class EntityLink(KeysScoped, generics.GenericAPIView[Entity]):
         return Response(_row(row))
 
 
-class EntityCandidates(KeysScoped, generics.GenericAPIView[Entity]):
+class EntityCandidates(KeysScoped, generics.GenericAPIView[Any]):
     """Pairs of entities that may be one referent (transliteration, shared words, the same
     pseudonym chosen twice), best first; ids only, no originals."""
 
     serializer_class = CandidateSerializer
     query_serializer = CandidateQuerySerializer
-    pagination_class = None  # bounded by the search itself (annotator.keys.links.LIMIT)
+    pagination_class = None  # bounded by the search itself (the keys' links, LIMIT)
 
     @extend_schema(responses={200: CandidateSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:
-        project = self.get_project()
-        found = link_candidates(
-            project, entity_id=self.query.get("entity"), label=self.query.get("label", "")
-        )
-        table_read_record(
-            project=project,
+        found = link_candidates_read(
+            self.get_project(),
             actor=request.user,
-            shown=len(found),
-            candidates=True,
+            entity_id=self.query.get("entity"),
+            label=self.query.get("label", ""),
             ip_address=self.ip(),
         )
         return Response(CandidateSerializer(found, many=True).data)

@@ -8,8 +8,8 @@ dismiss it.
 Leads and admins only (Can.REVIEW): annotators get 403, outsiders 404. An item's `detail`
 holds ids, labels, decisions, languages and pseudonyms, never an original; its pseudonyms (and
 the one a resolution applied) are kept with the keys and read back for the answer, audited as
-a read of the table (`annotator.keys.review`). Resolving an item that is resolved already
-answers 409 with the item as it is.
+a read of the table (`annotator.services.table.review_notes_read`). Resolving an item that is
+resolved already answers 409 with the item as it is.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
-from annotator.keys.models import ReviewNote
-from annotator.keys.review import review_notes_read
 from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import ALL_STATUSES, review_items, with_note
 from annotator.services import review as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError
+from annotator.services.table import Note, review_notes_read
 
 
 class CommentSerializer(serializers.ModelSerializer[Comment]):
@@ -75,8 +74,8 @@ class ReviewItemSerializer(serializers.ModelSerializer[ReviewItem]):
         detail = item.detail if isinstance(item.detail, dict) else {}
         return str(detail.get("language", ""))
 
-    def _note(self, item: ReviewItem) -> ReviewNote | None:
-        notes: dict[int, ReviewNote] = self.context.get("notes") or {}
+    def _note(self, item: ReviewItem) -> Note | None:
+        notes: dict[int, Note] = self.context.get("notes") or {}
         return notes.get(item.pk)
 
     @extend_schema_field(serializers.JSONField())  # as the model's field

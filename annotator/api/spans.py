@@ -24,7 +24,6 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
-from annotator.keys.services import Choice, SurfaceConflict
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
 from annotator.services.errors import StaleVersion
@@ -37,6 +36,7 @@ from annotator.services.spans import (
     span_delete,
     span_update,
 )
+from annotator.services.table import Choice, SurfaceConflict
 from pseudonymizer.vocabulary import Decision
 
 STATUS_CHOICES = [(value, label) for value, label in SpanStatus.choices]

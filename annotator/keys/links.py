@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from annotator.keys.models import AliasWord, Entity
+from annotator.keys.scope import Scope
 from annotator.keys.words import REPLACEMENT, SKELETON
-from annotator.models import Project
 from annotator.routers import keys_alias
 
 SCAN = 200
@@ -59,7 +59,7 @@ def _kind(digest: str) -> str:
 
 
 def link_candidates(
-    project: Project,
+    scope: Scope,
     *,
     entity_id: int | None = None,
     label: str = "",
@@ -69,7 +69,7 @@ def link_candidates(
     """Scored candidate pairs, best first: for `entity_id`, or among the `scan` newest
     entities (of `label`) and the entities they share digests with."""
     database = keys_alias()
-    entities = Entity.objects.using(database).filter(project_id=project.pk)
+    entities = Entity.objects.using(database).filter(project_id=scope.project_id)
     if label:
         entities = entities.filter(label=label)
     if entity_id is not None:
@@ -77,7 +77,7 @@ def link_candidates(
     seeds = list(entities.order_by("-pk").values_list("pk", flat=True)[:scan])
     if not seeds:
         return []
-    words = AliasWord.objects.using(database).filter(project_id=project.pk)
+    words = AliasWord.objects.using(database).filter(project_id=scope.project_id)
     seed_digests = set(words.filter(alias__entity_id__in=seeds).values_list("digest", flat=True))
     spread = (
         words.filter(digest__in=seed_digests)

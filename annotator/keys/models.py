@@ -7,6 +7,10 @@ from django.db import models
 from django.db.models import Q
 
 from annotator.keys import crypto
+from pseudonymizer.vocabulary import Decision
+
+# The engine's decisions, as `annotator.Span.decision` takes them.
+DECISION_CHOICES = [(decision.value, decision.label) for decision in Decision]
 
 
 class Entity(models.Model):
@@ -15,7 +19,9 @@ class Entity(models.Model):
         "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
     label = models.CharField(max_length=64)
-    decision = models.CharField(max_length=16, default="pseudonymize")
+    decision = models.CharField(
+        max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
+    )
     keep_reason = models.CharField(max_length=255, blank=True)
     # Optimistic concurrency for the lead's edits (API conventions: a stale version gets 409).
     version = models.PositiveIntegerField(default=1)
@@ -32,6 +38,11 @@ class Entity(models.Model):
     class Meta:
         verbose_name_plural = "entities"
         indexes = [models.Index(fields=["project", "label"], name="entity_project_label_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(decision__in=[d.value for d in Decision]), name="entity_decision_valid"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.label} entity #{self.pk}"
@@ -125,7 +136,7 @@ class ReviewNote(models.Model):
     the one the lead applied. The item itself (`annotator.ReviewItem`) names the document,
     span and entity, which the web role reads with the document's text: the pseudonyms are
     kept here, where only the keys' role reads them, and shown to leads through an audited
-    read (`annotator.keys.review`)."""
+    read (`annotator.services.table.review_notes_read`)."""
 
     # By id and without a database constraint: this table may live in another database.
     project = models.ForeignKey(

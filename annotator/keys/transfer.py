@@ -4,7 +4,7 @@ The file is `pseudonymizer.keyfile`'s (scrypt + Fernet under a passphrase), hold
 `pseudonymizer.keytable.KeyTable`, so `python -m pseudonymizer pseudonymize --keys FILE` reuses
 a project's choices, and a table the command line built can seed a project.
 
-Export decrypts every original of the project (admins only, audited: KEY_EXPORT). Entities are
+Export decrypts every original of the project (admins only, audited by the Domain). Entities are
 numbered 1, 2, … in the file (the database's ids stay in the database); a token-level alias
 names the alias it was cut from by its surface, as the engine does. What the engine's format
 has no place for (a keep's reason, who decided) stays behind.
@@ -13,13 +13,14 @@ Import is all or nothing, in one transaction on the keys database: the file must
 engine's rules on its own (`KeyTable.add`), an alias the project already holds with the same
 choice is skipped, and one the project holds otherwise (another decision, another pseudonym,
 a pseudonym another surface uses or that names someone in the project) is a conflict. Any
-conflict refuses the whole file (`ImportConflicts`, 409, with counts and where in the file):
+conflict refuses the whole file (`FileConflicts`, 409, with counts and where in the file):
 the table is never overwritten, and never half imported. New aliases go through the table's
 own service (`surface_decide`), so the rules and the word index are the ones every choice
 gets; aliases of one entity in the file end in one entity of the project.
 
-Nothing here logs, raises or audits an original or a passphrase: conflicts name a row of
-the file, its entity number, language and label, and why.
+Nothing here logs or raises an original or a passphrase: conflicts name a row of the file,
+its entity number, language and label, and why. The audit of an export and of an import is
+the Domain's (`annotator.services.table`).
 """
 
 from __future__ import annotations
@@ -34,18 +35,11 @@ from typing import Any
 from django.db import transaction
 
 from annotator.keys import crypto
+from annotator.keys.errors import FileConflicts, KeyFileRefused, KeysError, Refused, Taken
 from annotator.keys.models import Alias, Entity
-from annotator.keys.services import (
-    Choice,
-    ReplacementRefused,
-    SurfaceConflict,
-    surface_choices,
-    surface_decide,
-)
-from annotator.models import AuditAction, Project
+from annotator.keys.scope import Scope
+from annotator.keys.surfaces import Choice, surface_choices, surface_decide
 from annotator.routers import keys_alias
-from annotator.services.audit import audit_record
-from annotator.services.errors import ConflictError, DomainError
 from pseudonymizer import keyfile
 from pseudonymizer.keytable import Alias as KeyAlias
 from pseudonymizer.keytable import KeyConflict, KeyTable
@@ -60,11 +54,6 @@ MIN_PASSPHRASE = 12
 # aliases): refused before it is read.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 FILE_CONTENT_TYPE = "application/json"
-
-
-class KeyFileRefused(DomainError):
-    """A key file that cannot be read (wrong passphrase, damaged, another kind of file) or
-    that breaks the table's rules on its own; nothing was changed."""
 
 
 @dataclass(frozen=True)
@@ -101,31 +90,19 @@ class _Report:
         self.counts.conflicts = len(self.conflicts)
 
 
-class ImportConflicts(ConflictError):
-    """The file's aliases the project's table refuses; nothing was imported."""
-
-    def __init__(self, counts: ImportCounts, conflicts: list[ImportConflict]) -> None:
-        super().__init__(
-            f"{len(conflicts)} alias{'es' if len(conflicts) != 1 else ''} of the file conflict "
-            "with the project's table: nothing was imported"
-        )
-        self.counts = counts
-        self.conflicts = conflicts
-
-
 def check_export_passphrase(passphrase: str) -> None:
     if len(passphrase) < MIN_PASSPHRASE:
-        raise DomainError(f"the passphrase must have at least {MIN_PASSPHRASE} characters")
+        raise Refused(f"the passphrase must have at least {MIN_PASSPHRASE} characters")
 
 
 # --- Export -------------------------------------------------------------------------------
 
 
-def export_table(project: Project) -> KeyTable:
+def export_table(scope: Scope) -> KeyTable:
     """The project's correspondence table as the engine's KeyTable (originals decrypted)."""
     rows = list(
         Alias.objects.using(keys_alias())
-        .filter(project_id=project.pk)
+        .filter(project_id=scope.project_id)
         .select_related("entity")
         .order_by("pk")
     )
@@ -169,28 +146,24 @@ def table_from_bytes(data: bytes, passphrase: str) -> KeyTable:
             raise KeyFileRefused(str(error)) from None
 
 
-def keys_export(
-    *, project: Project, passphrase: str, actor: Any = None, ip_address: str | None = None
-) -> tuple[bytes, int]:
-    """The project's key file under `passphrase` and how many aliases it holds; audited."""
+@dataclass(frozen=True)
+class Exported:
+    """A project's key file and what it holds."""
+
+    data: bytes
+    aliases: int
+    entities: int
+
+
+def keys_export(scope: Scope, passphrase: str) -> Exported:
+    """The project's key file under `passphrase`, and how many aliases and entities it
+    holds."""
     check_export_passphrase(passphrase)
-    table = export_table(project)
+    table = export_table(scope)
     data = table_to_bytes(table, passphrase)
     entities = len({alias.entity for alias in table.aliases})
-    audit_record(
-        action=AuditAction.KEY_EXPORT,
-        actor=actor,
-        project=project,
-        target=f"project:{project.slug}",
-        detail={"aliases": len(table.aliases), "entities": entities},
-        ip_address=ip_address,
-    )
-    logger.info("keys of %s exported (%s aliases)", project.slug, len(table.aliases))
-    return data, len(table.aliases)
-
-
-def export_filename(project: Project) -> str:
-    return f"{project.slug}-keys.json.enc"
+    logger.info("keys of project %s exported (%s aliases)", scope.project_id, len(table.aliases))
+    return Exported(data, len(table.aliases), entities)
 
 
 # --- Import -------------------------------------------------------------------------------
@@ -236,23 +209,23 @@ def _words(alias: KeyAlias) -> int:
     return len(crypto.normalise_surface(alias.surface).split())
 
 
-def import_table(project: Project, table: KeyTable, actor: Any = None) -> ImportCounts:
+def import_table(scope: Scope, table: KeyTable, user_id: int | None = None) -> ImportCounts:
     """Add the file's aliases the project lacks; all or nothing (see the module's docstring).
 
-    Raises KeyFileRefused for a file that breaks the rules on its own, ImportConflicts when
+    Raises KeyFileRefused for a file that breaks the rules on its own, FileConflicts when
     the project's table refuses some of its aliases.
     """
     _check_file(table)
     report = _Report(ImportCounts(aliases=len(table.aliases)))
     rows = list(enumerate(table.aliases, 1))
-    existing = surface_choices(project, [alias.surface for _, alias in rows])
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=project.pk)
+    existing = surface_choices(scope, [alias.surface for _, alias in rows])
+    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
     pseudonyms = set(
         aliases.filter(
             replacement_key__in={crypto.normalise_surface(alias.surface) for _, alias in rows}
         ).values_list("replacement_key", flat=True)
     )
-    in_use, named = _replacements_refused(project, [alias for _, alias in rows])
+    in_use, named = _replacements_refused(scope, [alias for _, alias in rows])
     new: list[tuple[int, KeyAlias]] = []
     for row, alias in rows:
         choice = existing.get(alias.surface)
@@ -274,25 +247,23 @@ def import_table(project: Project, table: KeyTable, actor: Any = None) -> Import
         else:
             report.refuse(row, alias, "the project gives this surface another replacement")
     if report.conflicts:
-        raise ImportConflicts(report.counts, report.conflicts)
+        raise FileConflicts(report.counts, report.conflicts)
     with transaction.atomic(using=keys_alias()):
-        _add(project, rows, new, existing, report, actor)
+        _add(scope, rows, new, existing, report, user_id)
         if report.conflicts:
             # Leaving the block by an exception rolls back every alias added above.
-            raise ImportConflicts(report.counts, report.conflicts)
-    logger.info("keys imported into %s: %s", project.slug, report.counts.as_dict())
+            raise FileConflicts(report.counts, report.conflicts)
+    logger.info("keys imported into project %s: %s", scope.project_id, report.counts.as_dict())
     return report.counts
 
 
-def _replacements_refused(
-    project: Project, file_aliases: list[KeyAlias]
-) -> tuple[set[str], set[str]]:
+def _replacements_refused(scope: Scope, file_aliases: list[KeyAlias]) -> tuple[set[str], set[str]]:
     """Of the file's replacements (normalised), those another surface of the project has,
     and those that are originals of the project, in two indexed queries."""
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=project.pk)
+    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
     keys = {crypto.normalise_surface(a.replacement) for a in file_aliases} - {""}
     in_use = set(aliases.filter(replacement_key__in=keys).values_list("replacement_key", flat=True))
-    digests = {crypto.surface_digest(project.secret, key): key for key in keys}
+    digests = {crypto.surface_digest(scope.secret, key): key for key in keys}
     found = aliases.filter(original_digest__in=list(digests)).values_list(
         "original_digest", flat=True
     )
@@ -300,12 +271,12 @@ def _replacements_refused(
 
 
 def _add(
-    project: Project,
+    scope: Scope,
     rows: list[tuple[int, KeyAlias]],
     new: list[tuple[int, KeyAlias]],
     existing: dict[str, Choice],
     report: _Report,
-    actor: Any,
+    user_id: int | None,
 ) -> None:
     # Whole names before the words cut from them, shorter names first: a word with a choice
     # of its own in the file is recorded before a longer name would cut it from itself.
@@ -313,17 +284,17 @@ def _add(
     created: dict[int, Choice] = {}  # row → the Choice recorded for it
     for row, alias in order:
         try:
-            # No actor: `surface_decide` lets a person change their own choice, and an import
+            # No person: `surface_decide` lets a person change their own choice, and an import
             # never changes a choice. Who imported is written below.
             choice = surface_decide(
-                project=project,
+                scope,
                 surface=alias.surface,
                 language=alias.language,
                 label=alias.label,
                 decision=alias.decision,
                 replacement=alias.replacement or None,
             )
-        except SurfaceConflict as error:
+        except Taken as error:
             winner = error.winner
             if winner.decision == alias.decision:
                 reason = "the project gives this surface another replacement"
@@ -331,7 +302,7 @@ def _add(
                 reason = f"the project decided this surface: {winner.decision}"
             report.refuse(row, alias, reason)
             continue
-        except (ReplacementRefused, DomainError) as error:
+        except KeysError as error:
             report.refuse(row, alias, str(error))
             continue
         if choice.created:
@@ -346,8 +317,8 @@ def _add(
         return
     by_row = dict(new)
     report.counts.entities = _group(rows, created, existing)
-    _set_parents(project, by_row, created)
-    _set_creator(project, created, actor)
+    _set_parents(scope, by_row, created)
+    _set_creator(scope, created, user_id)
 
 
 def _group(
@@ -380,13 +351,13 @@ def _group(
     return remaining
 
 
-def _set_parents(project: Project, by_row: dict[int, KeyAlias], created: dict[int, Choice]) -> None:
+def _set_parents(scope: Scope, by_row: dict[int, KeyAlias], created: dict[int, Choice]) -> None:
     """A word cut from a longer name in the file points at that name's alias here too."""
     database = keys_alias()
     words = {row: by_row[row] for row in created if by_row[row].parent is not None}
     if not words:
         return
-    parents = surface_choices(project, {alias.parent for alias in words.values() if alias.parent})
+    parents = surface_choices(scope, {alias.parent for alias in words.values() if alias.parent})
     for row, alias in words.items():
         parent = parents.get(alias.parent or "")
         if parent is not None and parent.alias_id != created[row].alias_id:
@@ -395,53 +366,26 @@ def _set_parents(project: Project, by_row: dict[int, KeyAlias], created: dict[in
             )
 
 
-def _set_creator(project: Project, created: dict[int, Choice], actor: Any) -> None:
-    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-    if user is None or not created:
+def _set_creator(scope: Scope, created: dict[int, Choice], user_id: int | None) -> None:
+    if user_id is None or not created:
         return
     database = keys_alias()
     alias_ids = [choice.alias_id for choice in created.values()]
-    rows = Alias.objects.using(database).filter(project_id=project.pk)
-    rows.filter(pk__in=alias_ids).update(created_by_id=user.pk)
-    rows.filter(parent_id__in=alias_ids, created_by__isnull=True).update(created_by_id=user.pk)
+    rows = Alias.objects.using(database).filter(project_id=scope.project_id)
+    rows.filter(pk__in=alias_ids).update(created_by_id=user_id)
+    rows.filter(parent_id__in=alias_ids, created_by__isnull=True).update(created_by_id=user_id)
     entity_ids = set(rows.filter(pk__in=alias_ids).values_list("entity_id", flat=True))
     Entity.objects.using(database).filter(pk__in=entity_ids, created_by__isnull=True).update(
-        created_by_id=user.pk
+        created_by_id=user_id
     )
 
 
 def keys_import(
-    *,
-    project: Project,
-    data: bytes,
-    passphrase: str,
-    actor: Any = None,
-    ip_address: str | None = None,
+    scope: Scope, *, data: bytes, passphrase: str, user_id: int | None = None
 ) -> ImportCounts:
-    """Import a key file's bytes into the project; audited whether it succeeds or not
-    (KEY_IMPORT with counts and the outcome, never a surface or the passphrase)."""
-
-    def audit(outcome: str, counts: dict[str, int] | None = None) -> None:
-        audit_record(
-            action=AuditAction.KEY_IMPORT,
-            actor=actor,
-            project=project,
-            target=f"project:{project.slug}",
-            detail={"outcome": outcome, **(counts or {})},
-            ip_address=ip_address,
-        )
-
-    try:
-        table = table_from_bytes(data, passphrase)
-        counts = import_table(project, table, actor)
-    except ImportConflicts as error:
-        audit("refused: conflicts", error.counts.as_dict())
-        raise
-    except KeyFileRefused:
-        audit("refused: unreadable or invalid file")
-        raise
-    audit("imported", counts.as_dict())
-    return counts
+    """Import a key file's bytes into the project, all or nothing (see the module's
+    docstring): KeyFileRefused or FileConflicts, having changed nothing, or the counts."""
+    return import_table(scope, table_from_bytes(data, passphrase), user_id)
 
 
 def conflicts_as_dicts(conflicts: Iterable[ImportConflict]) -> list[dict[str, Any]]:

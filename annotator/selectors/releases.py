@@ -1,20 +1,20 @@
-"""What a release reads: the documents it renders, in chunks, the originals and known surfaces
-it checks for, and the documents whose names it sends to the `ner` queue.
+"""What a release reads: the documents it renders, in chunks, and the documents whose names it
+sends to the `ner` queue. (The originals and known surfaces it checks for are the keys',
+read through `annotator.services.table.release_aliases`.)
 
 Documents come in id order, a chunk at a time (keyset pagination: no cursor held open, no
-list of the corpus), each chunk with its spans, its correspondence-table choices, the NER hits
+list of the corpus), each chunk with its spans, its correspondence-table choices (looked up
+by the `choices_of` the Domain hands in: the keys are the Domain's to reach), the NER hits
 stored for the release and the hits people dismissed, in one query each, so that a release
 costs a few queries per chunk and none per document.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from annotator.keys.models import Alias
-from annotator.keys.services import Choice, surface_choices
 from annotator.models import (
     Document,
     DocumentQuerySet,
@@ -26,8 +26,7 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
-from annotator.routers import keys_alias
-from pseudonymizer.vocabulary import Decision
+from annotator.selectors.rendering import Choice
 
 # What a release publishes: a document its annotator marked done, or that a lead reviewed.
 RELEASED_STATUSES = (DocumentStatus.DONE.value, DocumentStatus.REVIEWED.value)
@@ -98,12 +97,14 @@ def finished_document_chunks(
     project: Project,
     language: str = "",
     *,
+    choices_of: Callable[[set[str]], Mapping[str, Choice]],
     chunk_size: int | None = None,
     release: Release | None = None,
 ) -> Iterator[list[ChunkDocument]]:
     """The finished documents (`RELEASED_STATUSES`) in id order, `chunk_size` at a time, each
-    with its spans, choices and dismissed hits, and the NER hits stored for `release`. Five
-    queries a chunk at most, whatever its size; rows, not model instances."""
+    with its spans, choices (`choices_of` a set of surfaces: the table's choice of each that
+    has one) and dismissed hits, and the NER hits stored for `release`. Five queries a chunk
+    at most, whatever its size; rows, not model instances."""
     finished = release_documents(project, language).filter(status__in=RELEASED_STATUSES)
     documents = finished.order_by("id").values_list("id", "external_id", "language", "text")
     size = chunk_size or CHUNK_SIZE
@@ -134,7 +135,7 @@ def finished_document_chunks(
         if len(known) + len(wanted) > CHOICES_KEPT:
             known.clear()
             wanted = set(surfaces.values())
-        found = surface_choices(project, wanted)
+        found = choices_of(wanted)
         known.update((surface, found.get(surface)) for surface in wanted)
         for item in by_id.values():
             for span in item.spans:
@@ -170,19 +171,3 @@ def ner_documents(
         .values_list("language", "id")
     )
     return list(rows)
-
-
-def release_aliases(project: Project) -> Iterator[tuple[str, str, bool]]:
-    """(original, label, kept) of every alias of every entity of the project, token-level
-    aliases included: the originals that must not be left in a release (those not kept), and
-    the known surfaces the release's detection finds again (all). Decrypts the originals: for
-    the release worker only, never for a page or a log."""
-    rows = (
-        Alias.objects.using(keys_alias())
-        .filter(project_id=project.pk)
-        .select_related("entity")
-        .only("original_encrypted", "entity__label", "entity__decision")
-        .order_by("pk")
-    )
-    for alias in rows.iterator(chunk_size=2000):
-        yield alias.original, alias.entity.label, alias.entity.decision == Decision.KEEP.value

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from annotator.keys.services import Choice
 from annotator.models import Document, Span, SpanStatus
 from annotator.services.spans import span_choices
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy, default_entity, render
 from pseudonymizer.vocabulary import Decision
+
+
+class Choice(Protocol):
+    """What a rendering reads of the table's choice for a span (the table's own choice,
+    handed in by the Domain, which reaches the keys)."""
+
+    @property
+    def replacement(self) -> str: ...
 
 
 @dataclass(frozen=True)

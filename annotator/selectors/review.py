@@ -2,22 +2,21 @@
 the resolutions an annotator sees on their document.
 
 Only the lead's views (Can.REVIEW) show a snippet of the text around an item's span: leads see
-every document and its originals. An item's pseudonyms are kept with the keys
-(`annotator.keys.review`): the lead's views read them with an audited read and hand them to
-`review_row`. What an annotator is shown (`document_resolutions`) is the lead's decision and
-rationale, nothing of the table.
+every document and its originals. An item's pseudonyms are kept with the keys: the lead's
+views read them with an audited read (`annotator.services.table.review_notes_read`) and hand
+them to `review_row`. What an annotator is shown (`document_resolutions`) is the lead's
+decision and rationale, nothing of the table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from django.db.models import Count, Q, QuerySet
 
-from annotator.keys.models import ReviewNote
-from annotator.keys.review import laid_over
 from annotator.models import (
     DECISION_CHOICES,
     Document,
@@ -110,17 +109,25 @@ class ReviewRow:
     resolution: dict[str, Any]
 
 
-def with_note(item: ReviewItem, note: ReviewNote | None) -> tuple[dict[str, Any], dict[str, Any]]:
+class Note(Protocol):
+    """An item's pseudonyms as the keys keep them (`annotator.services.table.Note`)."""
+
+    def over(
+        self, detail: Mapping[str, Any], resolution: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+
+def with_note(item: ReviewItem, note: Note | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The item's detail and resolution as a lead reads them: its pseudonyms (`note`, read
-    with `annotator.keys.review.review_notes_read`, audited) laid over what it stores."""
+    with `annotator.services.table.review_notes_read`, audited) laid over what it stores."""
     detail = item.detail if isinstance(item.detail, dict) else {}
     resolution = item.resolution if isinstance(item.resolution, dict) else {}
     if note is None:
         return dict(detail), dict(resolution)
-    return laid_over(detail, note.detail or {}), laid_over(resolution, note.resolution or {})
+    return note.over(detail, resolution)
 
 
-def review_row(item: ReviewItem, note: ReviewNote | None = None) -> ReviewRow:
+def review_row(item: ReviewItem, note: Note | None = None) -> ReviewRow:
     """For the lead (Can.REVIEW) only: the snippet holds originals, and `note` the item's
     pseudonyms (see `with_note`)."""
     detail, resolution = with_note(item, note)

@@ -9,7 +9,7 @@ ready version (annotator.services.runs, `learned_recognizer`), its spans with so
 
 A model's vocabulary and string store hold the words it learned from, originals among them.
 It is never written in clear: trained in memory, it is sealed with the keys' secret
-(`annotator.keys.sealed`, bound to the model's id) into one file,
+(`annotator.services.table.write_sealed`, bound to the model's id) into one file,
 MEDIA_ROOT/learned/<project>/<language>/<version>.sealed, readable by its owner only; the
 worker that uses it opens it in memory (spaCy loads from bytes), so no folder of it exists
 anywhere, even for a moment. Models written in clear by an older Cloak were sealed by the
@@ -40,7 +40,6 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.sealed import SealError, read_sealed, write_sealed
 from annotator.models import AuditAction, LearnedModel, LearnedModelStatus, Project
 from annotator.selectors.learning import (
     learned_active,
@@ -61,6 +60,7 @@ from annotator.services.jobs import (
     job_last_seen,
     job_progress_set,
 )
+from annotator.services.table import SealError, read_sealed, write_sealed
 from pseudonymizer.learning import LearnedRecognizer, LearningError, loads, train_bytes
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ TRIGGERS = ("decisions", "admin")
 HELD_OUT_SHARE = 0.2
 SEED = 0
 MODELS_DIR = "learned"
-# What a model's file is sealed for (annotator.keys.sealed).
+# What a model's file is sealed for (annotator.services.table.write_sealed).
 SEALED_PURPOSE = "learned-model"
 SEALED_SUFFIX = ".sealed"
 

@@ -160,12 +160,12 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
     Refused (ConflictError) while an import, a run or a release of the project is running:
     its worker would write into what is being deleted. Files go once the rows are gone.
     """
-    from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
     from annotator.models import ImportJob, PreannotationRun, Release, ReleaseStatus
     from annotator.routers import keys_alias
     from annotator.services.errors import ConflictError
     from annotator.services.jobs import upload_delete
     from annotator.services.releases import project_releases_folder
+    from annotator.services.table import project_keys_delete
 
     running = "running"
     if (
@@ -190,14 +190,8 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
             "documents": project.documents.count(),
             "releases": Release.objects.filter(project=project).count(),
         }
-        # Word index, token-level aliases, aliases, then entities: children first.
-        AliasWord.objects.using(keys).filter(project_id=project_id).delete()
-        aliases = Alias.objects.using(keys).filter(project_id=project_id)
-        aliases.filter(parent__isnull=False).delete()
-        aliases.delete()
-        Entity.objects.using(keys).filter(project_id=project_id).delete()
-        # The pseudonyms of its review items (annotator.keys.review).
-        ReviewNote.objects.using(keys).filter(project_id=project_id).delete()
+        # Its entities, aliases, word index and review notes (children first).
+        project_keys_delete(project_id)
         # Releases protect their project: they go first.
         Release.objects.filter(project=project).delete()
         project.delete()

@@ -30,8 +30,6 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotator.keys.models import Alias
-from annotator.keys.services import alias_family
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -43,6 +41,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.table import Choice, alias_family
 from pseudonymizer.recognizers.known import (
     KnownEntityRecognizer,
     normalize_alias,
@@ -66,20 +65,20 @@ class PropagationSummary:
 
 @dataclass(frozen=True)
 class _Target:
-    alias: Alias
+    alias: Choice  # the table's choice for the alias: its entity's decision, reason, label
     surface: str
 
     @property
     def decision(self) -> str:
-        return self.alias.entity.decision
+        return self.alias.decision
 
     @property
     def keep_reason(self) -> str:
-        return self.alias.entity.keep_reason
+        return self.alias.keep_reason
 
     @property
     def label(self) -> str:
-        return self.alias.entity.label
+        return self.alias.label
 
 
 def _targets(project: Project, alias_id: int) -> list[_Target]:

@@ -81,7 +81,6 @@ from annotator.selectors.releases import (
     documents_not_finished,
     finished_document_chunks,
     ner_documents,
-    release_aliases,
 )
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
@@ -98,6 +97,7 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
+from annotator.services.table import release_aliases, surface_choices
 from pseudonymizer.detection import Detector, NerSpecError
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 from pseudonymizer.labels import map_to_schema
@@ -597,7 +597,13 @@ class _Build:
         self._report(now=True)
         # The NER hits the `ner` queue stored, unless the model runs here.
         stored = self.release if self.ner_languages and not self.ner_here else None
-        for chunk in finished_document_chunks(self.project, self.release.language, release=stored):
+        chunks = finished_document_chunks(
+            self.project,
+            self.release.language,
+            choices_of=partial(surface_choices, self.project),
+            release=stored,
+        )
+        for chunk in chunks:
             releasing = []
             for item in chunk:
                 document = self._document(item)

@@ -39,7 +39,7 @@ as a new item. An item's `detail` and `resolution` hold ids, labels, decisions a
 never an original nor a pseudonym: with the document's text, which the web role reads too, a
 pseudonym there would pair an original with its replacement. The pseudonyms of an item (those
 in conflict, the one an annotator wanted, the one the lead applied) are kept with the keys
-(`annotator.keys.review`), and shown to leads through an audited read.
+(`annotator.services.table.review_note_write`), and shown to leads through an audited read.
 
 Resolving (`review_resolve`) applies the lead's decision to the entity in the table, to every
 span of the entity in the corpus, and proposes it wherever the entity's surfaces occur
@@ -60,16 +60,11 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import F, Q
 from django.db.models.functions import Substr
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys import crypto
-from annotator.keys.models import Alias, Entity
-from annotator.keys.review import pseudonym_digest, review_note_write
-from annotator.keys.services import SurfaceConflict, surface_decide
-from annotator.keys.table import EntityChange, entity_update
 from annotator.models import (
     AuditAction,
     Comment,
@@ -81,10 +76,26 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
-from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
 from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.services.table import (
+    EntityChange,
+    NamedAlias,
+    SurfaceConflict,
+    alias_of,
+    entity_decisions,
+    entity_names,
+    entity_relabel,
+    entity_update,
+    normalise_surface,
+    pseudonym_digest,
+    replaced_groups,
+    replacements,
+    review_note_write,
+    surface_decide,
+    surface_digest,
+)
 from pseudonymizer.pseudonyms.shape import split_whitespace
 from pseudonymizer.recognizers.known import fold
 from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
@@ -260,7 +271,7 @@ def _scan_surfaces(
     )
     groups: dict[tuple[int, str], list[tuple[int, int, str, str]]] = defaultdict(list)
     for pk, entity_id, document_id, language, decision, surface in rows:
-        digest = crypto.surface_digest(project.secret, surface)
+        digest = surface_digest(project, surface)
         groups[(entity_id, digest)].append((pk, document_id, language, decision))
     for (entity_id, digest), spans in groups.items():
         recorded, label = entities[entity_id]
@@ -300,7 +311,7 @@ def _word_pieces(original: str, replacement: str) -> list[tuple[str, str]]:
         return []
     found = []
     for word, piece in pairs:
-        key, value = crypto.normalise_surface(word), crypto.normalise_surface(piece)
+        key, value = normalise_surface(word), normalise_surface(piece)
         if sum(char.isalnum() for char in key) < 2 or not value or key == value:
             continue
         found.append((key, value))
@@ -310,32 +321,17 @@ def _word_pieces(original: str, replacement: str) -> list[tuple[str, str]]:
 def _scan_aliases(project: Project, raiser: _Raiser) -> None:
     """Entity conflicts. Decrypts the originals of the entities with two aliases in one
     language, in memory only."""
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=project.pk)
-    replaced = aliases.exclude(replacement_key="")
-    groups = list(
-        replaced.values_list("entity_id", "language")
-        .annotate(n=Count("id"))
-        .filter(n__gte=2)
-        .order_by("entity_id", "language")
-    )
-    wanted = {(entity_id, language) for entity_id, language, _ in groups}
-    for chunk in _chunks(sorted({entity_id for entity_id, _ in wanted})):
-        by_group: dict[tuple[int, str], list[Alias]] = defaultdict(list)
-        rows = replaced.filter(entity_id__in=chunk).select_related("entity").order_by("pk")
-        for alias in rows:
-            if (alias.entity_id, alias.language) in wanted:
-                by_group[(alias.entity_id, alias.language)].append(alias)
-        for (entity_id, language), members in by_group.items():
-            _raise_entity_conflict(entity_id, language, members, raiser)
+    for entity_id, language, members in replaced_groups(project, CHUNK):
+        _raise_entity_conflict(entity_id, language, members, raiser)
 
 
 def _raise_entity_conflict(
-    entity_id: int, language: str, members: list[Alias], raiser: _Raiser
+    entity_id: int, language: str, members: list[NamedAlias], raiser: _Raiser
 ) -> None:
     pieces: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     for alias in members:
         for word, piece in _word_pieces(alias.original, alias.replacement):
-            pieces[word][piece].add(alias.pk)
+            pieces[word][piece].add(alias.id)
     involved: set[int] = set()
     for by_piece in pieces.values():
         if len(by_piece) > 1:
@@ -343,9 +339,9 @@ def _raise_entity_conflict(
                 involved |= ids
     if not involved:
         return
-    chosen = [alias for alias in members if alias.pk in involved]
+    chosen = [alias for alias in members if alias.id in involved]
     # The newest alias (a full one before a word cut from it) is the one to re-pseudonymize.
-    subject = max(chosen, key=lambda alias: (alias.parent_id is None, alias.pk))
+    subject = max(chosen, key=lambda alias: (alias.parent_id is None, alias.id))
     project = raiser.project
     raiser.raise_item(
         ReviewKind.ENTITY_CONFLICT,
@@ -353,16 +349,16 @@ def _raise_entity_conflict(
             ReviewKind.ENTITY_CONFLICT,
             entity_id,
             language,
-            sorted((alias.pk, pseudonym_digest(project, alias.replacement)) for alias in chosen),
+            sorted((alias.id, pseudonym_digest(project, alias.replacement)) for alias in chosen),
         ),
         note={"replacements": sorted({alias.replacement for alias in chosen})},
         entity_id=entity_id,
         detail={
             "entity_id": entity_id,
-            "label": members[0].entity.label,
+            "label": members[0].label,
             "language": language,
-            "alias_id": subject.pk,
-            "alias_ids": sorted(alias.pk for alias in chosen),
+            "alias_id": subject.id,
+            "alias_ids": sorted(alias.id for alias in chosen),
         },
     )
 
@@ -375,13 +371,7 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
     """Replacements that occur as whole words in the corpus: every document's folded text is
     read once, in chunks, and its runs of words looked up among the replacements'."""
     index: dict[tuple[str, ...], list[tuple[int, int, str, str, str]]] = defaultdict(list)
-    aliases = (
-        Alias.objects.using(keys_alias())
-        .filter(project_id=project.pk)
-        .exclude(replacement_key="")
-        .values_list("pk", "entity_id", "language", "replacement", "entity__label")
-    )
-    for pk, entity_id, language, replacement, label in aliases.iterator(chunk_size=CHUNK):
+    for pk, entity_id, language, replacement, label in replacements(project, CHUNK):
         words = _words(replacement)
         if words:
             index[words].append((pk, entity_id, language, replacement, label))
@@ -430,12 +420,7 @@ def review_scan(*, project: Project) -> ScanSummary:
     item for each not raised yet. Safe to run twice, and concurrently."""
     summary = ScanSummary()
     raiser = _Raiser(project, summary)
-    entities = {
-        pk: (decision, label)
-        for pk, decision, label in Entity.objects.using(keys_alias())
-        .filter(project_id=project.pk)
-        .values_list("pk", "decision", "label")
-    }
+    entities = entity_decisions(project)
     _scan_decisions(project, entities, raiser)
     _scan_aliases(project, raiser)
     _scan_originals(project, raiser)
@@ -593,7 +578,7 @@ def _apply_decision(
     ip_address: str | None,
 ) -> Applied:
     """The lead's decision for an entity, in the correspondence table, through the keys'
-    own edit (`annotator.keys.table.entity_update`, audited as a key edit): its decision and
+    own edit (`annotator.services.table.entity_update`, audited as a key edit): its decision and
     reason, a fresh pseudonym for each surface that needs one, the pseudonym the lead typed
     for the subject alias; then its label."""
     if replacement and subject_alias_id is None:
@@ -617,17 +602,9 @@ def _apply_decision(
             "the entity of this item is no longer in the table (merged or removed): "
             "dismiss the item"
         ) from None
-    database = keys_alias()
     if label:
-        Entity.objects.using(database).filter(project_id=project.pk, pk=entity_id).exclude(
-            label=label
-        ).update(label=label, version=F("version") + 1, updated_at=timezone.now())
-    names = dict(
-        Alias.objects.using(database)
-        .filter(entity_id=entity_id, parent__isnull=True)
-        .order_by("pk")
-        .values_list("pk", "replacement")
-    )
+        entity_relabel(project, entity_id, label)
+    names = entity_names(project, entity_id)
     return Applied(list(names), names.get(subject_alias_id, "") if subject_alias_id else "")
 
 
@@ -640,13 +617,7 @@ def _subject_alias(project: Project, item: ReviewItem) -> int | None:
     if item.span is None:
         return None
     text = Document.objects.filter(pk=item.span.document_id).values_list("text", flat=True)[0]
-    digest = crypto.surface_digest(project.secret, text[item.span.start : item.span.end])
-    return (
-        Alias.objects.using(keys_alias())
-        .filter(project_id=project.pk, original_digest=digest)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    return alias_of(project, text[item.span.start : item.span.end])
 
 
 def _entity_for_span(project: Project, span: Span, decision: str, actor: Any) -> int:

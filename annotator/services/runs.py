@@ -40,7 +40,6 @@ from django.db.models import Count, F, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.services import known_surfaces
 from annotator.models import (
     JOB_LIFECYCLE,
     AuditAction,
@@ -73,6 +72,7 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
+from annotator.services.table import known_surfaces
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearningError

@@ -6,7 +6,7 @@ Each write locks the document row, checks the span's `version` (a stale one rais
 labels against the document and the project, records who and when, and moves the document's
 status along (new or pre-annotated → in progress on the first change; done only when no
 proposal is left). A span accepted with a decision goes through the correspondence table
-(`annotator.keys.services.surface_decide`), so one surface has one choice in the project; a
+(`annotator.services.table.surface_decide`), so one surface has one choice in the project; a
 choice new to the table is then proposed everywhere else it occurs (propagation, a task).
 A replica (blind double annotation, `annotator.services.double`) keeps its decisions on its
 spans: they never reach the table, and the table's choices are not shown on it.
@@ -22,16 +22,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.keys.services import (
-    SUGGESTIONS,
-    Choice,
-    SurfaceConflict,
-    entity_withdraw,
-    suggestions_for,
-    surface_choice,
-    surface_choices,
-    surface_decide,
-)
 from annotator.models import (
     Comment,
     Document,
@@ -48,6 +38,16 @@ from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.learning import learning_note_decision
 from annotator.services.quality import quality_warm_request
 from annotator.services.review import review_attempt_record
+from annotator.services.table import (
+    SUGGESTIONS,
+    Choice,
+    SurfaceConflict,
+    entity_withdraw,
+    suggestions_for,
+    surface_choice,
+    surface_choices,
+    surface_decide,
+)
 from pseudonymizer import graphemes
 from pseudonymizer.vocabulary import Decision
 

@@ -1,5 +1,5 @@
 """Key export and import on the pages (admins: Can.EXPORT_KEYS); the work and the audit are
-`annotator.keys.transfer`'s.
+`annotator.services.table`'s.
 
 An export answers with the encrypted key file as a download; an import shows what it added,
 or why nothing was (a wrong passphrase, a file that breaks the rules, conflicts with the
@@ -16,7 +16,10 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from annotator.keys.transfer import (
+from annotator.permissions import Can
+from annotator.services.audit import client_ip
+from annotator.services.errors import DomainError
+from annotator.services.table import (
     FILE_CONTENT_TYPE,
     MAX_FILE_BYTES,
     MIN_PASSPHRASE,
@@ -25,9 +28,6 @@ from annotator.keys.transfer import (
     keys_export,
     keys_import,
 )
-from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError
 from annotator.views.access import project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.workspace import no_store

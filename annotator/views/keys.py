@@ -3,13 +3,12 @@ search), open an entity to edit its decision or pseudonyms, merge, split, link, 
 candidate links with a one-click merge.
 
 Leads and admins both read and edit (a lead "links the same entity across languages"), so the
-writes need the capability the reads need. Every view and search is audited
-(`annotator.keys.table.table_read_record`); no page is kept by the browser (`no_store`).
+writes need the capability the reads need. Every view and search is audited by the table's
+reads themselves (`annotator.services.table`); no page is kept by the browser (`no_store`).
 """
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, cast
 from urllib.parse import urlencode
 
@@ -21,27 +20,26 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from annotator.keys import crypto
-from annotator.keys.links import link_candidates
-from annotator.keys.table import (
+from annotator.models import DECISION_CHOICES
+from annotator.permissions import Can
+from annotator.services.audit import client_ip
+from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.table import (
     DEFAULT_LIMIT,
     EntityChange,
     EntityRow,
     KeyFilters,
     alias_link,
+    candidate_pairs_read,
     entity_get,
     entity_merge,
     entity_page,
-    entity_queryset,
-    entity_rows,
+    entity_read,
     entity_split,
     entity_update,
-    table_read_record,
+    search_recall,
+    search_remember,
 )
-from annotator.models import DECISION_CHOICES
-from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -153,27 +151,10 @@ class LinkForm(forms.Form):
 # --- The table ------------------------------------------------------------------------------
 
 
-# A search names a person: the page posts it, keeps it in the session (encrypted, as the
-# originals are) and puts only a token in the address, so that no name reaches the address
-# bar, the browser's history, a Referer or a proxy's access log.
-SEARCHES_KEY = "cloak_key_searches"
-SEARCHES_KEPT = 20
+# A search names a person: the page posts it, keeps it in the session (sealed, as the
+# originals are: `search_remember`) and puts only a token in the address, so that no name
+# reaches the address bar, the browser's history, a Referer or a proxy's access log.
 FILTER_FIELDS = ("label", "decision", "language")
-
-
-def _search_remember(request: HttpRequest, query: str) -> str:
-    searches: dict[str, str] = dict(request.session.get(SEARCHES_KEY, {}))
-    token = secrets.token_urlsafe(9)
-    searches[token] = crypto.encrypt(query).decode("ascii")
-    request.session[SEARCHES_KEY] = dict(list(searches.items())[-SEARCHES_KEPT:])
-    return token
-
-
-def _search_recall(request: HttpRequest, token: str) -> str | None:
-    """The query a token stands for in this session; None when it is unknown (expired, or
-    from another session)."""
-    sealed = request.session.get(SEARCHES_KEY, {}).get(token)
-    return crypto.decrypt(sealed.encode("ascii")) if isinstance(sealed, str) else None
 
 
 def _address(filters: dict[str, str], token: str) -> str:
@@ -193,7 +174,7 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
     data: QueryDict = request.POST if request.method == "POST" else request.GET
     if request.method == "GET" and request.GET.get("search"):
         token = request.GET["search"]
-        query = _search_recall(request, token)
+        query = search_recall(request.session, token)
         expired = query is None
         data = request.GET.copy()
         data["q"] = query or ""
@@ -204,7 +185,7 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
     searched: str = form.cleaned_data.get("q", "") if form.is_bound else ""
     if request.method == "POST" or typed:
         # A new query (posted, or typed in the address): a token from now on.
-        token = _search_remember(request, searched) if searched else ""
+        token = search_remember(request.session, searched) if searched else ""
     address = f"{reverse('key_list', args=[project.slug])}?{_address(data, token)}"
     if typed and not searched:
         # Refused (too long): the address loses it all the same, and the page says why.
@@ -219,18 +200,15 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
         return see_other
     asked = request.GET.get("page", "1")
     number = int(asked) if asked.isdigit() and 0 < int(asked) < 100_000 else 1
-    page = entity_page(project, filters, offset=(number - 1) * ENTITIES_PER_PAGE)
-    if not page.rows and page.total:  # past the last page: the last one
-        last = (page.num_pages - 1) * ENTITIES_PER_PAGE
-        page = entity_page(project, filters, offset=last)
-    rows = page.rows
-    table_read_record(
-        project=project,
+    page = entity_page(
+        project,
+        filters,
         actor=request.user,
-        filters=filters,
-        shown=len(rows),
         ip_address=client_ip(request),
+        offset=(number - 1) * ENTITIES_PER_PAGE,
+        last_if_past=True,  # past the last page: the last one
     )
+    rows = page.rows
     context = {
         **project_nav(request),
         "form": form,
@@ -277,6 +255,7 @@ def _entity_page(
 
 
 def _current(request: HtmxProjectRequest, pk: int) -> EntityRow:
+    """The entity for an edit's form or its refusal (the edit is what is audited)."""
     try:
         return entity_get(request.project, pk)
     except NotFoundError as missing:
@@ -296,14 +275,10 @@ def _refused(
 
 @project_page(READ_KEYS)
 def _entity_show(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    row = _current(request, pk)
-    table_read_record(
-        project=request.project,
-        actor=request.user,
-        entity_id=pk,
-        shown=1,
-        ip_address=client_ip(request),
-    )
+    try:
+        row = entity_read(request.project, pk, actor=request.user, ip_address=client_ip(request))
+    except NotFoundError as missing:
+        raise Http404(str(missing)) from None
     return _entity_page(request, row)
 
 
@@ -412,20 +387,10 @@ def key_link(request: HtmxProjectRequest, pk: int) -> HttpResponse:
 def key_candidates(request: HtmxProjectRequest) -> HttpResponse:
     project = request.project
     label = request.GET.get("label", "")
-    found = link_candidates(project, label=label if label in project.labels else "")
-    ids = {c.entity_id for c in found} | {c.other_id for c in found}
-    entities = entity_queryset(project, KeyFilters()).filter(pk__in=ids)
-    rows = {row.id: row for row in entity_rows(list(entities))}
-    pairs = [
-        (candidate, rows[candidate.entity_id], rows[candidate.other_id])
-        for candidate in found
-        if candidate.entity_id in rows and candidate.other_id in rows
-    ]
-    table_read_record(
-        project=project,
+    pairs = candidate_pairs_read(
+        project,
         actor=request.user,
-        shown=len(pairs),
-        candidates=True,
+        label=label if label in project.labels else "",
         ip_address=client_ip(request),
     )
     context = {

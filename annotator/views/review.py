@@ -17,7 +17,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotator.keys.review import review_notes_read
 from annotator.models import DECISION_CHOICES, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import (
@@ -30,6 +29,7 @@ from annotator.selectors.review import (
 from annotator.services import review as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError
+from annotator.services.table import review_notes_read
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import form_errors, language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav

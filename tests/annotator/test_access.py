@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotator.keys.services import surface_decide
 from annotator.models import ImportJob, PreannotationRun, ReviewItem, RunBatch
 from annotator.services.releases import release_build, release_create
+from annotator.services.table import surface_decide
 from tests.conftest import PASSWORD, Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 

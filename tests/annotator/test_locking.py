@@ -17,7 +17,6 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from annotator.keys.services import surface_decide
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -28,6 +27,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, MembershipFactory
 

@@ -37,12 +37,12 @@ from django.urls import reverse
 
 from annotator.keys import crypto
 from annotator.keys.models import Alias, ReviewNote
-from annotator.keys.services import SurfaceConflict, surface_decide
 from annotator.models import AuditAction, AuditEvent, Project, ReviewItem, ReviewKind, Role
 from annotator.routers import keys_alias
 from annotator.services.review import review_resolve, review_scan
 from annotator.services.runs import run_create
 from annotator.services.spans import span_create
+from annotator.services.table import SurfaceConflict, surface_decide
 from tests.annotator.test_access import MATRIX, targets  # noqa: F401  (a fixture)
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory

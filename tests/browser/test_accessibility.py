@@ -516,8 +516,8 @@ def test_the_lead_and_admin_pages_meet_wcag_aa(
     """The pages leads and admins work in: the keys (a table with an entity, its page, the
     suggested links, export and import), the review queue and an item, quality, the audit
     log and double annotation, each measured as the pages above are."""
-    from annotator.keys.services import surface_decide
     from annotator.services.spans import SpanChange, span_update
+    from annotator.services.table import surface_decide
 
     accepted = Span.objects.filter(document=document, status=SpanStatus.ACCEPTED).first()
     assert accepted is not None

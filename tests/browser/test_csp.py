@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from annotator.keys.services import surface_decide
 from annotator.models import Document, ReviewItem, ReviewKind, Span, SpanStatus
+from annotator.services.table import surface_decide
 from tests.annotator.views.test_quality_pages import measured
 from tests.browser.test_workspace import CHROMIUM, browser, document, logged_in, press
 from tests.conftest import Team

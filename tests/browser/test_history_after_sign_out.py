@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from annotator.keys.services import surface_decide
 from annotator.models import AuditAction, AuditEvent, ReviewItem, ReviewKind, Span
+from annotator.services.table import surface_decide
 from tests.browser.test_workspace import CHROMIUM, browser, document, logged_in
 from tests.conftest import Team
 

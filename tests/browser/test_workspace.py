@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from annotator.keys.services import surface_choice
 from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
 from annotator.services.spans import SpanChange, span_update
+from annotator.services.table import surface_choice
 from tests.browser.selection import select_in_text
 from tests.conftest import PASSWORD, Team
 

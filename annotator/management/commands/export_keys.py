@@ -15,9 +15,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.keys.transfer import check_export_passphrase, keys_export
 from annotator.models import Project
 from annotator.services.errors import DomainError
+from annotator.services.table import check_export_passphrase, keys_export
 
 
 def read_passphrase(variable: str | None, *, confirm: bool) -> str:

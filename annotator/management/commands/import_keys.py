@@ -1,5 +1,6 @@
 """`manage.py import_keys SLUG PATH`: add a key file's aliases to a project's table, all or
-nothing (see `annotator.keys.transfer`). The passphrase comes as for `export_keys`."""
+nothing (see `annotator.services.table.keys_import`). The passphrase comes as for
+`export_keys`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.keys.transfer import MAX_FILE_BYTES, ImportConflicts, keys_import
 from annotator.management.commands.export_keys import project_named, read_passphrase
 from annotator.services.errors import DomainError
+from annotator.services.table import MAX_FILE_BYTES, ImportConflicts, keys_import
 
 
 class Command(BaseCommand):

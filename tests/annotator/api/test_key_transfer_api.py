@@ -10,10 +10,10 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotator.keys.models import Alias
-from annotator.keys.services import surface_choice, surface_decide
 from annotator.keys.transfer import table_from_bytes
 from annotator.models import AuditAction, AuditEvent, Membership, Role
 from annotator.routers import keys_alias
+from annotator.services.table import surface_choice, surface_decide
 from tests.conftest import Team
 from tests.factories import ProjectFactory
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.keys.services import Choice, surface_decide
 from annotator.models import AuditAction, AuditEvent, Span
+from annotator.services.table import Choice, surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.keys.services import surface_decide
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -20,6 +19,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.services import releases
+from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 

@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, settings
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from annotator.keys.services import surface_decide
 from annotator.models import ImportJob, ReviewItem, ReviewKind
 from annotator.services.releases import release_build, release_create
+from annotator.services.table import surface_decide
 from annotator.services.tokens import api_token_issue
 from annotator.wsgi import application
 from tests.conftest import Team, client_for

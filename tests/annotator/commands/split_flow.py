@@ -22,7 +22,7 @@ from django.db import connection, connections  # noqa: E402
 from django.db.utils import ProgrammingError  # noqa: E402
 
 from annotator.celery import app as celery_app  # noqa: E402
-from annotator.keys.table import KeyFilters, entity_page  # noqa: E402
+from annotator.keys.scope import Scope  # noqa: E402
 from annotator.keys.transfer import export_table  # noqa: E402
 from annotator.models import Document, DocumentStatus, Span, SpanStatus  # noqa: E402
 from annotator.selectors.quality import project_quality  # noqa: E402
@@ -36,6 +36,7 @@ from annotator.services.spans import (  # noqa: E402
     span_create,
     span_update,
 )
+from annotator.services.table import KeyFilters, entity_page  # noqa: E402
 
 celery_app.conf.task_always_eager = True
 celery_app.conf.task_eager_propagates = True
@@ -76,7 +77,7 @@ def main() -> None:
     assert decided.count() == 5 and not decided.filter(entity_id__isnull=True).exists()
     print("decided", decided.count())
 
-    page = entity_page(project, KeyFilters(q="chaya"))
+    page = entity_page(project, KeyFilters(q="chaya"), actor=admin)
     assert [[name.original for name in row.names] for row in page.rows] == [["Moshe Chaya"]]
     print("searched", page.rows[0].id)
     print("scanned", review_scan(project=project).raised)
@@ -92,7 +93,7 @@ def main() -> None:
         data = release_data_path(release).read_text(encoding="utf-8")
         assert "Moshe" not in data and "Lyon" not in data and "12 34 56" not in data
         print("released", strategy)
-    assert len(export_table(project).to_dict()) > 0
+    assert len(export_table(Scope(project.pk, project.secret)).to_dict()) > 0
     with connection.cursor() as cursor:
         try:
             cursor.execute("SELECT count(*) FROM cloak_keys.keys_alias")

@@ -15,9 +15,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotator.keys.models import Alias
-from annotator.keys.services import surface_choice, surface_decide
 from annotator.models import AuditAction, AuditEvent, Project
 from annotator.routers import keys_alias
+from annotator.services.table import surface_choice, surface_decide
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db

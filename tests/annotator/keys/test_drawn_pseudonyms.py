@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.keys.services import suggestions_for, surface_decide
+from annotator.services.table import suggestions_for, surface_decide
 from pseudonymizer.pseudonyms.dispatch import contains_original
 from tests.conftest import Team
 

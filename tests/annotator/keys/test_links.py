@@ -13,8 +13,8 @@ from annotator.keys.links import (
     TRANSLITERATION,
     link_candidates,
 )
-from annotator.keys.services import Choice, surface_decide
-from annotator.keys.table import alias_link
+from annotator.keys.scope import Scope
+from annotator.services.table import Choice, alias_link, surface_decide
 from tests.factories import ProjectFactory
 
 
@@ -25,7 +25,8 @@ def decide(project: Any, surface: str, replacement: str | None = None, **kw: Any
 
 
 def pairs(project: Any, **kw: Any) -> dict[tuple[int, int], tuple[str, ...]]:
-    return {(c.entity_id, c.other_id): c.reasons for c in link_candidates(project, **kw)}
+    found = link_candidates(Scope(project.pk, project.secret), **kw)
+    return {(c.entity_id, c.other_id): c.reasons for c in found}
 
 
 @pytest.fixture

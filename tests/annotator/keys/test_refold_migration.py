@@ -17,10 +17,11 @@ from django.db import connection
 
 from annotator.keys import crypto
 from annotator.keys.models import Alias, AliasWord, Entity
-from annotator.keys.services import ReplacementRefused, surface_choice, surface_decide
-from annotator.keys.table import KeyFilters, entity_page
+from annotator.keys.reads import KeyFilters, entity_page
+from annotator.keys.scope import Scope
 from annotator.models import AuditEvent, Document, ReviewItem, ReviewKind, Span, SpanStatus
 from annotator.services.review import review_resolve
+from annotator.services.table import ReplacementRefused, surface_choice, surface_decide
 from pseudonymizer.folding import fold
 from pseudonymizer.pseudonyms.determinism import seed_form
 from tests.factories import DocumentFactory, ProjectFactory, SpanFactory, UserFactory
@@ -82,7 +83,8 @@ def span_on(document: Any, surface: str, entity_id: int, decision: str) -> Span:
 
 
 def found(project: Any, q: str) -> list[int]:
-    return [row.id for row in entity_page(project, KeyFilters(q=q), limit=100).rows]
+    scope = Scope(project.pk, project.secret)
+    return [row.id for row in entity_page(scope, KeyFilters(q=q), limit=100).records]
 
 
 @pytest.fixture

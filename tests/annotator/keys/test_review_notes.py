@@ -14,12 +14,11 @@ from django.db.models import Q
 
 from annotator.keys import crypto
 from annotator.keys.models import Alias, ReviewNote
-from annotator.keys.review import review_notes, review_notes_read
-from annotator.keys.services import surface_decide
 from annotator.models import AuditAction, AuditEvent, ReviewItem, ReviewKind
 from annotator.routers import keys_alias
 from annotator.services.projects import project_delete
 from annotator.services.review import review_scan
+from annotator.services.table import review_notes, review_notes_read, surface_decide
 from pseudonymizer.pseudonyms.determinism import normalise
 from tests.conftest import Team
 from tests.factories import DocumentFactory

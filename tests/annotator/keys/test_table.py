@@ -8,20 +8,25 @@ import pytest
 from django.db import connection
 
 from annotator.keys.models import Alias, AliasWord, Entity
-from annotator.keys.services import Choice, ReplacementRefused, surface_decide
-from annotator.keys.table import (
-    EntityChange,
-    KeyFilters,
-    alias_link,
-    entity_get,
-    entity_merge,
-    entity_page,
-    entity_split,
-    entity_update,
-)
+from annotator.keys.reads import entity_page as records_page
+from annotator.keys.scope import Scope
 from annotator.keys.words import query_digests
 from annotator.models import AuditAction, AuditEvent, Span, SpanStatus
 from annotator.services.errors import DomainError, StaleVersion
+from annotator.services.table import (
+    Choice,
+    EntityChange,
+    EntityPage,
+    KeyFilters,
+    ReplacementRefused,
+    alias_link,
+    entity_get,
+    entity_merge,
+    entity_split,
+    entity_update,
+    surface_decide,
+)
+from annotator.services.table.reads import entity_rows
 from tests.factories import DocumentFactory, ProjectFactory, SpanFactory, UserFactory
 
 
@@ -29,6 +34,13 @@ def decide(project: Any, surface: str, replacement: str | None = None, **kw: Any
     options: dict[str, Any] = {"language": "en", "label": "PER", "decision": "pseudonymize"}
     options.update(kw)
     return surface_decide(project=project, surface=surface, replacement=replacement, **options)
+
+
+def entity_page(project: Any, filters: KeyFilters, **kw: Any) -> EntityPage:
+    """A page of the table as the door shows it, unaudited (the door audits a person's
+    read: `annotator.services.table.entity_page`)."""
+    found = records_page(Scope(project.pk, project.secret), filters, **kw)
+    return EntityPage(entity_rows(found.records), found.total, found.limit, found.offset)
 
 
 def ids(project: Any, **filters: Any) -> list[int]:

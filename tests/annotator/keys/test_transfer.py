@@ -7,26 +7,41 @@ from typing import Any
 
 import pytest
 
+from annotator.keys import transfer
 from annotator.keys.models import Alias, AliasWord, Entity
-from annotator.keys.services import surface_choice, surface_decide
-from annotator.keys.transfer import (
-    ImportConflicts,
-    KeyFileRefused,
-    export_table,
-    import_table,
-    keys_export,
-    keys_import,
-    table_from_bytes,
-    table_to_bytes,
-)
+from annotator.keys.scope import Scope
+from annotator.keys.transfer import table_from_bytes, table_to_bytes
 from annotator.models import AuditAction, AuditEvent, Project
 from annotator.routers import keys_alias
 from annotator.services.errors import DomainError
+from annotator.services.table import (
+    ImportConflicts,
+    KeyFileRefused,
+    keys_export,
+    keys_import,
+    surface_choice,
+    surface_decide,
+)
+from annotator.services.table.errors import translated
 from pseudonymizer.keytable import Alias as KeyAlias
 from pseudonymizer.keytable import KeyTable
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
+
+
+def export_table(project: Project) -> KeyTable:
+    """The keys' own export of the table (unaudited: the door audits a person's export)."""
+    return transfer.export_table(Scope(project.pk, project.secret))
+
+
+def import_table(project: Project, table: KeyTable, actor: Any = None) -> transfer.ImportCounts:
+    """The keys' own import, its refusals in the Domain's words."""
+    with translated():
+        return transfer.import_table(
+            Scope(project.pk, project.secret), table, actor.pk if actor is not None else None
+        )
+
 
 PASSPHRASE = "a long enough passphrase"
 # (surface, language, label, decision, replacement or None for a drawn one)

@@ -13,7 +13,6 @@ import pytest
 from django.db import transaction
 
 from annotator.keys.models import Alias
-from annotator.keys.services import surface_choice
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -48,6 +47,7 @@ from annotator.services.spans import (
     span_update,
     spans_decide_all,
 )
+from annotator.services.table import surface_choice
 from tests.conftest import Team
 from tests.factories import DocumentFactory, MembershipFactory, SpanFactory
 

@@ -9,10 +9,10 @@ import pytest
 from django.db import connection
 
 from annotator.keys.models import Alias, Entity
-from annotator.keys.services import SurfaceConflict, surface_choice, surface_decide
 from annotator.models import DocumentStatus, ReviewItem, ReviewKind, Span, SpanSource, SpanStatus
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import SpanChange, span_create, span_update
+from annotator.services.table import SurfaceConflict, surface_choice, surface_decide
 from tests.conftest import Team
 from tests.factories import DocumentFactory, MembershipFactory, ProjectFactory, SpanFactory
 

@@ -18,7 +18,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotator.celery import app as celery_app
-from annotator.keys.services import surface_choice
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -46,6 +45,7 @@ from annotator.services.releases import (
     release_progress,
 )
 from annotator.services.spans import span_create
+from annotator.services.table import surface_choice
 from pseudonymizer.detection import Detection, Detector
 from pseudonymizer.pseudonyms.invalidation import invalidate
 from pseudonymizer.release import SpanState

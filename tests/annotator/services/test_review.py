@@ -8,8 +8,6 @@ from typing import Any
 import pytest
 
 from annotator.keys.models import Alias, Entity
-from annotator.keys.review import review_notes
-from annotator.keys.services import SurfaceConflict, surface_choice, surface_decide
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -26,6 +24,7 @@ from annotator.selectors.review import with_note
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review import review_dismiss, review_resolve, review_scan
 from annotator.services.spans import SpanChange, span_create, span_update
+from annotator.services.table import SurfaceConflict, review_notes, surface_choice, surface_decide
 from tests.conftest import Team
 from tests.factories import DocumentFactory, SpanFactory
 

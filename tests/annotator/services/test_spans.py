@@ -9,7 +9,6 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from annotator.keys.models import Alias, Entity
-from annotator.keys.services import SurfaceConflict, surface_choice, surface_decide
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -29,6 +28,7 @@ from annotator.services.spans import (
     span_delete,
     span_update,
 )
+from annotator.services.table import SurfaceConflict, surface_choice, surface_decide
 from tests.conftest import Team
 from tests.factories import DocumentFactory, ProjectFactory, SpanFactory
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from annotator.keys.models import Entity
-from annotator.keys.services import surface_choice
 from annotator.models import ReviewItem, ReviewKind, Span, SpanSource
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import SpanChange, span_create, span_delete, span_update
+from annotator.services.table import surface_choice
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.keys.services import surface_choice, surface_decide
 from annotator.keys.transfer import table_from_bytes, table_to_bytes
 from annotator.models import AuditAction, AuditEvent
+from annotator.services.table import surface_choice, surface_decide
 from pseudonymizer.keytable import Alias as KeyAlias
 from pseudonymizer.keytable import KeyTable
 from tests.conftest import Team, client_for

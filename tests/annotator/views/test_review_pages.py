@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.keys.services import surface_decide
 from annotator.models import ReviewItem, ReviewKind, ReviewStatus, Span, SpanSource, SpanStatus
 from annotator.services.review import review_resolve
 from annotator.services.spans import SpanChange, span_update
+from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 

@@ -14,11 +14,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator.keys.services import surface_choice, surface_decide
-from annotator.keys.table import EntityChange, entity_update
 from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.services import runs
 from annotator.services.review import review_resolve
+from annotator.services.table import EntityChange, entity_update, surface_choice, surface_decide
 from pseudonymizer.spans import Span as EngineSpan
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory

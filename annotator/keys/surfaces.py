@@ -1,7 +1,7 @@
-"""The correspondence table's narrow service: what the table holds for a surface, and the one
-way a choice gets into it.
+"""The surfaces of the correspondence table: what the table holds for a surface, and the one
+way a choice gets into it (a repository: the Domain reaches it through
+`annotator.services.table`).
 
-Everything that reads or writes `Entity` and `Alias` for the annotators goes through here.
 An annotator learns only the choice for a surface they are annotating (`surface_choices`);
 listing and searching the table is for leads and admins. Originals are encrypted at rest and
 looked up by keyed digest (`annotator.keys.crypto`), so the database never compares or
@@ -10,15 +10,15 @@ returns a plaintext surface; nothing here logs one.
 Rules (the engine's, `pseudonymizer.keytable`): one surface, one decision and one replacement
 in a project; two surfaces never share a replacement; a replacement never equals an original.
 The first two are unique constraints on `Alias`, so concurrent choices for one surface end
-with one entity and one replacement whatever the timing: the loser gets `SurfaceConflict`
-with the winner's choice. A pseudonym the server drew that another surface took meanwhile is
+with one entity and one replacement whatever the timing: the loser gets `Taken` with the
+winner's choice. A pseudonym the server drew that another surface took meanwhile is
 drawn again (`DRAWS` times at most); only a pseudonym a person typed is refused for it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,11 +26,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from annotator.keys import crypto
+from annotator.keys.errors import Refused, ReplacementRefused, Taken
 from annotator.keys.models import Alias, Entity
+from annotator.keys.scope import Scope
 from annotator.keys.words import words_write
-from annotator.models import Project, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.routers import keys_alias
-from annotator.services.errors import ConflictError, DomainError
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
 from pseudonymizer.pseudonyms.shape import script_of, word_keys
@@ -72,18 +72,6 @@ class Choice:
         }
 
 
-class SurfaceConflict(ConflictError):
-    """The surface already has another choice; `winner` is it."""
-
-    def __init__(self, message: str, winner: Choice) -> None:
-        super().__init__(message)
-        self.winner = winner
-
-
-class ReplacementRefused(DomainError):
-    """A replacement the table cannot take (used by another surface, or an original)."""
-
-
 def _choice(alias: Alias) -> Choice:
     entity = alias.entity
     return Choice(
@@ -96,58 +84,58 @@ def _choice(alias: Alias) -> Choice:
     )
 
 
-def _aliases(project: Project) -> Any:
-    return Alias.objects.using(keys_alias()).filter(project_id=project.pk)
+def _aliases(scope: Scope) -> Any:
+    return Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
 
 
-def surface_choice(project: Project, surface: str) -> Choice | None:
+def surface_choice(scope: Scope, surface: str) -> Choice | None:
     """The choice recorded for `surface` (compared as aliases are: case, NFC and spaces
     ignored), or None."""
-    return surface_choices(project, [surface]).get(surface)
+    return surface_choices(scope, [surface]).get(surface)
 
 
-def surface_choices(project: Project, surfaces: Iterable[str]) -> dict[str, Choice]:
+def surface_choices(scope: Scope, surfaces: Iterable[str]) -> dict[str, Choice]:
     """The recorded choice of each of `surfaces` that has one, in one query."""
     by_digest: dict[str, list[str]] = {}
     for surface in surfaces:
-        by_digest.setdefault(crypto.surface_digest(project.secret, surface), []).append(surface)
+        by_digest.setdefault(crypto.surface_digest(scope.secret, surface), []).append(surface)
     if not by_digest:
         return {}
     found: dict[str, Choice] = {}
-    rows = _aliases(project).filter(original_digest__in=list(by_digest)).select_related("entity")
+    rows = _aliases(scope).filter(original_digest__in=list(by_digest)).select_related("entity")
     for alias in rows:
         for surface in by_digest[alias.original_digest]:
             found[surface] = _choice(alias)
     return found
 
 
-def known_surfaces(project: Project) -> list[tuple[str, str]]:
+def known_surfaces(scope: Scope) -> list[tuple[str, str]]:
     """Every decided surface of the project, all languages, as (surface, label): what the
     known-entity recognizer proposes again in later documents. Decrypts the originals: for
     the workers, never for a page."""
-    rows = _aliases(project).select_related("entity").only("original_encrypted", "entity__label")
+    rows = _aliases(scope).select_related("entity").only("original_encrypted", "entity__label")
     return [(alias.original, alias.entity.label) for alias in rows.iterator(chunk_size=2000)]
 
 
-def alias_family(project: Project, alias_id: int) -> list[tuple[Alias, str]]:
-    """An alias and the token-level aliases cut from it, each with its original (for the
-    propagation task; never for a page)."""
+def alias_family(scope: Scope, alias_id: int) -> list[tuple[Choice, str]]:
+    """An alias and the token-level aliases cut from it, each as its choice with its original
+    (for the propagation task; never for a page)."""
     rows = (
-        _aliases(project)
+        _aliases(scope)
         .filter(Q(pk=alias_id) | Q(parent_id=alias_id))
         .select_related("entity")
         .order_by("pk")
     )
-    return [(alias, alias.original) for alias in rows]
+    return [(_choice(alias), alias.original) for alias in rows]
 
 
-def _look_up(project: Project, column: str, values: set[str], known: dict[str, bool]) -> None:
+def _look_up(scope: Scope, column: str, values: set[str], known: dict[str, bool]) -> None:
     """Whether each of `values` is in the aliases' `column` (an indexed one), into `known`:
     the values not known yet, in one query."""
     unknown = values - known.keys()
     if unknown:
         found = set(
-            _aliases(project).filter(**{f"{column}__in": unknown}).values_list(column, flat=True)
+            _aliases(scope).filter(**{f"{column}__in": unknown}).values_list(column, flat=True)
         )
         known.update((value, value in found) for value in unknown)
 
@@ -159,17 +147,17 @@ class _DigestSet(SurfaceSet):
     a candidate, it asks about the candidate's runs of words in the same query, so that
     `contains_within`, which `suggest` asks next, is answered without another."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, scope: Scope) -> None:
         super().__init__()
-        self._project = project
+        self._scope = scope
         self._known: dict[str, bool] = {}  # digest → whether it is an original's
 
     def _digests(self, surfaces: Iterable[str]) -> set[str]:
-        secret = self._project.secret
+        secret = self._scope.secret
         return {crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)}
 
     def _any(self, digests: set[str]) -> bool:
-        _look_up(self._project, "original_digest", digests, self._known)
+        _look_up(self._scope, "original_digest", digests, self._known)
         return any(self._known[digest] for digest in digests)
 
     @staticmethod
@@ -189,7 +177,7 @@ class _DigestSet(SurfaceSet):
         return self._any(digests)
 
     def __len__(self) -> int:
-        return int(_aliases(self._project).count())
+        return int(_aliases(self._scope).count())
 
     def __iter__(self) -> Iterator[str]:
         return iter(())  # digests only: there is nothing to list
@@ -210,9 +198,9 @@ class _ReplacementsInUse(SurfaceSet):
     """The pseudonyms the project's table holds, asked one at a time through its unique index
     on the normalised replacement."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, scope: Scope) -> None:
         super().__init__()
-        self._project = project
+        self._scope = scope
         self._known: dict[str, bool] = {}  # normalised replacement → whether in use
 
     def __contains__(self, surface: object) -> bool:
@@ -228,7 +216,7 @@ class _ReplacementsInUse(SurfaceSet):
     def prefetch(self, candidates: Iterable[str]) -> None:
         """Whether each candidate is in use, in one query through the unique index."""
         keys = {crypto.normalise_surface(c) for c in candidates} - {""}
-        _look_up(self._project, "replacement_key", keys, self._known)
+        _look_up(self._scope, "replacement_key", keys, self._known)
 
     def add(self, surface: str) -> None:
         """Count `surface` as in use, whatever the table said (a write just lost it)."""
@@ -237,7 +225,7 @@ class _ReplacementsInUse(SurfaceSet):
             self._known[key] = True
 
     def __len__(self) -> int:
-        return int(_aliases(self._project).exclude(replacement_key="").count())
+        return int(_aliases(self._scope).exclude(replacement_key="").count())
 
     def __iter__(self) -> Iterator[str]:
         return iter(())  # asked, never listed
@@ -246,17 +234,17 @@ class _ReplacementsInUse(SurfaceSet):
         return text in self
 
 
-def _replacements_in_use(project: Project) -> SurfaceSet:
-    return _ReplacementsInUse(project)
+def _replacements_in_use(scope: Scope) -> SurfaceSet:
+    return _ReplacementsInUse(scope)
 
 
 def suggestions_for(
-    project: Project, surface: str, label: str, language: str, *, count: int = SUGGESTIONS
+    scope: Scope, surface: str, label: str, language: str, *, count: int = SUGGESTIONS
 ) -> list[str]:
     """Pseudonyms for `surface`, shape-preserving: the replacement already chosen for it
     first, when there is one, then fresh ones that no surface uses and that equal no
     original of the project."""
-    chosen = surface_choice(project, surface)
+    chosen = surface_choice(scope, surface)
     first = (
         [chosen.replacement]
         if chosen is not None and chosen.decision == Decision.PSEUDONYMIZE
@@ -266,15 +254,15 @@ def suggestions_for(
         surface,
         label,
         language,
-        project.secret,
+        scope.secret,
         count=count,
-        taken=_replacements_in_use(project),
-        forbidden=_DigestSet(project),
+        taken=_replacements_in_use(scope),
+        forbidden=_DigestSet(scope),
     )
     return [*first, *(s for s in fresh if s not in first)][:count]
 
 
-def _check_replacement(project: Project, surface: str, replacement: str) -> None:
+def _check_replacement(scope: Scope, surface: str, replacement: str) -> None:
     key = crypto.normalise_surface(replacement)
     if not key:
         raise ReplacementRefused("a pseudonym cannot be empty")
@@ -283,33 +271,33 @@ def _check_replacement(project: Project, surface: str, replacement: str) -> None
     if key == crypto.normalise_surface(surface):
         raise ReplacementRefused("a pseudonym cannot be the original itself")
     if (
-        _aliases(project)
-        .filter(original_digest=crypto.surface_digest(project.secret, replacement))
+        _aliases(scope)
+        .filter(original_digest=crypto.surface_digest(scope.secret, replacement))
         .exists()
     ):
         raise ReplacementRefused(_UNUSABLE)
-    if _aliases(project).filter(replacement_key=key).exists():
+    if _aliases(scope).filter(replacement_key=key).exists():
         raise ReplacementRefused(_UNUSABLE)
 
 
 def _draw(
-    project: Project, surface: str, label: str, language: str, *, lost: Iterable[str] = ()
+    scope: Scope, surface: str, label: str, language: str, *, lost: Iterable[str] = ()
 ) -> str:
     """The first free suggestion for `surface`, past the pseudonyms it `lost` to others."""
-    taken = _replacements_in_use(project)
+    taken = _replacements_in_use(scope)
     for pseudonym in lost:
         taken.add(pseudonym)
     drawn = suggest(
         surface,
         label,
         language,
-        project.secret,
+        scope.secret,
         count=1,
         taken=taken,
-        forbidden=_DigestSet(project),
+        forbidden=_DigestSet(scope),
     )
     if not drawn:
-        raise DomainError("no pseudonym could be drawn for this surface: type one")
+        raise Refused("no pseudonym could be drawn for this surface: type one")
     return drawn[0]
 
 
@@ -321,45 +309,40 @@ def _same(choice: Choice, decision: str, replacement: str | None) -> bool:
     return True
 
 
-def _conflict(choice: Choice) -> SurfaceConflict:
+def _conflict(choice: Choice) -> Taken:
     if choice.decision == Decision.PSEUDONYMIZE:
         message = "this surface already has another pseudonym in the project"
     else:
         message = f"this surface is already decided in the project: {choice.decision}"
-    return SurfaceConflict(message, choice)
+    return Taken(message, choice)
 
 
-def _owned_by(alias: Alias, actor: Any, project: Project, span_id: int | None) -> bool:
-    """Whether `actor` made this choice and nothing else relies on it yet: then it is theirs
+def _owned_by(alias: Alias, user_id: int | None, relied_on: Callable[[int], bool]) -> bool:
+    """Whether the person `user_id` made this choice and nothing else relies on it yet
+    (`relied_on`, asked of the entity's id, says whether something does): then it is theirs
     to change (its token-level aliases go with it). Any other change of a recorded choice is
     the lead's (review)."""
-    if actor is None or alias.created_by_id != getattr(actor, "pk", None):
+    if user_id is None or alias.created_by_id != user_id:
         return False
     if alias.parent_id is not None:
         return False  # a word cut from a longer name follows that name
-    others = Span.objects.filter(document__project=project, entity_id=alias.entity_id)
-    if span_id is not None:
-        others = others.exclude(pk=span_id)
-    return not others.exists()
+    return not relied_on(alias.entity_id)
 
 
-def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: int) -> bool:
-    """Take a person's own choice out of the table once the span that made it no longer holds
-    its surface (its edge moved, it was rejected or deleted) and nothing else relies on it:
-    the entity, its aliases, and the untouched proposals propagation made of it. Otherwise a
-    slip ("Banque" selected before "Banque Laurentide") would stay an identifier of the
-    project, proposed wherever the word occurs and refused in every release that holds it.
-    False, changing nothing, when someone else made the choice, another name was linked to
-    it, a span a person touched or a review item relies on it."""
+def entity_withdraw(
+    scope: Scope, *, entity_id: int, user_id: int | None, relied_on: Callable[[], bool]
+) -> bool:
+    """Take a person's own choice out of the table: the entity and its aliases, when the
+    person `user_id` made it, no other name was linked to it, and nothing else relies on it
+    (`relied_on`, asked while the entity is locked). False, changing nothing, otherwise."""
     database = keys_alias()
     with transaction.atomic(using=database):
         entity = (
             Entity.objects.using(database)
             .select_for_update()
-            .filter(pk=entity_id, project_id=project.pk)
+            .filter(pk=entity_id, project_id=scope.project_id)
             .first()
         )
-        user_id = getattr(actor, "pk", None)
         if entity is None or user_id is None or entity.created_by_id != user_id:
             return False
         names = list(
@@ -367,52 +350,43 @@ def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: in
             .filter(entity_id=entity_id, parent__isnull=True)
             .values_list("created_by_id", flat=True)
         )
-        if names != [user_id]:
+        if names != [user_id] or relied_on():
             return False
-        spans = Span.objects.filter(document__project=project, entity_id=entity_id).exclude(
-            pk=span_id
-        )
-        echoes = spans.filter(source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)
-        if spans.exclude(pk__in=echoes).exists():
-            return False
-        if ReviewItem.objects.filter(project=project, entity_id=entity_id).exists():
-            return False
-        echoes.delete()
         entity.delete(using=database)
-    logger.info("entity %s withdrawn in %s: its span moved on", entity_id, project.slug)
+    logger.info("entity %s withdrawn in project %s: its span moved on", entity_id, scope.project_id)
     return True
 
 
 def surface_decide(
+    scope: Scope,
     *,
-    project: Project,
     surface: str,
     language: str,
     label: str,
     decision: str,
     replacement: str | None = None,
     keep_reason: str = "",
-    actor: Any = None,
-    span_id: int | None = None,
+    user_id: int | None = None,
+    relied_on: Callable[[int], bool] = lambda entity_id: True,
 ) -> Choice:
     """Record `decision` for `surface`, or find it recorded; the surface's choice.
 
     A new surface gets a new entity and alias (and, for a person pseudonymized, the
     token-level aliases of its words that no other surface has). `replacement` is the
     pseudonym the person picked; when None, the one already recorded, else the first
-    suggestion. A surface with another choice raises SurfaceConflict with it, unless the
-    choice is the caller's own and nothing else relies on it (`span_id` is the span being
-    decided): then it is changed.
+    suggestion. A surface with another choice raises Taken with it, unless the choice is
+    the person `user_id`'s own and nothing else relies on it (`relied_on`, asked of its
+    entity's id): then it is changed.
     """
     if decision not in Decision.__members__.values():
-        raise DomainError(f"unknown decision {decision!r}")
+        raise Refused(f"unknown decision {decision!r}")
     if not crypto.normalise_surface(surface):
-        raise DomainError("an empty surface cannot be decided")
+        raise Refused("an empty surface cannot be decided")
     database = keys_alias()
-    digest = crypto.surface_digest(project.secret, surface)
+    digest = crypto.surface_digest(scope.secret, surface)
     with transaction.atomic(using=database):
         existing = (
-            _aliases(project)
+            _aliases(scope)
             .select_for_update()
             .select_related("entity")
             .filter(original_digest=digest)
@@ -428,13 +402,13 @@ def surface_decide(
                 return _choice(
                     Alias.objects.using(database).select_related("entity").get(pk=existing.pk)
                 )
-            if not _owned_by(existing, actor, project, span_id):
+            if not _owned_by(existing, user_id, relied_on):
                 raise _conflict(choice)
             entity_id = existing.entity_id
             existing.delete()
             Entity.objects.using(database).filter(pk=entity_id).delete()
         return _create(
-            project=project,
+            scope,
             surface=surface,
             digest=digest,
             language=language,
@@ -442,13 +416,13 @@ def surface_decide(
             decision=decision,
             replacement=replacement,
             keep_reason=keep_reason,
-            actor=actor,
+            user_id=user_id,
         )
 
 
 def _create(
+    scope: Scope,
     *,
-    project: Project,
     surface: str,
     digest: str,
     language: str,
@@ -456,51 +430,48 @@ def _create(
     decision: str,
     replacement: str | None,
     keep_reason: str,
-    actor: Any,
+    user_id: int | None,
 ) -> Choice:
     database = keys_alias()
     requested = replacement  # what the person typed, if anything, before a draw fills it
     drawn = decision == Decision.PSEUDONYMIZE and not replacement
     if decision == Decision.PSEUDONYMIZE:
         if replacement:
-            _check_replacement(project, surface, replacement)
+            _check_replacement(scope, surface, replacement)
     elif decision == Decision.INVALIDATE:
-        replacement = replacement or invalidate(surface, project.secret)
-        _check_replacement(project, surface, replacement)
+        replacement = replacement or invalidate(surface, scope.secret)
+        _check_replacement(scope, surface, replacement)
     else:
         replacement = ""
-    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
     chosen = replacement or ""  # typed or invalidated; drawn below; "" for keep and delete
     lost: list[str] = []
     while True:
         if drawn:
-            chosen = _draw(project, surface, label, language, lost=lost)
+            chosen = _draw(scope, surface, label, language, lost=lost)
         try:
             # A savepoint: when another choice for the surface (or its pseudonym) committed
             # first, the entity made here goes too, and the winner is read back.
             with transaction.atomic(using=database):
                 entity = Entity.objects.using(database).create(
-                    project_id=project.pk,
+                    project_id=scope.project_id,
                     label=label,
                     decision=decision,
                     keep_reason=keep_reason if decision == Decision.KEEP else "",
-                    created_by=user,
+                    created_by_id=user_id,
                 )
                 alias = Alias(
                     entity=entity,
-                    project_id=project.pk,
+                    project_id=scope.project_id,
                     language=language,
                     script=_script(surface),
-                    created_by=user,
+                    created_by_id=user_id,
                 )
-                alias.set_original(surface, project.secret)
+                alias.set_original(surface, scope.secret)
                 alias.set_replacement(chosen)
                 alias.save(using=database)
-                words_write(project.secret, [(alias, surface)])
+                words_write(scope.secret, [(alias, surface)])
         except IntegrityError:
-            winner = (
-                _aliases(project).select_related("entity").filter(original_digest=digest).first()
-            )
+            winner = _aliases(scope).select_related("entity").filter(original_digest=digest).first()
             if winner is not None:
                 choice = _choice(winner)
                 # A pseudonym drawn here loses quietly to the winner's; one the person typed
@@ -521,40 +492,43 @@ def _create(
                     "every pseudonym drawn for this surface was taken by another one "
                     "meanwhile: try again, or type one"
                 ) from None
-            logger.info("a drawn pseudonym was taken meanwhile in %s; drawing again", project.slug)
+            logger.info(
+                "a drawn pseudonym was taken meanwhile in project %s; drawing again",
+                scope.project_id,
+            )
             continue
         break
     if decision == Decision.PSEUDONYMIZE:
-        _add_token_aliases(project, alias, surface, chosen, label, language, user)
-    logger.info("entity %s decided (%s) in %s", entity.pk, decision, project.slug)
+        _add_token_aliases(scope, alias, surface, chosen, label, language, user_id)
+    logger.info("entity %s decided (%s) in project %s", entity.pk, decision, scope.project_id)
     return replace(_choice(alias), created=True)
 
 
 def _add_token_aliases(
-    project: Project,
+    scope: Scope,
     parent: Alias,
     surface: str,
     replacement: str,
     label: str,
     language: str,
-    user: Any,
+    user_id: int | None,
 ) -> None:
     """ "Moshe" → "Raj" beside "Moshe Chaya" → "Raj Avrom", where the word is free: a word
     that already has its own choice, or a piece used by another surface (or an original of
-    the project), is left alone. One read for every word, one insert for those that are
+    the scope), is left alone. One read for every word, one insert for those that are
     free; a word taken meanwhile by another choice is skipped by the unique constraints
     (ON CONFLICT DO NOTHING) and keeps that choice."""
-    secret = project.secret
+    secret = scope.secret
     candidates: list[Alias] = []
     pieces_of = token_aliases(surface, replacement, label)
     for word, piece in pieces_of:
         alias = Alias(
             entity_id=parent.entity_id,
-            project_id=project.pk,
+            project_id=scope.project_id,
             language=language,
             script=_script(word),
             parent=parent,
-            created_by=user,
+            created_by_id=user_id,
         )
         alias.set_original(word, secret)
         alias.set_replacement(piece)
@@ -565,7 +539,7 @@ def _add_token_aliases(
     digests = [alias.original_digest for alias in candidates] + list(pieces.values())
     keys = [alias.replacement_key for alias in candidates]
     # Every row either list names: its original is an original, its pseudonym is in use.
-    rows = _aliases(project).filter(Q(original_digest__in=digests) | Q(replacement_key__in=keys))
+    rows = _aliases(scope).filter(Q(original_digest__in=digests) | Q(replacement_key__in=keys))
     originals: set[str] = set()
     in_use: set[str] = set()
     for digest, key in rows.values_list("original_digest", "replacement_key"):
@@ -584,7 +558,7 @@ def _add_token_aliases(
     # ON CONFLICT DO NOTHING returns no ids: read back the rows that went in, to index them.
     pairs = zip(candidates, pieces_of, strict=True)
     words = {alias.original_digest: word for alias, (word, _) in pairs}
-    inserted = _aliases(project).filter(
+    inserted = _aliases(scope).filter(
         parent_id=parent.pk, original_digest__in=[alias.original_digest for alias in free]
     )
     words_write(secret, [(alias, words[alias.original_digest]) for alias in inserted])

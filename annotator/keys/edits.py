@@ -1,0 +1,459 @@
+"""The correspondence table as leads and admins edit it: a replacement or a decision, merge
+two entities, split one, link an alias to another entity (a repository: the Domain reaches
+it through `annotator.services.table`, which makes the spans follow and audits each edit).
+
+Each edit runs in one transaction on the keys database, holding the entities it changes
+locked, and returns what changed (`Edit`): what the audit says of it, and which spans must
+follow (`Follow`), which the keys cannot reach. An entity carries `version`: an edit naming
+another gets `Stale`. Nothing here logs an original or puts one in what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from annotator.keys import crypto
+from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale
+from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
+from annotator.keys.scope import Scope
+from annotator.keys.surfaces import (
+    _add_token_aliases,
+    _aliases,
+    _DigestSet,
+    _replacements_in_use,
+)
+from annotator.keys.words import replacement_words_rewrite
+from annotator.routers import keys_alias
+from pseudonymizer.pseudonyms import invalidate, suggest
+from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+
+DRAWS = 5  # pseudonyms drawn at once when an entity becomes pseudonymized
+
+# Whether a pseudonym occurs in a document of the project (the Domain reads the documents).
+InCorpus = Callable[[str], bool]
+# The Domain's rule for a valid decision and reason to keep; raises when it is not.
+CheckDecision = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Spans the table's change reaches: those of `entity_ids` (only those whose surface's
+    digest is one of `digests`, when given) take `decision` and `keep_reason`, and the
+    entity `entity_id` when given."""
+
+    entity_ids: tuple[int, ...]
+    decision: str
+    keep_reason: str
+    entity_id: int | None = None
+    digests: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What an edit changed: the entity (`entity_id`) and what its audit row says
+    (`detail`, "spans" left for the Domain to count), the spans that follow, in order, and
+    any further entity audited with its own detail (a split's new entity)."""
+
+    entity_id: int
+    detail: dict[str, Any] | None  # None: nothing changed, nothing to audit
+    follow: tuple[Follow, ...] = ()
+    also: tuple[tuple[int, dict[str, Any]], ...] = ()
+
+
+@dataclass(frozen=True)
+class EntityChange:
+    """A lead's edit of one entity; None leaves a field as it is."""
+
+    decision: str | None = None
+    keep_reason: str | None = None
+    replacements: Mapping[int, str] = field(default_factory=dict)  # alias id → pseudonym
+
+
+def _locked(scope: Scope, entity_ids: Iterable[int]) -> dict[int, Entity]:
+    wanted = sorted(set(entity_ids))
+    found = {
+        entity.pk: entity
+        for entity in _entities(scope).select_for_update().filter(pk__in=wanted).order_by("pk")
+    }
+    for entity_id in wanted:
+        if entity_id not in found:
+            raise Missing(f"no entity {entity_id} in this project")
+    return found
+
+
+def _check_version(entity: Entity, version: int | None) -> None:
+    if version is not None and version != entity.version:
+        raise Stale(
+            f"entity {entity.pk} changed since you read it (version {version}, "
+            f"now {entity.version}): reload it",
+            entity.pk,
+        )
+
+
+def _entities(scope: Scope) -> Any:
+    return Entity.objects.using(keys_alias()).filter(project_id=scope.project_id)
+
+
+def check_replacement(
+    scope: Scope, alias: Alias, original: str, replacement: str, in_corpus: InCorpus
+) -> None:
+    """The rules for a pseudonym a lead gives `alias` (whose own pseudonym and token-level
+    aliases are about to go): not empty, not the original, no other surface's pseudonym, no
+    original of the table, found in no document of the project. A lead may see every
+    original, so the reasons are told apart."""
+    key = crypto.normalise_surface(replacement)
+    if not key:
+        raise ReplacementRefused("a pseudonym cannot be empty")
+    if len(replacement) > Alias._meta.get_field("replacement").max_length:  # type: ignore[operator]
+        raise ReplacementRefused("this pseudonym is too long")
+    if key == crypto.normalise_surface(original):
+        raise ReplacementRefused("a pseudonym cannot be the original itself")
+    digest = crypto.surface_digest(scope.secret, replacement)
+    if _aliases(scope).filter(original_digest=digest).exists():
+        raise ReplacementRefused("this pseudonym is an original in the project's table")
+    others = _aliases(scope).filter(replacement_key=key).exclude(pk=alias.pk)
+    if others.exclude(parent_id=alias.pk).exists():
+        raise ReplacementRefused("another surface already has this pseudonym")
+    if in_corpus(replacement):
+        raise ReplacementRefused("this pseudonym occurs in a document of the project")
+
+
+def _set_replacement(scope: Scope, alias: Alias, replacement: str) -> None:
+    alias.set_replacement(replacement)
+    alias.save(using=keys_alias(), update_fields=["replacement", "replacement_key"])
+    replacement_words_rewrite(scope.secret, alias)
+
+
+def _cut_tokens(
+    scope: Scope, alias: Alias, original: str, label: str, decision: str, user_id: int | None
+) -> None:
+    """The token-level aliases of `alias` again, after its pseudonym or decision changed."""
+    Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
+    if decision == Decision.PSEUDONYMIZE and alias.replacement:
+        _add_token_aliases(
+            scope, alias, original, alias.replacement, label, alias.language, user_id
+        )
+
+
+def _replace(
+    scope: Scope,
+    entity: Entity,
+    alias: Alias,
+    replacement: str,
+    decision: str,
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> None:
+    """Give `alias` a pseudonym the lead chose (checked), and cut its words again."""
+    original = alias.original
+    if crypto.normalise_surface(replacement) == alias.replacement_key:
+        if replacement != alias.replacement:  # only its capitals change
+            _set_replacement(scope, alias, replacement)
+        return
+    check_replacement(scope, alias, original, replacement, in_corpus)
+    if alias.parent_id is None:
+        Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
+    _set_replacement(scope, alias, replacement)
+    if alias.parent_id is None:
+        _cut_tokens(scope, alias, original, entity.label, decision, user_id)
+
+
+def _draw_checked(
+    scope: Scope, alias: Alias, original: str, label: str, in_corpus: InCorpus
+) -> str:
+    """A fresh pseudonym for `alias` that passes the lead's checks (the draw already avoids
+    the table's originals and pseudonyms; this also avoids the documents' words)."""
+    drawn = suggest(
+        original,
+        label,
+        alias.language,
+        scope.secret,
+        count=DRAWS,
+        taken=_replacements_in_use(scope),
+        forbidden=_DigestSet(scope),
+    )
+    for candidate in drawn:
+        try:
+            check_replacement(scope, alias, original, candidate, in_corpus)
+        except ReplacementRefused:
+            continue
+        return candidate
+    raise Refused(f"no pseudonym could be drawn for alias {alias.pk}: give it one")
+
+
+def _settle(
+    scope: Scope,
+    entity: Entity,
+    names: Iterable[tuple[Alias, str]],
+    decision: str,
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> None:
+    """Make each of `names` (an alias a person chose, with the decision it was made under)
+    hold what `decision` asks of it: a pseudonym drawn, an invalidated form, or none."""
+    for alias, prior in names:
+        if prior == decision:
+            continue
+        original = alias.original
+        children = Alias.objects.using(keys_alias()).filter(parent_id=alias.pk)
+        if decision in REPLACED_DECISIONS:
+            children.delete()
+            _set_replacement(scope, alias, "")  # frees its pseudonym for the draw
+            if decision == Decision.PSEUDONYMIZE:
+                drawn = _draw_checked(scope, alias, original, entity.label, in_corpus)
+            else:
+                drawn = invalidate(original, scope.secret)
+                check_replacement(scope, alias, original, drawn, in_corpus)
+            _set_replacement(scope, alias, drawn)
+            _cut_tokens(scope, alias, original, entity.label, decision, user_id)
+        else:
+            # Kept or deleted: no pseudonym, the words cut from it keep following it.
+            for row in [alias, *children]:
+                if row.replacement:
+                    _set_replacement(scope, row, "")
+
+
+def _names(entity_ids: Iterable[int]) -> list[Alias]:
+    return list(
+        Alias.objects.using(keys_alias())
+        .filter(entity_id__in=list(entity_ids), parent__isnull=True)
+        .order_by("pk")
+    )
+
+
+def _follow(
+    entity_ids: Iterable[int], decision: str, keep_reason: str, *, entity_id: int | None = None
+) -> Follow:
+    """The spans of `entity_ids` take the entity's decision (and, when given, its id)."""
+    reason = keep_reason if decision == Decision.KEEP else ""
+    return Follow(tuple(entity_ids), decision, reason, entity_id)
+
+
+def _bump(entity: Entity, **fields: Any) -> None:
+    for name, value in fields.items():
+        setattr(entity, name, value)
+    entity.version += 1
+    entity.save(using=keys_alias(), update_fields=[*fields, "version", "updated_at"])
+
+
+def entity_update(
+    scope: Scope,
+    *,
+    entity_id: int,
+    version: int | None,
+    change: EntityChange,
+    user_id: int | None,
+    in_corpus: InCorpus,
+    check_decision: CheckDecision,
+) -> Edit:
+    """Apply a lead's `change` to one entity, or raise having changed nothing."""
+    with transaction.atomic(using=keys_alias()):
+        entity = _locked(scope, [entity_id])[entity_id]
+        _check_version(entity, version)
+        prior = entity.decision
+        decision = change.decision if change.decision is not None else prior
+        keep_reason = change.keep_reason if change.keep_reason is not None else entity.keep_reason
+        keep_reason = keep_reason.strip() if decision == Decision.KEEP else ""
+        check_decision(decision, keep_reason)
+        aliases = {
+            alias.pk: alias
+            for alias in Alias.objects.using(keys_alias()).filter(entity_id=entity.pk)
+        }
+        for alias_id in change.replacements:
+            if alias_id not in aliases:
+                raise Refused(f"alias {alias_id} is not an alias of entity {entity.pk}")
+        if change.replacements and decision not in REPLACED_DECISIONS:
+            raise Refused(f"a {decision} entity has no pseudonym to change")
+        detail: dict[str, Any] = {"action": "edit"}
+        if decision != prior:
+            names = [(alias, prior) for alias in aliases.values() if alias.parent_id is None]
+            _settle(scope, entity, names, decision, user_id, in_corpus)
+            detail["decision"] = [prior, decision]
+        for alias_id, replacement in sorted(change.replacements.items()):
+            alias = Alias.objects.using(keys_alias()).filter(pk=alias_id).first()
+            if alias is not None:  # a word cut again above may have gone
+                _replace(scope, entity, alias, replacement, decision, user_id, in_corpus)
+        if change.replacements:
+            detail["replacements"] = sorted(change.replacements)
+        if keep_reason != entity.keep_reason:
+            detail["keep_reason"] = True
+        if len(detail) == 1:
+            return Edit(entity.pk, None)
+        _bump(entity, decision=decision, keep_reason=keep_reason)
+        follow: tuple[Follow, ...] = ()
+        if decision != prior or "keep_reason" in detail:
+            follow = (_follow([entity.pk], decision, keep_reason),)
+    return Edit(entity.pk, detail, follow)
+
+
+def entity_merge(
+    scope: Scope,
+    *,
+    entity_id: int,
+    other_id: int,
+    version: int | None,
+    other_version: int | None,
+    decision: str | None,
+    keep_reason: str | None,
+    user_id: int | None,
+    in_corpus: InCorpus,
+    check_decision: CheckDecision,
+) -> Edit:
+    """Fold `other_id` into `entity_id`: its aliases move (its spans follow), it goes. Two
+    entities decided differently merge only with the `decision` the merged one takes; the
+    merged entity keeps `entity_id`'s label."""
+    if entity_id == other_id:
+        raise Refused("an entity cannot be merged with itself")
+    with transaction.atomic(using=keys_alias()):
+        locked = _locked(scope, [entity_id, other_id])
+        entity, other = locked[entity_id], locked[other_id]
+        _check_version(entity, version)
+        _check_version(other, other_version)
+        if decision is None:
+            if entity.decision != other.decision:
+                raise Refused(
+                    f"entity {entity.pk} is {entity.decision} and entity {other.pk} is "
+                    f"{other.decision}: say which decision the merged entity takes"
+                )
+            decision = entity.decision
+        reason = keep_reason if keep_reason is not None else entity.keep_reason or other.keep_reason
+        reason = reason.strip() if decision == Decision.KEEP else ""
+        check_decision(decision, reason)
+        names = [
+            (alias, entity.decision if alias.entity_id == entity.pk else other.decision)
+            for alias in _names([entity.pk, other.pk])
+        ]
+        Alias.objects.using(keys_alias()).filter(entity_id=other.pk).update(entity_id=entity.pk)
+        _settle(scope, entity, names, decision, user_id, in_corpus)
+        follow = _follow([entity.pk, other.pk], decision, reason, entity_id=entity.pk)
+        Entity.objects.using(keys_alias()).filter(pk=other.pk).delete()
+        _bump(entity, decision=decision, keep_reason=reason)
+    detail = {"action": "merge", "merged": other.pk, "decision": decision}
+    return Edit(entity.pk, detail, (follow,))
+
+
+def _move_names(
+    scope: Scope,
+    source: Entity,
+    target: Entity,
+    names: Sequence[Alias],
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> Follow:
+    """Move `names` of `source` (with their words) to `target`, which may be new; they take
+    its decision. The spans of their surfaces follow."""
+    ids = [alias.pk for alias in names]
+    moving = Alias.objects.using(keys_alias()).filter(Q(pk__in=ids) | Q(parent_id__in=ids))
+    digests = frozenset(moving.values_list("original_digest", flat=True))
+    moving.update(entity_id=target.pk)
+    settled = [(alias, source.decision) for alias in names]
+    _settle(scope, target, settled, target.decision, user_id, in_corpus)
+    return Follow((source.pk,), target.decision, target.keep_reason, target.pk, digests)
+
+
+def entity_split(
+    scope: Scope,
+    *,
+    entity_id: int,
+    alias_ids: Sequence[int],
+    version: int | None,
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> Edit:
+    """Move the chosen aliases of an entity (each with the words cut from it) to a new entity
+    of the same label and decision; the spans of their surfaces follow. The new entity is
+    the one `Edit.also` names."""
+    wanted = set(alias_ids)
+    if not wanted:
+        raise Refused("choose the aliases to move to a new entity")
+    with transaction.atomic(using=keys_alias()):
+        entity = _locked(scope, [entity_id])[entity_id]
+        _check_version(entity, version)
+        names = _names([entity.pk])
+        chosen = [alias for alias in names if alias.pk in wanted]
+        unknown = wanted - {alias.pk for alias in chosen}
+        if unknown:
+            raise Refused(
+                f"alias {min(unknown)} is not a name of entity {entity.pk} (a word cut from "
+                "a longer name follows that name)"
+            )
+        if len(chosen) == len(names):
+            raise Refused("leave at least one alias in the entity")
+        new = Entity.objects.using(keys_alias()).create(
+            project_id=scope.project_id,
+            label=entity.label,
+            decision=entity.decision,
+            keep_reason=entity.keep_reason,
+            created_by_id=user_id,
+        )
+        follow = _move_names(scope, entity, new, chosen, user_id, in_corpus)
+        _bump(entity)
+    detail = {"action": "split", "aliases": sorted(wanted), "new": new.pk}
+    also = ((new.pk, {"action": "split", "from": entity.pk}),)
+    return Edit(entity.pk, detail, (follow,), also)
+
+
+def alias_link(
+    scope: Scope,
+    *,
+    entity_id: int,
+    alias_id: int,
+    version: int | None,
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> Edit:
+    """Link an alias ("موشيه حايا") to an entity in another language ("Moshe Chaya"): the
+    alias and the words cut from it move to `entity_id` and take its decision (the spans of
+    those surfaces follow); the entity it leaves goes when no alias is left in it."""
+    with transaction.atomic(using=keys_alias()):
+        alias = _aliases(scope).filter(pk=alias_id).first()
+        if alias is None:
+            raise Missing(f"no alias {alias_id} in this project")
+        if alias.parent_id is not None:
+            raise Refused(
+                f"alias {alias_id} is a word cut from a longer name: link that name instead"
+            )
+        if alias.entity_id == entity_id:
+            raise Refused(f"alias {alias_id} is already an alias of entity {entity_id}")
+        locked = _locked(scope, [entity_id, alias.entity_id])
+        entity, source = locked[entity_id], locked[alias.entity_id]
+        _check_version(entity, version)
+        follow = [_move_names(scope, source, entity, [alias], user_id, in_corpus)]
+        left = Alias.objects.using(keys_alias()).filter(entity_id=source.pk).exists()
+        if left:
+            _bump(source)
+        else:
+            # Nothing names the entity any more: whatever still points at it is the alias's.
+            follow.append(
+                _follow([source.pk], entity.decision, entity.keep_reason, entity_id=entity.pk)
+            )
+            Entity.objects.using(keys_alias()).filter(pk=source.pk).delete()
+        _bump(entity)
+    detail = {"action": "link", "alias": alias_id, "from": source.pk, "from_deleted": not left}
+    return Edit(entity.pk, detail, tuple(follow))
+
+
+def entity_relabel(scope: Scope, entity_id: int, label: str) -> None:
+    """Give the entity `label` (a lead's resolution), when it has another."""
+    _entities(scope).filter(pk=entity_id).exclude(label=label).update(
+        label=label, version=F("version") + 1, updated_at=timezone.now()
+    )
+
+
+def project_keys_delete(project_id: int) -> None:
+    """Everything the keys hold of a project: the word index, the aliases (words cut from
+    longer names first), the entities, the review notes."""
+    keys = keys_alias()
+    with transaction.atomic(using=keys):
+        AliasWord.objects.using(keys).filter(project_id=project_id).delete()
+        aliases = Alias.objects.using(keys).filter(project_id=project_id)
+        aliases.filter(parent__isnull=False).delete()
+        aliases.delete()
+        Entity.objects.using(keys).filter(project_id=project_id).delete()
+        ReviewNote.objects.using(keys).filter(project_id=project_id).delete()

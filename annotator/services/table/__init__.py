@@ -1,0 +1,152 @@
+"""The one way to the correspondence table (`annotator.keys`): every page, endpoint, task,
+command and service that reads or writes the keys calls this package, and nothing else of
+the app imports `annotator.keys`.
+
+- `reads`: a person's reads (a page of the table, one entity, the candidate links), each
+  audited here by construction; the sealed search a page keeps in its session.
+- `edits`: a lead's edits (update, merge, split, link): the keys change, then the spans
+  follow and the edit is audited, in a documented order of writes.
+- `surfaces`: the choice for a surface and the one way a choice gets in, suggestions, and
+  what the workers and the review's scan read.
+- `notes`: the pseudonyms of the review queue; a lead's read of them is audited.
+- `transfer`: key export and import, audited.
+- `errors`: the keys' errors in the Domain's words.
+
+And the files sealed with the keys' secret (`annotator.keys.sealed`: learned models).
+"""
+
+from annotator.keys.sealed import SealError, read_sealed, write_sealed
+from annotator.services.table.edits import (
+    EntityChange,
+    alias_link,
+    entity_merge,
+    entity_split,
+    entity_update,
+)
+from annotator.services.table.errors import (
+    ImportConflicts,
+    KeyFileRefused,
+    ReplacementRefused,
+    SurfaceConflict,
+)
+from annotator.services.table.notes import (
+    Note,
+    review_note_write,
+    review_notes,
+    review_notes_read,
+)
+from annotator.services.table.reads import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    AliasRow,
+    Candidate,
+    EntityPage,
+    EntityRow,
+    KeyFilters,
+    candidate_pairs_read,
+    entity_get,
+    entity_page,
+    entity_read,
+    link_candidates_read,
+    search_recall,
+    search_remember,
+)
+from annotator.services.table.surfaces import (
+    SUGGESTIONS,
+    Choice,
+    NamedAlias,
+    alias_family,
+    alias_of,
+    entity_decisions,
+    entity_names,
+    entity_relabel,
+    entity_withdraw,
+    known_surfaces,
+    normalise_surface,
+    project_keys_delete,
+    pseudonym_digest,
+    release_aliases,
+    replaced_groups,
+    replacements,
+    suggestions_for,
+    surface_choice,
+    surface_choices,
+    surface_decide,
+    surface_digest,
+)
+from annotator.services.table.transfer import (
+    FILE_CONTENT_TYPE,
+    MAX_FILE_BYTES,
+    MIN_PASSPHRASE,
+    ImportConflict,
+    ImportCounts,
+    check_export_passphrase,
+    conflicts_as_dicts,
+    export_filename,
+    keys_export,
+    keys_import,
+)
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "FILE_CONTENT_TYPE",
+    "MAX_FILE_BYTES",
+    "MAX_LIMIT",
+    "MIN_PASSPHRASE",
+    "SUGGESTIONS",
+    "AliasRow",
+    "Candidate",
+    "Choice",
+    "EntityChange",
+    "EntityPage",
+    "EntityRow",
+    "ImportConflict",
+    "ImportConflicts",
+    "ImportCounts",
+    "KeyFileRefused",
+    "KeyFilters",
+    "NamedAlias",
+    "Note",
+    "ReplacementRefused",
+    "SealError",
+    "SurfaceConflict",
+    "alias_family",
+    "alias_link",
+    "alias_of",
+    "candidate_pairs_read",
+    "check_export_passphrase",
+    "conflicts_as_dicts",
+    "entity_decisions",
+    "entity_get",
+    "entity_merge",
+    "entity_names",
+    "entity_page",
+    "entity_read",
+    "entity_relabel",
+    "entity_split",
+    "entity_update",
+    "entity_withdraw",
+    "export_filename",
+    "keys_export",
+    "keys_import",
+    "known_surfaces",
+    "link_candidates_read",
+    "normalise_surface",
+    "project_keys_delete",
+    "read_sealed",
+    "pseudonym_digest",
+    "release_aliases",
+    "replaced_groups",
+    "replacements",
+    "review_note_write",
+    "review_notes",
+    "review_notes_read",
+    "search_recall",
+    "search_remember",
+    "suggestions_for",
+    "surface_choice",
+    "surface_choices",
+    "surface_decide",
+    "surface_digest",
+    "write_sealed",
+]
