@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.urls import reverse
 
+from annotator.languages import language_label
 from annotator.models import (
     Document,
     HitDismissal,
@@ -24,7 +25,6 @@ from annotator.models import (
     ReleaseStatus,
 )
 from annotator.services.releases import release_progress
-from annotator.views.forms import language_label
 from pseudonymizer.release import ORIGINAL_SOURCE
 
 ACTIVE = frozenset({ReleaseStatus.QUEUED.value, ReleaseStatus.RUNNING.value})

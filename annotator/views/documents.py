@@ -8,10 +8,11 @@ from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
 from annotator import selectors
+from annotator.languages import language_label
 from annotator.permissions import Can
 from annotator.views.access import project_page
 from annotator.views.assignments import assignable_members
-from annotator.views.forms import DocumentFilterForm, language_label
+from annotator.views.forms import DocumentFilterForm
 from annotator.views.nav import HtmxProjectRequest, project_nav
 
 PAGE_SIZE = 50

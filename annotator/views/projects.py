@@ -11,6 +11,7 @@ from django.db.models import Count, JSONField, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from annotator.languages import language_label
 from annotator.models import Document, DocumentStatus, Membership, Project, Role
 from annotator.permissions import (
     Can,
@@ -20,7 +21,6 @@ from annotator.permissions import (
 )
 from annotator.selectors.queues import Queue, project_queues, queues_of
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import language_label
 from annotator.views.imports import job_context
 from annotator.views.nav import project_nav
 from annotator.views.review import review_context

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from annotator.charts import Datum, bar_chart, line_chart
+from annotator.languages import language_label
 from annotator.models import PreannotationRun, Project
 from annotator.permissions import Can
 from annotator.selectors.quality import (
@@ -28,7 +29,7 @@ from annotator.selectors.quality import (
     project_quality,
 )
 from annotator.views.access import project_page
-from annotator.views.forms import language_choices, language_label
+from annotator.views.forms import language_choices
 from annotator.views.learning import learned_sections
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from pseudonymizer.evaluation import Scores

@@ -27,13 +27,13 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.views.decorators.http import require_POST
 
+from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
 from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import closed_window, first_strong_direction, segment_text
 from annotator.views.undo_stack import undo_label
