@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from annotator.keys.services import Choice
 from annotator.models import Document, Span, SpanStatus
-from annotator.services.spans import span_choices
+from annotator.selectors.choices import span_choices
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy, default_entity, render
 from pseudonymizer.vocabulary import Decision

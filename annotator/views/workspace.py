@@ -30,9 +30,9 @@ from django.views.decorators.http import require_POST
 from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
+from annotator.selectors.choices import span_choices
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
-from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import closed_window, first_strong_direction, segment_text

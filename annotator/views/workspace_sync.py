@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from annotator.models import Document, Span, SpanStatus
-from annotator.services.spans import surface_pseudonyms
+from annotator.selectors.choices import surface_pseudonyms
 
 # One row as the page sends it: "id:stamp:start:end", the stamp "version" or
 # "version.pseudonym-checksum".
