@@ -24,7 +24,7 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseStatus,
 )
-from annotator.services.releases import release_progress
+from annotator.selectors.progress import release_progress
 from pseudonymizer.release import ORIGINAL_SOURCE
 
 ACTIVE = frozenset({ReleaseStatus.QUEUED.value, ReleaseStatus.RUNNING.value})

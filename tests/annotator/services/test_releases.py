@@ -34,6 +34,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.selectors.progress import release_progress
 from annotator.services import jobs, releases
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
@@ -43,7 +44,6 @@ from annotator.services.releases import (
     release_data_path,
     release_download_record,
     release_manifest_path,
-    release_progress,
 )
 from annotator.services.spans import span_create
 from pseudonymizer.detection import Detection, Detector
