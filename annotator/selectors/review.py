@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
 from annotator.keys.models import ReviewNote
@@ -187,3 +188,13 @@ def document_resolutions(document: Document) -> list[Resolution]:
             )
         )
     return found
+
+
+def scanned_key(project_id: int) -> str:
+    return f"cloak:review-scanned:{project_id}"
+
+
+def review_last_scan(project: Project) -> str | None:
+    """When the project was last scanned (ISO 8601), if known."""
+    value = cache.get(scanned_key(project.pk))
+    return str(value) if value else None

@@ -25,6 +25,7 @@ from annotator.selectors.review import (
     flag_counts,
     review_counts,
     review_items,
+    review_last_scan,
     review_row,
 )
 from annotator.services import review as service
@@ -134,7 +135,7 @@ def _review_index(request: HtmxProjectRequest) -> HttpResponse:
         "page": page,
         "rows": [review_row(item, notes.get(item.pk)) for item in page],
         "counts": review_counts(project),
-        "last_scan": service.review_last_scan(project),
+        "last_scan": review_last_scan(project),
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "annotator/review_list.html#review-table", context)
