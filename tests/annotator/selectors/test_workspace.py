@@ -1,0 +1,67 @@
+"""The document page's reads: rows with their surfaces and pseudonyms, places, counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.keys.services import surface_decide
+from annotator.models import Document, Span, SpanSource, SpanStatus
+from annotator.selectors.workspace import span_places, span_rows, span_tally, workspace_page
+from tests.conftest import Team
+from tests.factories import DocumentFactory
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "Moshe Chaya met Lea at Rue Alphonse Metayer."
+
+
+def spans_of(team: Team) -> tuple[Document, dict[str, Span]]:
+    document = DocumentFactory(project=team.project, language="en", text=TEXT)
+    made = {}
+    for surface, label, status in [
+        ("Rue Alphonse Metayer", "ADDRESS", SpanStatus.PROPOSED),
+        ("Moshe Chaya", "PER", SpanStatus.ACCEPTED),
+        ("Lea", "PER", SpanStatus.REJECTED),
+    ]:
+        start = TEXT.index(surface)
+        made[surface] = Span.objects.create(
+            document=document, start=start, end=start + len(surface), label=label,
+            source=SpanSource.NER, status=status, score=0.5,
+        )  # fmt: skip
+    return document, made
+
+
+def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> None:
+    document, made = spans_of(team)
+    surface_decide(project=team.project, surface="Moshe Chaya", language="en", label="PER",
+                   decision="pseudonymize", replacement="Raj Avrom")  # fmt: skip
+    rows = span_rows(document)
+    assert [row.surface for row in rows] == ["Moshe Chaya", "Lea", "Rue Alphonse Metayer"]
+    assert [row.replacement for row in rows] == ["Raj Avrom", "", ""]
+    moshe = rows[0]
+    span = made["Moshe Chaya"]
+    assert (moshe.pk, moshe.start, moshe.end, moshe.version, moshe.score) == (
+        span.pk, span.start, span.end, span.version, 0.5,
+    )  # fmt: skip
+
+
+def test_rows_of_some_ids_only(team: Team) -> None:
+    document, made = spans_of(team)
+    rows = span_rows(document, ids=[made["Lea"].pk, 10**9])
+    assert [row.surface for row in rows] == ["Lea"]
+
+
+def test_places_and_tally(team: Team) -> None:
+    document, _ = spans_of(team)
+    places = span_places(document)
+    assert [(p.start, p.label, p.status) for p in places] == [
+        (0, "PER", SpanStatus.ACCEPTED),
+        (TEXT.index("Lea"), "PER", SpanStatus.REJECTED),
+        (TEXT.index("Rue"), "ADDRESS", SpanStatus.PROPOSED),
+    ]
+    tally = span_tally(document)
+    assert (tally.spans, tally.proposals) == (3, 1)
+    assert tally.labels == {"PER", "ADDRESS"}
+    assert (tally.proposal_labels, tally.proposal_sources) == (("ADDRESS",), ("ner",))
+    page = workspace_page(document)
+    assert page.tally == tally and len(page.rows) == 3
