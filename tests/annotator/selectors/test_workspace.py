@@ -6,7 +6,13 @@ import pytest
 
 from annotator.keys.services import surface_decide
 from annotator.models import Document, Span, SpanSource, SpanStatus
-from annotator.selectors.workspace import span_places, span_rows, span_tally, workspace_page
+from annotator.selectors.workspace import (
+    span_places,
+    span_rows,
+    span_tally,
+    spans_now,
+    workspace_page,
+)
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 
@@ -65,3 +71,18 @@ def test_places_and_tally(team: Team) -> None:
     assert (tally.proposal_labels, tally.proposal_sources) == (("ADDRESS",), ("ner",))
     page = workspace_page(document)
     assert page.tally == tally and len(page.rows) == 3
+
+
+def test_spans_now_show_the_pseudonym_of_spans_not_rejected(team: Team) -> None:
+    document, made = spans_of(team)
+    for surface in ("Moshe Chaya", "Lea"):
+        surface_decide(project=team.project, surface=surface, language="en", label="PER",
+                       decision="pseudonymize", replacement=f"Not {surface}")  # fmt: skip
+    now = {span.pk: span for span in spans_now(document)}
+    moshe, lea = made["Moshe Chaya"], made["Lea"]
+    assert (now[moshe.pk].version, now[moshe.pk].start, now[moshe.pk].end) == (
+        moshe.version, moshe.start, moshe.end,
+    )  # fmt: skip
+    assert now[moshe.pk].replacement == "Not Moshe Chaya"
+    assert now[lea.pk].replacement == ""  # rejected: its row shows no pseudonym
+    assert now[made["Rue Alphonse Metayer"].pk].replacement == ""
