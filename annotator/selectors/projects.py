@@ -1,0 +1,136 @@
+"""A project's overview as one member sees it: documents by language and status, the queues,
+the members, the latest imports and the label schema, each read once, up front."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count
+
+from annotator.languages import language_label
+from annotator.models import DocumentStatus, ImportJob, Project, Role
+from annotator.permissions import Access, Can, sees_every_language, visible_documents
+from annotator.selectors.queues import Queue, project_queues, queues_of
+
+GROUP_NAMES = {
+    "identifier": "Identifiers",
+    "ner": "Named entities",
+    "phi": "Protected health information",
+    "ipi": "Indirect identifiers",
+}
+ROLE_ORDER: dict[str, int] = {Role.ADMIN: 0, Role.LEAD: 1, Role.ANNOTATOR: 2}
+# The imports the overview lists; the import page lists them all.
+LATEST_IMPORTS = 5
+
+
+@dataclass(frozen=True)
+class LanguageCounts:
+    language: str
+    label: str
+    by_status: list[tuple[str, int]]
+    total: int
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    username: str
+    role: str
+    role_label: str
+    # "all" for a role that works on every language, else the member's own, joined.
+    languages: str
+
+
+@dataclass(frozen=True)
+class LabelGroup:
+    name: str
+    labels: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ProjectOverview:
+    languages: list[str]  # the member's languages, named
+    statuses: list[DocumentStatus]
+    table: list[LanguageCounts]  # one row a language of the member's
+    column_totals: list[int]
+    grand_total: int
+    members: list[MemberRow]  # empty for one who may not see them
+    queues: list[Queue]  # every queue, for one who sees every document; else none
+    own_queue: Queue
+    imports: list[ImportJob]  # the latest, for one who imports
+    schema: list[LabelGroup]
+
+
+def _counts(user: Any, project: Project, access: Access) -> list[LanguageCounts]:
+    grouped = (
+        visible_documents(user, project)
+        .values_list("language", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    cells: dict[tuple[str, str], int] = {(lang, status): n for lang, status, n in grouped}
+    statuses = list(DocumentStatus)
+    return [
+        LanguageCounts(
+            language=language,
+            label=language_label(language),
+            by_status=[(status.value, cells.get((language, status), 0)) for status in statuses],
+            total=sum(cells.get((language, status), 0) for status in statuses),
+        )
+        for language in access.languages
+    ]
+
+
+def _members(project: Project) -> list[MemberRow]:
+    memberships = sorted(
+        project.memberships.select_related("user"),
+        key=lambda m: (ROLE_ORDER.get(m.role, 9), m.user.get_username()),
+    )
+    return [
+        MemberRow(
+            username=m.user.get_username(),
+            role=m.role,
+            role_label=m.get_role_display(),
+            languages="all" if sees_every_language(m.role) else ", ".join(m.languages),
+        )
+        for m in memberships
+    ]
+
+
+def _schema(project: Project) -> list[LabelGroup]:
+    groups: dict[str, list[dict[str, str]]] = {}
+    for label in project.label_schema.get("labels", []):
+        groups.setdefault(label.get("group") or "other", []).append(label)
+    return [
+        LabelGroup(GROUP_NAMES.get(group, group.capitalize()), labels)
+        for group, labels in groups.items()
+    ]
+
+
+def project_overview(user: Any, project: Project, access: Access) -> ProjectOverview:
+    """What the overview shows `user` (whose `access` to `project` the caller checked)."""
+    table = _counts(user, project, access)
+    column_totals = [sum(row.by_status[i][1] for row in table) for i in range(len(DocumentStatus))]
+    # Leads and admins see every queue; everyone sees their own.
+    if access.can(Can.VIEW_ALL_DOCUMENTS):
+        queues = project_queues(project)
+        name = user.get_username()
+        own = next((q for q in queues if q.assignee == name), Queue(name))
+    else:
+        queues = []
+        own = queues_of([project], user)[project.pk]
+    imports: list[ImportJob] = []
+    if access.can(Can.IMPORT):
+        imports = list(project.import_jobs.select_related("created_by")[:LATEST_IMPORTS])
+    return ProjectOverview(
+        languages=[language_label(code) for code in access.languages],
+        statuses=list(DocumentStatus),
+        table=table,
+        column_totals=column_totals,
+        grand_total=sum(column_totals),
+        members=_members(project) if access.can(Can.VIEW_MEMBERS) else [],
+        queues=queues,
+        own_queue=own,
+        imports=imports,
+        schema=_schema(project),
+    )
