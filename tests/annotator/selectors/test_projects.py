@@ -8,7 +8,7 @@ import pytest
 
 from annotator.models import DocumentStatus
 from annotator.permissions import access_for
-from annotator.selectors.projects import project_overview
+from annotator.selectors.projects import project_overview, projects_of
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 
@@ -58,3 +58,14 @@ def test_the_schema_is_grouped_under_readable_names(team: Team) -> None:
         ("Identifiers", ["IBAN"]),
         ("Other", ["ODD"]),
     ]
+
+
+def test_a_person_s_projects_carry_their_role_languages_and_documents(team: Team) -> None:
+    DocumentFactory(project=team.project, language="en", assignee=team.annotator_en)
+    DocumentFactory(project=team.project, language="fr")
+    [row] = projects_of(team.annotator_en)
+    assert (row.project, row.role, row.languages, row.documents) == (
+        team.project, "annotator", ["en"], 1,
+    )  # fmt: skip
+    assert row.queue.total == 1
+    assert [row.documents for row in projects_of(team.lead)] == [2]
