@@ -19,17 +19,21 @@ class BatchCounts:
     failed: int
 
 
+def runs_newest_first(project: Project) -> QuerySet[PreannotationRun]:
+    """The project's runs, newest first: the rows alone (a filter's choices)."""
+    return PreannotationRun.objects.filter(project=project).order_by("-created_at", "-pk")
+
+
 def runs_of(project: Project) -> QuerySet[PreannotationRun]:
     """The project's runs, newest first, each with its batch counts (`batch_counts`)."""
     by = {status: Count("batches", filter=Q(batches__status=status)) for status in BatchStatus}
     return (
-        PreannotationRun.objects.filter(project=project)
+        runs_newest_first(project)
         .select_related("created_by")
         .annotate(
             batches_total=Count("batches"),
             **{f"batches_{status.value}": count for status, count in by.items()},
         )
-        .order_by("-created_at", "-pk")
     )
 
 
