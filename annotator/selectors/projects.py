@@ -19,6 +19,7 @@ from annotator.permissions import (
     sees_every_language,
     visible_documents,
 )
+from annotator.selectors.imports import imports_of
 from annotator.selectors.queues import Queue, project_queues, queues_of
 
 GROUP_NAMES = {
@@ -129,7 +130,7 @@ def project_overview(user: Any, project: Project, access: Access) -> ProjectOver
         own = queues_of([project], user)[project.pk]
     imports: list[ImportJob] = []
     if access.can(Can.IMPORT):
-        imports = list(project.import_jobs.select_related("created_by")[:LATEST_IMPORTS])
+        imports = list(imports_of(project)[:LATEST_IMPORTS])
     return ProjectOverview(
         languages=[language_label(code) for code in access.languages],
         statuses=list(DocumentStatus),
