@@ -1,4 +1,5 @@
-"""Who gets the documents that nobody holds: each language's annotator."""
+"""Who may be given documents: the members of a project, and each language's annotator, who
+gets the documents that nobody holds."""
 
 from __future__ import annotations
 
@@ -19,3 +20,10 @@ def annotators_by_language(project: Project) -> dict[str, Any]:
         for language in membership.languages:
             chosen.setdefault(language, membership.user)
     return chosen
+
+
+def member_names(project: Project) -> list[str]:
+    """The usernames of the project's members, sorted: whom a document may be given to."""
+    return sorted(
+        Membership.objects.filter(project=project).values_list("user__username", flat=True)
+    )
