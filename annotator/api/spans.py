@@ -27,10 +27,12 @@ from annotator.api.views import ProjectScoped
 from annotator.keys.services import Choice, SurfaceConflict
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
 from annotator.permissions import Can, can_view_document
-from annotator.selectors.choices import pseudonym_chosen, pseudonym_suggestions, span_choices
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     SpanChange,
+    pseudonym_chosen,
+    pseudonym_suggestions,
+    span_choices,
     span_create,
     span_delete,
     span_update,

@@ -3,18 +3,33 @@ place, label, state, surface and the pseudonym the table holds for it), the coun
 status bar, and where every span lies, for the stretch of text an action re-renders.
 
 A few queries, however many spans: the pages' presenters (annotator.views.workspace) add
-colours and directions, and ask nothing more of the database.
+colours and directions, and ask nothing more of the database. The table's pseudonyms come
+from the Domain's read of the table (annotator.services.spans), which the caller hands in:
+a selector does not reach the keys.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.db.models import Count
 
 from annotator.models import Document, Span, SpanStatus
-from annotator.selectors.choices import span_choices, surface_pseudonyms
+
+
+class Choice(Protocol):
+    """What a row reads of the table's choice for its span's surface."""
+
+    @property
+    def replacement(self) -> str: ...
+
+
+# The table's choice for each span not rejected, by span id (services.spans.span_choices).
+ChoicesOf = Callable[[Document, list[Span]], Mapping[int, Choice]]
+# The table's pseudonym for each surface that has one (services.spans.surface_pseudonyms).
+PseudonymsOf = Callable[[Document, set[str]], Mapping[str, str]]
 
 
 @dataclass(frozen=True)
@@ -78,14 +93,16 @@ class WorkspacePage:
     tally: SpanTally
 
 
-def span_rows(document: Document, *, ids: Collection[int] | None = None) -> tuple[SpanRow, ...]:
+def span_rows(
+    document: Document, *, choices_of: ChoicesOf, ids: Collection[int] | None = None
+) -> tuple[SpanRow, ...]:
     """The rows of the document's spans (of `ids` alone when given), in the order of the page:
     by start, end and id. One query for the spans, one for the table's choices."""
     spans = Span.objects.for_document(document)
     if ids is not None:
         spans = spans.filter(pk__in=ids)
     found = list(spans.order_by("start", "end", "id"))
-    choices = span_choices(document, found)
+    choices = choices_of(document, found)
     text = document.text
     rows = []
     for span in found:
@@ -140,12 +157,14 @@ def span_tally(document: Document) -> SpanTally:
     )
 
 
-def workspace_page(document: Document) -> WorkspacePage:
+def workspace_page(document: Document, *, choices_of: ChoicesOf) -> WorkspacePage:
     """Everything the document page reads of its spans, in three queries."""
-    return WorkspacePage(rows=span_rows(document), tally=span_tally(document))
+    return WorkspacePage(
+        rows=span_rows(document, choices_of=choices_of), tally=span_tally(document)
+    )
 
 
-def spans_now(document: Document) -> tuple[SpanNow, ...]:
+def spans_now(document: Document, *, pseudonyms_of: PseudonymsOf) -> tuple[SpanNow, ...]:
     """What each span's row shows now, in two indexed queries however many spans: the spans
     by document, and the pseudonyms of their surfaces in the table."""
     # Plain tuples: building 400 model instances would cost more than both queries.
@@ -155,7 +174,7 @@ def spans_now(document: Document) -> tuple[SpanNow, ...]:
         .values_list("pk", "version", "start", "end", "status")
     )
     text = document.text
-    pseudonyms = surface_pseudonyms(
+    pseudonyms = pseudonyms_of(
         document,
         {text[start:end] for _, _, start, end, status in spans if status != SpanStatus.REJECTED},
     )

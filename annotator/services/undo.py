@@ -23,13 +23,13 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus
-from annotator.selectors.choices import span_choices
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     _decide,
     _locked_document,
     _touch_document,
     _user,
+    span_choices,
 )
 
 # The fields of a span an action may change, and undo puts back.

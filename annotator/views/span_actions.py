@@ -27,12 +27,13 @@ from django.views.decorators.http import require_POST
 
 from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can
-from annotator.selectors.choices import pseudonym_suggestions, span_choices
 from annotator.selectors.queues import next_document
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
     document_status_set,
+    pseudonym_suggestions,
+    span_choices,
     span_create,
     span_update,
     spans_decide_all,

@@ -39,6 +39,7 @@ from annotator.selectors.workspace import (
     span_tally,
     workspace_page,
 )
+from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import SpanLike, closed_window, segment_text
@@ -153,7 +154,7 @@ def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
     undo: str = "",
 ) -> dict[str, Any]:  # fmt: skip
-    page = workspace_page(document)
+    page = workspace_page(document, choices_of=span_choices)
     return {
         **project_nav(request),
         **status_context(request, document, page.tally, notice=notice, error=error, undo=undo),
@@ -215,7 +216,7 @@ def render_patch(
         ranges = [*ranges, *meanwhile.ranges]
     if len(changed) > PATCH_LIMIT:
         return render_workspace(request, document, **status)
-    rows = span_rows(document, ids=changed)
+    rows = span_rows(document, choices_of=span_choices, ids=changed)
     removed = sorted(set(changed) - {span.pk for span in rows})
     ranges = list(ranges) + [(span.start, span.end) for span in rows]
     text = ""
@@ -279,7 +280,7 @@ def document_preview(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return HttpResponse(
             f"Unknown strategy; the strategies are {', '.join(strategies)}.", status=400
         )
-    rendered = document_rendered(document, strategy)
+    rendered = document_rendered(document, strategy, choices_of=span_choices)
     labels = request.project.labels
     context = {
         **project_nav(request),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from annotator.models import Document
 from annotator.selectors.workspace import spans_now
+from annotator.services.spans import surface_pseudonyms
 
 # One row as the page sends it: "id:stamp:start:end", the stamp "version" or
 # "version.pseudonym-checksum".
@@ -149,7 +150,7 @@ def _within(shown: Shown, length: int) -> tuple[int, int]:
 
 def changes_since(document: Document, state: PageState) -> Changes:
     """What changed in `document` since the page showed `state`."""
-    spans = spans_now(document)
+    spans = spans_now(document, pseudonyms_of=surface_pseudonyms)
     length = len(document.text)
     added: list[int] = []
     updated: list[int] = []

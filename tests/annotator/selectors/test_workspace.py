@@ -13,6 +13,7 @@ from annotator.selectors.workspace import (
     spans_now,
     workspace_page,
 )
+from annotator.services.spans import span_choices, surface_pseudonyms
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 
@@ -41,7 +42,7 @@ def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> 
     document, made = spans_of(team)
     surface_decide(project=team.project, surface="Moshe Chaya", language="en", label="PER",
                    decision="pseudonymize", replacement="Raj Avrom")  # fmt: skip
-    rows = span_rows(document)
+    rows = span_rows(document, choices_of=span_choices)
     assert [row.surface for row in rows] == ["Moshe Chaya", "Lea", "Rue Alphonse Metayer"]
     assert [row.replacement for row in rows] == ["Raj Avrom", "", ""]
     moshe = rows[0]
@@ -53,7 +54,7 @@ def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> 
 
 def test_rows_of_some_ids_only(team: Team) -> None:
     document, made = spans_of(team)
-    rows = span_rows(document, ids=[made["Lea"].pk, 10**9])
+    rows = span_rows(document, choices_of=span_choices, ids=[made["Lea"].pk, 10**9])
     assert [row.surface for row in rows] == ["Lea"]
 
 
@@ -69,7 +70,7 @@ def test_places_and_tally(team: Team) -> None:
     assert (tally.spans, tally.proposals) == (3, 1)
     assert tally.labels == {"PER", "ADDRESS"}
     assert (tally.proposal_labels, tally.proposal_sources) == (("ADDRESS",), ("ner",))
-    page = workspace_page(document)
+    page = workspace_page(document, choices_of=span_choices)
     assert page.tally == tally and len(page.rows) == 3
 
 
@@ -78,7 +79,7 @@ def test_spans_now_show_the_pseudonym_of_spans_not_rejected(team: Team) -> None:
     for surface in ("Moshe Chaya", "Lea"):
         surface_decide(project=team.project, surface=surface, language="en", label="PER",
                        decision="pseudonymize", replacement=f"Not {surface}")  # fmt: skip
-    now = {span.pk: span for span in spans_now(document)}
+    now = {span.pk: span for span in spans_now(document, pseudonyms_of=surface_pseudonyms)}
     moshe, lea = made["Moshe Chaya"], made["Lea"]
     assert (now[moshe.pk].version, now[moshe.pk].start, now[moshe.pk].end) == (
         moshe.version, moshe.start, moshe.end,

@@ -26,7 +26,6 @@ from annotator.models import (
 )
 from annotator.permissions import can_view_document, visible_documents
 from annotator.routers import keys_alias
-from annotator.selectors.choices import pseudonym_chosen, pseudonym_suggestions, span_choices
 from annotator.selectors.documents import document_list, double_candidates, replica_pairs
 from annotator.selectors.queues import next_document, project_queues, queues_of
 from annotator.services import runs
@@ -41,6 +40,9 @@ from annotator.services.imports import documents_import
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import (
     SpanChange,
+    pseudonym_chosen,
+    pseudonym_suggestions,
+    span_choices,
     span_create,
     span_update,
     spans_decide_all,
