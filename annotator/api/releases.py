@@ -33,7 +33,6 @@ from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import STRATEGY_CHOICES, HitDismissal, Release, ReleaseFormat, ReleaseLeak
 from annotator.permissions import Can
-from annotator.selectors.progress import release_progress
 from annotator.selectors.release_pages import (
     CONTENT_TYPES,
     DATA,
@@ -48,6 +47,7 @@ from annotator.services.releases import (
     REASON_MAX,
     release_create,
     release_hit_dismiss,
+    release_progress,
 )
 from annotator.views.releases import release_file
 

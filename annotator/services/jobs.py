@@ -27,6 +27,7 @@ import os
 import shutil
 import socket
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -51,7 +52,6 @@ from annotator.models import (
     RunBatch,
     RunStatus,
 )
-from annotator.selectors.progress import Job, cached_progress, job_ref, progress_key
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +61,9 @@ QUEUED = ImportStatus.QUEUED.value
 RUNNING = ImportStatus.RUNNING.value
 DONE = ImportStatus.DONE.value
 FAILED = ImportStatus.FAILED.value
+
+Job = models.Model | tuple[type[models.Model], int]
+"""A job row, or its model and id when the caller has no row at hand."""
 
 # Progress outlives no job by much: the key goes once the job is done or failed, and a worker
 # that died leaves it for the reaper to read.
@@ -119,6 +122,37 @@ def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
     ).strip()
 
 
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int | None
+    updated_at: datetime | None  # last heartbeat
+    # What `done` and `total` count ("bytes", "documents"); "" when the job did not say.
+    unit: str = ""
+    # Counters beside done/total that the job's page shows (an import's documents and spans).
+    detail: Mapping[str, int] = field(default_factory=dict)
+    # The process that last reported, so that a reaper on the same host can tell it is gone.
+    host: str = ""
+    pid: int = 0
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.total:
+            return None
+        return min(1.0, self.done / self.total)
+
+
+def _ref(job: Job) -> tuple[type[models.Model], int]:
+    if isinstance(job, tuple):
+        return job
+    assert job.pk is not None, "a job row that is not saved has no lifecycle"
+    return type(job), int(job.pk)
+
+
+def _progress_key(model: type[models.Model], job_id: int) -> str:
+    return f"cloak:job:{model._meta.label_lower}:{job_id}:progress"
+
+
 def _has_field(model: type[models.Model], name: str) -> bool:
     return any(f.name == name for f in model._meta.concrete_fields)
 
@@ -140,9 +174,9 @@ def job_progress_set(
     The cache is Redis, or a folder in the embedded mode: neither waits for the job's database
     transaction, and neither takes SQLite's write lock.
     """
-    model, job_id = job_ref(job)
+    model, job_id = _ref(job)
     cache.set(
-        progress_key(model, job_id),
+        _progress_key(model, job_id),
         {
             "done": done,
             "total": total,
@@ -156,9 +190,42 @@ def job_progress_set(
     )
 
 
+def _cached_progress(model: type[models.Model], job_id: int) -> Progress | None:
+    raw = cache.get(_progress_key(model, job_id))
+    if not isinstance(raw, dict):
+        return None
+    return Progress(
+        done=int(raw.get("done") or 0),
+        total=raw.get("total"),
+        updated_at=datetime.fromtimestamp(raw["updated_at"], tz=UTC)
+        if raw.get("updated_at")
+        else None,
+        unit=str(raw.get("unit") or ""),
+        detail=dict(raw.get("detail") or {}),
+        host=str(raw.get("host") or ""),
+        pid=int(raw.get("pid") or 0),
+    )
+
+
+def job_progress(job: Job) -> Progress:
+    """The last progress a worker reported; for a run without one, what its row says."""
+    model, job_id = _ref(job)
+    cached = _cached_progress(model, job_id)
+    if cached is not None:
+        return cached
+    if isinstance(job, PreannotationRun):
+        return Progress(
+            done=job.documents_done,
+            total=job.documents_total or None,
+            updated_at=job.finished_at or job.started_at,
+            unit="documents",
+        )
+    return Progress(done=0, total=None, updated_at=None)
+
+
 def _progress_forget(model: type[models.Model], job_id: int) -> None:
     # After the commit: until then readers still see the job running, and need its progress.
-    key = progress_key(model, job_id)
+    key = _progress_key(model, job_id)
     transaction.on_commit(lambda: cache.delete(key))
 
 
@@ -259,7 +326,7 @@ def job_send_on_commit(
     the job fails there and then with the reason (`unsent_reason`), and `on_unsent` runs (an
     import deletes its upload): left queued, it would wait for a worker that never hears of
     it. Outside a transaction, `send` is called at once."""
-    model, job_id = job_ref(job)
+    model, job_id = _ref(job)
     transaction.on_commit(partial(_send, model, job_id, send, on_unsent))
 
 
@@ -290,9 +357,9 @@ def _send(
 
 def job_last_seen(job: models.Model) -> datetime:
     """The last sign of life of a running job: its heartbeat, its claim, or its batches' work."""
-    model, job_id = job_ref(job)
+    model, job_id = _ref(job)
     signs: list[datetime] = []
-    cached = cached_progress(model, job_id)
+    cached = _cached_progress(model, job_id)
     if cached is not None and cached.updated_at is not None:
         signs.append(cached.updated_at)
     claimed = getattr(job, "started_at", None) or getattr(job, "created_at", None)
@@ -319,8 +386,8 @@ def _process_gone(job: models.Model) -> bool:
     A restarted `make run` (or a worker restarted on the same host) then reaps at once what its
     previous process left running, instead of waiting for the heartbeat to go stale.
     """
-    model, job_id = job_ref(job)
-    cached = cached_progress(model, job_id)
+    model, job_id = _ref(job)
+    cached = _cached_progress(model, job_id)
     if cached is None or not cached.pid or cached.host != socket.gethostname():
         return False
     try:
@@ -459,7 +526,7 @@ def _workers_busy(since: datetime) -> bool:
 
 def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
     """Fail a job that no worker took; False when one took it meanwhile."""
-    model, job_id = job_ref(job)
+    model, job_id = _ref(job)
     reason = unclaimed_reason(model, waited)
     if getattr(job, "status", None) == RUNNING:
         # A run between batches: fenced by its claim, as a dead run is.

@@ -55,7 +55,7 @@ from typing import Any, TextIO
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from annotator import tasks
@@ -89,6 +89,7 @@ from annotator.services.jobs import (
     job_claim,
     job_fail,
     job_finish,
+    job_progress,
     job_progress_set,
     job_send_on_commit,
 )
@@ -338,6 +339,36 @@ def release_download_record(
         detail={"event": "downloaded", "what": what, "version": release.version},
         ip_address=ip_address,
     )
+
+
+def release_progress(release: Release) -> dict[str, Any]:
+    """Where a release stands, as pages and the API show it: {"status", "done", "total",
+    "percent", "error", "ner"}; `ner` is {"done", "total"} batches of its documents' names on
+    the `ner` queue while it waits for them (None when it sends none)."""
+    done, total = release.documents_done, release.documents_total
+    if release.status == ReleaseStatus.RUNNING:
+        reported = job_progress(release)
+        done = reported.done
+        total = reported.total if reported.total is not None else total
+    if release.status == ReleaseStatus.DONE or release.status == ReleaseStatus.REFUSED:
+        percent = 100
+    else:
+        percent = min(100, int(100 * done / total)) if total else 0
+    ner: dict[str, int] | None = None
+    if release.status == ReleaseStatus.QUEUED:
+        counts = ReleaseBatch.objects.filter(release_id=release.pk).aggregate(
+            total=Count("pk"), done=Count("pk", filter=Q(status=BatchStatus.DONE))
+        )
+        if counts["total"]:
+            ner = {"done": int(counts["done"]), "total": int(counts["total"])}
+    return {
+        "status": release.status,
+        "done": done,
+        "total": total,
+        "percent": percent,
+        "error": release.error,
+        "ner": ner,
+    }
 
 
 # --- Names on the `ner` queue -------------------------------------------------------------------

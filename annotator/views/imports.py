@@ -14,9 +14,8 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 from annotator.models import ImportJob, ImportStatus
 from annotator.permissions import Can
 from annotator.selectors.imports import imports_of
-from annotator.selectors.progress import import_job_progress
 from annotator.services.errors import DomainError
-from annotator.services.imports import import_job_create
+from annotator.services.imports import import_job_create, import_job_progress
 from annotator.views.access import project_page
 from annotator.views.forms import ImportForm
 from annotator.views.nav import HtmxProjectRequest, project_nav

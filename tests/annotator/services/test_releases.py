@@ -34,7 +34,6 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.selectors.progress import release_progress
 from annotator.services import jobs, releases
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
@@ -44,6 +43,7 @@ from annotator.services.releases import (
     release_data_path,
     release_download_record,
     release_manifest_path,
+    release_progress,
 )
 from annotator.services.spans import span_create
 from pseudonymizer.detection import Detection, Detector
