@@ -21,6 +21,7 @@ from annotator.keys.models import ReviewNote
 from annotator.keys.review import laid_over
 from annotator.models import (
     DECISION_CHOICES,
+    Comment,
     Document,
     Project,
     ReviewItem,
@@ -188,6 +189,11 @@ def document_resolutions(document: Document) -> list[Resolution]:
             )
         )
     return found
+
+
+def review_comments(item: ReviewItem) -> QuerySet[Comment]:
+    """The item's comments, oldest first, with their authors."""
+    return item.comments.select_related("author").order_by("created_at")
 
 
 def scanned_key(project_id: int) -> str:

@@ -23,6 +23,7 @@ from annotator.permissions import Can
 from annotator.selectors.review import (
     ALL_STATUSES,
     flag_counts,
+    review_comments,
     review_counts,
     review_items,
     review_last_scan,
@@ -173,7 +174,7 @@ def _detail(
         **project_nav(request),
         "row": review_row(item, notes.get(item.pk)),
         "item": item,
-        "comments": item.comments.select_related("author").order_by("created_at"),
+        "comments": review_comments(item),
         "form": form or ResolveForm(labels=labels, initial=_initial(item)),
         "comment_form": comment_form or CommentForm(),
         "error": error,
