@@ -21,7 +21,8 @@ from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun
 from annotator.permissions import Can
-from annotator.services.runs import batch_counts, run_create, run_resume, runs_of
+from annotator.selectors.runs import batch_counts, runs_of
+from annotator.services.runs import run_create, run_resume
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 
 

@@ -23,7 +23,7 @@ from annotator.api.spans import DocumentScoped
 from annotator.models import SOURCE_CHOICES, STRATEGY_CHOICES, Span, SpanStatus
 from annotator.permissions import Can
 from annotator.selectors.rendering import document_rendered
-from annotator.services.spans import spans_decide_all
+from annotator.services.spans import span_choices, spans_decide_all
 
 
 class SpansBulkSerializer(serializers.Serializer[Any]):
@@ -117,7 +117,7 @@ class DocumentPreview(DocumentScoped, generics.GenericAPIView[Span]):
     def get(self, request: Request, slug: str, pk: int) -> Response:
         document = self.get_document()
         strategy = self.query.get("strategy") or document.project.strategy
-        rendered = document_rendered(document, strategy)
+        rendered = document_rendered(document, strategy, choices_of=span_choices)
         return Response(
             {
                 "strategy": strategy,

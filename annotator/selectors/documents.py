@@ -78,3 +78,16 @@ def replica_pairs(project: Project, *, language: str | None = None) -> QuerySet[
     if language:
         replicas = replicas.filter(language=language)
     return replicas
+
+
+def double_candidates(project: Project, language: str, annotator: Any) -> list[int]:
+    """The documents of `language` that `annotator` may annotate a second time: originals
+    someone else holds that have no replica yet."""
+    return list(
+        Document.objects.for_project(project)
+        .originals()
+        .filter(language=language, assignee__isnull=False, replicas__isnull=True)
+        .exclude(assignee=annotator)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.urls import reverse
 
+from annotator.languages import language_label
 from annotator.models import (
     Document,
     HitDismissal,
@@ -23,8 +24,6 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseStatus,
 )
-from annotator.services.releases import release_progress
-from annotator.views.forms import language_label
 from pseudonymizer.release import ORIGINAL_SOURCE
 
 ACTIVE = frozenset({ReleaseStatus.QUEUED.value, ReleaseStatus.RUNNING.value})
@@ -78,8 +77,9 @@ class ReleaseRow:
     leak_documents: int = 0
 
 
-def release_row(release: Release) -> ReleaseRow:
-    progress = release_progress(release)
+def release_row(release: Release, progress: Mapping[str, Any]) -> ReleaseRow:
+    """The row of `release`, with where it stands (`progress`: the release service's
+    `release_progress`, which reads the job's last report)."""
     ner = progress.get("ner") or {}
     check = _mapping(_mapping(release.manifest).get("check"))
     return ReleaseRow(

@@ -8,12 +8,11 @@ table: pseudonyms and invalidated forms are the table's, here and there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from annotator.models import Document, Span, SpanStatus
-from annotator.services.spans import span_choices
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.strategies import Strategy, default_entity, render
 from pseudonymizer.vocabulary import Decision
@@ -25,6 +24,10 @@ class Choice(Protocol):
 
     @property
     def replacement(self) -> str: ...
+
+
+# The table's choice for each span not rejected, by span id (services.spans.span_choices).
+ChoicesOf = Callable[[Document, list[Span]], Mapping[int, Choice]]
 
 
 @dataclass(frozen=True)
@@ -42,22 +45,23 @@ def document_rendered(
     document: Document,
     strategy: Strategy | str,
     *,
+    choices_of: ChoicesOf,
     numbering: MutableMapping[object, int] | None = None,
     spans: Iterable[Span] | None = None,
-    choices: Mapping[int, Choice] | None = None,
 ) -> RenderedDocument:
     """`document` under `strategy`, from its accepted spans and their decisions.
 
-    `spans` (the document's spans; rejected ones are skipped) and `choices` (the table's
-    choice by span id, `span_choices`) are read from the database when not given.
+    `spans` (the document's spans; rejected ones are skipped) are read from the database when
+    not given. `choices_of` gives the table's choice for each accepted span, by span id: the
+    Domain's read of the table (annotator.services.spans.span_choices), which a selector does
+    not reach itself.
     """
     if spans is None:
         spans = Span.objects.for_document(document).exclude(status=SpanStatus.REJECTED)
     spans = [span for span in spans if span.status != SpanStatus.REJECTED]
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     undecided = len(spans) - len(accepted)
-    if choices is None:
-        choices = span_choices(document, accepted)
+    choices = choices_of(document, accepted)
     by_place = {(span.start, span.end): span for span in accepted}
 
     def replacement(span: EngineSpan, surface: str) -> str:

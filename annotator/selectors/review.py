@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
 from annotator.models import (
     DECISION_CHOICES,
+    Comment,
     Document,
     Project,
     ReviewItem,
@@ -194,3 +196,18 @@ def document_resolutions(document: Document) -> list[Resolution]:
             )
         )
     return found
+
+
+def review_comments(item: ReviewItem) -> QuerySet[Comment]:
+    """The item's comments, oldest first, with their authors."""
+    return item.comments.select_related("author").order_by("created_at")
+
+
+def scanned_key(project_id: int) -> str:
+    return f"cloak:review-scanned:{project_id}"
+
+
+def review_last_scan(project: Project) -> str | None:
+    """When the project was last scanned (ISO 8601), if known."""
+    value = cache.get(scanned_key(project.pk))
+    return str(value) if value else None

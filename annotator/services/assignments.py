@@ -17,27 +17,14 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotator.models import AuditAction, Document, Membership, Project, Role
+from annotator.models import AuditAction, Document, Membership, Project
 from annotator.permissions import access_from_membership
+from annotator.selectors.assignments import annotators_by_language
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
 
 # How many documents one reassignment may name: a page's selection, or a script's batch.
 MAX_ASSIGN = 10_000
-
-
-def annotators_by_language(project: Project) -> dict[str, Any]:
-    """Each language of the project with an annotator: that annotator (the earliest member)."""
-    chosen: dict[str, Any] = {}
-    memberships = (
-        Membership.objects.filter(project=project, role=Role.ANNOTATOR)
-        .select_related("user")
-        .order_by("created_at", "id")
-    )
-    for membership in memberships:
-        for language in membership.languages:
-            chosen.setdefault(language, membership.user)
-    return chosen
 
 
 def documents_assign_arrivals(*, project: Project, languages: Iterable[str] | None = None) -> int:

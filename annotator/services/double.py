@@ -31,6 +31,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.permissions import Can, access_from_membership
+from annotator.selectors.documents import double_candidates
 from annotator.services.assignments import MAX_ASSIGN
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
@@ -108,19 +109,6 @@ def _second_annotator(project: Project, annotator: Any, language: str) -> Any:
             "choose an annotator"
         )
     return user
-
-
-def double_candidates(project: Project, language: str, annotator: Any) -> list[int]:
-    """The documents of `language` that `annotator` may annotate a second time: originals
-    someone else holds that have no replica yet."""
-    return list(
-        Document.objects.for_project(project)
-        .originals()
-        .filter(language=language, assignee__isnull=False, replicas__isnull=True)
-        .exclude(assignee=annotator)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
 
 
 def _replica_id(external_id: str, number: int) -> str:

@@ -76,6 +76,7 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
+from annotator.selectors.review import scanned_key
 from annotator.services.audit import audit_record
 from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
@@ -424,19 +425,9 @@ def review_scan(*, project: Project) -> ScanSummary:
     _scan_decisions(project, entities, raiser)
     _scan_aliases(project, raiser)
     _scan_originals(project, raiser)
-    cache.set(_scanned_key(project.pk), timezone.now().isoformat(), timeout=None)
+    cache.set(scanned_key(project.pk), timezone.now().isoformat(), timeout=None)
     logger.info("review scan of %s raised %s item(s)", project.slug, summary.total)
     return summary
-
-
-def _scanned_key(project_id: int) -> str:
-    return f"cloak:review-scanned:{project_id}"
-
-
-def review_last_scan(project: Project) -> str | None:
-    """When the project was last scanned (ISO 8601), if known."""
-    value = cache.get(_scanned_key(project.pk))
-    return str(value) if value else None
 
 
 def review_scan_request(*, project: Project, force: bool = False) -> bool:

@@ -29,19 +29,17 @@ import bisect
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotator import tasks
 from annotator.models import (
-    JOB_LIFECYCLE,
     AuditAction,
     BatchStatus,
     Document,
@@ -656,51 +654,6 @@ def run_execute(
         if progress is not None:
             progress(run)
     return run
-
-
-# --- Reading ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BatchCounts:
-    total: int
-    queued: int
-    running: int
-    done: int
-    failed: int
-
-
-def runs_of(project: Project) -> QuerySet[PreannotationRun]:
-    """The project's runs, newest first, each with its batch counts (`batch_counts`)."""
-    by = {status: Count("batches", filter=Q(batches__status=status)) for status in JOB_LIFECYCLE}
-    return (
-        PreannotationRun.objects.filter(project=project)
-        .select_related("created_by")
-        .annotate(
-            batches_total=Count("batches"),
-            **{f"batches_{status.value}": count for status, count in by.items()},
-        )
-        .order_by("-created_at", "-pk")
-    )
-
-
-def batch_counts(run: PreannotationRun) -> BatchCounts:
-    """The run's batches by status: from `runs_of`'s annotations, else one query."""
-    if not hasattr(run, "batches_total"):
-        counts = dict(
-            RunBatch.objects.filter(run=run)
-            .values_list("status")
-            .annotate(n=Count("pk"))
-            .order_by()
-        )
-        return BatchCounts(
-            total=sum(counts.values()),
-            **{status.value: counts.get(status.value, 0) for status in JOB_LIFECYCLE},
-        )
-    return BatchCounts(
-        total=run.batches_total,  # type: ignore[attr-defined]
-        **{status.value: getattr(run, f"batches_{status.value}") for status in JOB_LIFECYCLE},
-    )
 
 
 # --- Its kinds of job ---------------------------------------------------------------------------

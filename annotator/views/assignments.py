@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from annotator.models import Membership
 from annotator.permissions import Can
+from annotator.selectors.assignments import member_names
 from annotator.selectors.queues import next_document
 from annotator.services.assignments import documents_assign
 from annotator.services.errors import DomainError
@@ -33,12 +33,6 @@ def next_document_view(request: ProjectRequest) -> HttpResponse:
     return redirect("document_detail", request.project.slug, document.pk)
 
 
-def assignable_members(request: ProjectRequest) -> list[str]:
-    return sorted(
-        Membership.objects.filter(project=request.project).values_list("user__username", flat=True)
-    )
-
-
 @require_POST
 @project_page(Can.ASSIGN)
 def documents_assign_view(request: ProjectRequest) -> HttpResponse:
@@ -50,7 +44,7 @@ def documents_assign_view(request: ProjectRequest) -> HttpResponse:
         reverse("document_list", args=[project.slug])
     ):
         back = reverse("document_list", args=[project.slug])
-    form = AssignForm(request.POST, members=assignable_members(request))
+    form = AssignForm(request.POST, members=member_names(project))
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:

@@ -8,10 +8,11 @@ from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
 from annotator import selectors
+from annotator.languages import language_label
 from annotator.permissions import Can
+from annotator.selectors.assignments import member_names
 from annotator.views.access import project_page
-from annotator.views.assignments import assignable_members
-from annotator.views.forms import DocumentFilterForm, language_label
+from annotator.views.forms import DocumentFilterForm
 from annotator.views.nav import HtmxProjectRequest, project_nav
 
 PAGE_SIZE = 50
@@ -28,7 +29,7 @@ def document_list(request: HtmxProjectRequest) -> HttpResponse:
     page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         **project_nav(request),
-        "assign_members": assignable_members(request) if access.can(Can.ASSIGN) else None,
+        "assign_members": member_names(request.project) if access.can(Can.ASSIGN) else None,
         "form": form,
         "page": page,
         "filtered": bool(filters),

@@ -17,13 +17,14 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotator.models import Membership
+from annotator.languages import language_label
 from annotator.permissions import Can
+from annotator.selectors.assignments import member_names
 from annotator.selectors.documents import replica_pairs
 from annotator.services.double import double_assign
 from annotator.services.errors import DomainError
 from annotator.views.access import project_page
-from annotator.views.forms import language_choices, language_label
+from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
 
 PAIRS_PER_PAGE = 50
@@ -51,12 +52,6 @@ class DoubleAssignForm(forms.Form):
         ]
 
 
-def _members(request: HtmxProjectRequest) -> list[str]:
-    return sorted(
-        Membership.objects.filter(project=request.project).values_list("user__username", flat=True)
-    )
-
-
 def _form_page(request: HtmxProjectRequest, form: DoubleAssignForm, status: int) -> HttpResponse:
     return render(
         request,
@@ -71,7 +66,7 @@ def _form_page(request: HtmxProjectRequest, form: DoubleAssignForm, status: int)
 def double_assign_view(request: HtmxProjectRequest) -> HttpResponse:
     """GET: the form; POST: give the sample to the second annotator, then to the pairs."""
     project = request.project
-    arguments = {"languages": project.languages, "members": _members(request)}
+    arguments = {"languages": project.languages, "members": member_names(project)}
     if request.method != "POST":
         return _form_page(request, DoubleAssignForm(**arguments), 200)
     form = DoubleAssignForm(request.POST, **arguments)

@@ -1,4 +1,4 @@
-"""The pages' forms: they read and check input, and nothing else."""
+"""The pages' forms and the choices they offer: they read and check input, and nothing else."""
 
 from __future__ import annotations
 
@@ -7,29 +7,9 @@ from typing import Any, cast
 
 from django import forms
 
+from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, DocumentStatus
 from pseudonymizer.formats import FORMATS
-
-LANGUAGE_NAMES = {
-    "ar": "Arabic",
-    "de": "German",
-    "en": "English",
-    "es": "Spanish",
-    "fa": "Persian",
-    "fr": "French",
-    "he": "Hebrew",
-    "it": "Italian",
-    "nl": "Dutch",
-    "pt": "Portuguese",
-    "ru": "Russian",
-    "tr": "Turkish",
-    "ur": "Urdu",
-}
-
-
-def language_label(code: str) -> str:
-    name = LANGUAGE_NAMES.get(code.split("-")[0])
-    return f"{name} ({code})" if name else code
 
 
 def language_choices(languages: Sequence[str]) -> list[tuple[str, str]]:

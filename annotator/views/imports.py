@@ -13,6 +13,7 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 
 from annotator.models import ImportJob, ImportStatus
 from annotator.permissions import Can
+from annotator.selectors.imports import imports_of
 from annotator.services.errors import DomainError
 from annotator.services.imports import import_job_create, import_job_progress
 from annotator.views.access import project_page
@@ -73,8 +74,7 @@ def import_list(request: HtmxProjectRequest) -> HttpResponse:
         )
         return reswap(retarget(response, "#import-form"), "outerHTML")
 
-    jobs = project.import_jobs.select_related("created_by")
-    page = Paginator(jobs, JOBS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(imports_of(project), JOBS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "annotator/import_list.html",
@@ -92,7 +92,7 @@ def import_list(request: HtmxProjectRequest) -> HttpResponse:
 @vary_on_headers("HX-Request", "HX-Target")
 def import_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     project = request.project
-    job = get_object_or_404(ImportJob.objects.select_related("created_by"), project=project, pk=pk)
+    job = get_object_or_404(imports_of(project), pk=pk)
     context = {**project_nav(request), **job_context(job)}
     if request.htmx and not request.htmx.history_restore_request:
         # A row of the job list polls for itself; the job page polls for its status panel.

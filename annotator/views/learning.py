@@ -18,13 +18,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotator.languages import language_label
 from annotator.models import LearnedModel, Project
 from annotator.permissions import Can
 from annotator.selectors.learning import ACTIVE_STATUSES, learning_overview
 from annotator.services.errors import DomainError
 from annotator.services.learning import learned_model_train
 from annotator.views.access import project_page
-from annotator.views.forms import language_choices, language_label
+from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from pseudonymizer.evaluation import ANY_LABEL
 

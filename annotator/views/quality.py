@@ -16,7 +16,8 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from annotator.charts import Datum, bar_chart, line_chart
-from annotator.models import PreannotationRun, Project
+from annotator.languages import language_label
+from annotator.models import PreannotationRun
 from annotator.permissions import Can
 from annotator.selectors.quality import (
     ALL_SOURCES,
@@ -27,8 +28,9 @@ from annotator.selectors.quality import (
     SourceScores,
     project_quality,
 )
+from annotator.selectors.runs import runs_newest_first
 from annotator.views.access import project_page
-from annotator.views.forms import language_choices, language_label
+from annotator.views.forms import language_choices
 from annotator.views.learning import learned_sections
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from pseudonymizer.evaluation import Scores
@@ -41,10 +43,6 @@ SOURCE_NAMES = {**{source.value: source.label for source in Source}, ALL_SOURCES
 def run_name(run: PreannotationRun) -> str:
     language = language_label(run.language) if run.language else "every language"
     return f"Run {run.pk} · {language} · {run.profile} · {run.created_at:%Y-%m-%d}"
-
-
-def runs_for_filter(project: Project) -> list[PreannotationRun]:
-    return list(PreannotationRun.objects.filter(project=project).order_by("-created_at", "-pk"))
 
 
 class QualityFilterForm(forms.Form):
@@ -134,7 +132,7 @@ def agreement_chart(agreement: Agreement) -> SafeString:
 @project_page(VIEW_QUALITY)
 def quality(request: HtmxProjectRequest) -> HttpResponse:
     project = request.project
-    runs = runs_for_filter(project)
+    runs = list(runs_newest_first(project))
     form = QualityFilterForm(request.GET, languages=project.languages, runs=runs)
     language, run = form.scope()
     measured = project_quality(project, language=language, run=run)

@@ -96,7 +96,9 @@ def _list_page(request: HtmxProjectRequest, form: ReleaseForm, status: int) -> H
         "can_cut": request.access.can(Can.RELEASE),
         "release_form": form,
         "page": page,
-        "release_rows": [release_row(release) for release in page],
+        "release_rows": [
+            release_row(release, service.release_progress(release)) for release in page
+        ],
     }
     return render(request, "annotator/release_list.html", context, status=status)
 
@@ -146,7 +148,7 @@ def _detail_context(
     return {
         **project_nav(request),
         "release": release,
-        "row": release_row(release),
+        "row": release_row(release, service.release_progress(release)),
         "summary": manifest_summary(release),
         "check": check_summary(release),
         "leaking_page": leaking,

@@ -22,8 +22,10 @@ from annotator.permissions import Can
 from annotator.selectors.review import (
     ALL_STATUSES,
     flag_counts,
+    review_comments,
     review_counts,
     review_items,
+    review_last_scan,
     review_row,
 )
 from annotator.services import review as service
@@ -134,7 +136,7 @@ def _review_index(request: HtmxProjectRequest) -> HttpResponse:
         "page": page,
         "rows": [review_row(item, notes.get(item.pk)) for item in page],
         "counts": review_counts(project),
-        "last_scan": service.review_last_scan(project),
+        "last_scan": review_last_scan(project),
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "annotator/review_list.html#review-table", context)
@@ -172,7 +174,7 @@ def _detail(
         **project_nav(request),
         "row": review_row(item, notes.get(item.pk)),
         "item": item,
-        "comments": item.comments.select_related("author").order_by("created_at"),
+        "comments": review_comments(item),
         "form": form or ResolveForm(labels=labels, initial=_initial(item)),
         "comment_form": comment_form or CommentForm(),
         "error": error,

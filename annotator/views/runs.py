@@ -17,13 +17,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.languages import language_label
 from annotator.models import PreannotationRun, RunStatus
 from annotator.permissions import Can
+from annotator.selectors.runs import BatchCounts, batch_counts, runs_of
 from annotator.services import runs as service
 from annotator.services.errors import DomainError
-from annotator.services.runs import ACTIVE, LEARNED_PREFIX, BatchCounts, batch_counts, runs_of
+from annotator.services.runs import ACTIVE, LEARNED_PREFIX
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import language_choices, language_label
+from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 

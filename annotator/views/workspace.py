@@ -19,7 +19,6 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
@@ -27,15 +26,23 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.views.decorators.http import require_POST
 
-from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, Span, SpanStatus
+from annotator.languages import language_label
+from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document
 from annotator.permissions import Can, can_view_document
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
+from annotator.selectors.workspace import (
+    SpanRow,
+    SpanTally,
+    span_places,
+    span_rows,
+    span_tally,
+    workspace_page,
+)
 from annotator.services.spans import span_choices
 from annotator.views.access import ProjectRequest, project_page
-from annotator.views.forms import language_label
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.segments import closed_window, first_strong_direction, segment_text
+from annotator.views.segments import SpanLike, closed_window, segment_text
 from annotator.views.undo_stack import undo_label
 from annotator.views.workspace_html import SOURCE_LABELS, released_html, rows_html, text_html
 from annotator.views.workspace_sync import (
@@ -81,31 +88,7 @@ def open_document(request: ProjectRequest, pk: int) -> Document:
     return document
 
 
-def _decorate(request: ProjectRequest, document: Document, spans: list[Span]) -> None:
-    """Give each span what its row and highlight show: URL, surface, colour, directions,
-    the replacement its surface has in the correspondence table."""
-    labels = request.project.labels
-    direction = text_direction(document.language)
-    choices = span_choices(document, spans)
-    # The spans' own URLs, built from their common prefix: one reverse, not four per span.
-    spans_url = reverse("span_add", args=[request.project.slug, document.pk])
-    text = document.text
-    for span in spans:
-        span.action_url = f"{spans_url}{span.pk}/"  # type: ignore[attr-defined]
-        surface = text[span.start : span.end]
-        span.surface = surface  # type: ignore[attr-defined]
-        span.colour = label_colour(labels, span.label)  # type: ignore[attr-defined]
-        # A surface with no letters (a phone number) reads in the document's direction.
-        span.direction = first_strong_direction(surface) or direction  # type: ignore[attr-defined]
-        choice = choices.get(span.pk)
-        replacement = choice.replacement if choice else ""
-        span.replacement = replacement  # type: ignore[attr-defined]
-        span.replacement_direction = (  # type: ignore[attr-defined]
-            first_strong_direction(replacement) or direction
-        )
-
-
-def _text(request: ProjectRequest, document: Document, spans: Iterable[Span],
+def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike],
           window: tuple[int, int] | None = None) -> str:  # fmt: skip
     labels = request.project.labels
     direction = text_direction(document.language)
@@ -120,39 +103,25 @@ def _text(request: ProjectRequest, document: Document, spans: Iterable[Span],
     return text_html(segments)
 
 
-def _rows(request: ProjectRequest, document: Document, spans: list[Span]) -> str:
-    _decorate(request, document, spans)
+def _rows(request: ProjectRequest, document: Document, rows: Sequence[SpanRow]) -> str:
+    labels = request.project.labels
     return rows_html(
-        spans,
+        rows,
         language=document.language,
+        direction=text_direction(document.language),
+        colour=lambda label: label_colour(labels, label),
+        spans_url=reverse("span_add", args=[request.project.slug, document.pk]),
         can_annotate=request.access.can(Can.ANNOTATE),
         csrf_token=get_token(request),
     )
 
 
 def status_context(
-    request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
-    undo: str = "",
+    request: ProjectRequest, document: Document, tally: SpanTally, *, notice: str = "",
+    error: bool = False, undo: str = "",
 ) -> dict[str, Any]:  # fmt: skip
     """What the status bar shows: counts, the labels present, the bulk choices, the notice
-    of the last action and what `u` would undo. One grouped query, however many spans."""
-    counts = (
-        Span.objects.for_document(document)
-        .order_by()
-        .values_list("label", "status", "source")
-        .annotate(n=Count("id"))
-    )
-    spans = proposals = 0
-    present: set[str] = set()
-    proposal_labels: set[str] = set()
-    proposal_sources: set[str] = set()
-    for label, status, source, n in counts:
-        spans += n
-        present.add(label)
-        if status == SpanStatus.PROPOSED:
-            proposals += n
-            proposal_labels.add(label)
-            proposal_sources.add(source)
+    of the last action and what `u` would undo."""
     labels = request.project.labels
     descriptions = {
         label["name"]: label.get("description", "")
@@ -161,19 +130,19 @@ def status_context(
     order = {label: n for n, label in enumerate(labels)}
     legend = [
         (label, label_colour(labels, label), descriptions.get(label, ""))
-        for label in sorted(present, key=lambda label: (order.get(label, len(order)), label))
+        for label in sorted(tally.labels, key=lambda label: (order.get(label, len(order)), label))
     ]
     return {
         "project": request.project,
         "document": document,
-        "span_count": spans,
+        "span_count": tally.spans,
         "characters": len(document.text),
         "language_label": language_label(document.language),
         "legend": legend,
         "can_annotate": request.access.can(Can.ANNOTATE),
-        "open_proposals": proposals,
-        "proposal_labels": sorted(proposal_labels),
-        "proposal_sources": sorted((s, SOURCE_LABELS.get(s, s)) for s in proposal_sources),
+        "open_proposals": tally.proposals,
+        "proposal_labels": list(tally.proposal_labels),
+        "proposal_sources": [(s, SOURCE_LABELS.get(s, s)) for s in tally.proposal_sources],
         "notice": notice,
         "notice_is_error": error,
         "undo": undo,
@@ -185,14 +154,14 @@ def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
     undo: str = "",
 ) -> dict[str, Any]:  # fmt: skip
-    spans = list(Span.objects.for_document(document).order_by("start", "end", "id"))
+    page = workspace_page(document, choices_of=span_choices)
     return {
         **project_nav(request),
-        **status_context(request, document, notice=notice, error=error, undo=undo),
-        "text_html": _text(request, document, spans),
-        "rows_html": _rows(request, document, spans),
+        **status_context(request, document, page.tally, notice=notice, error=error, undo=undo),
+        "text_html": _text(request, document, page.rows),
+        "rows_html": _rows(request, document, page.rows),
         "direction": text_direction(document.language),
-        "spans": spans,
+        "spans": page.rows,
         "labels": request.project.labels,
         "decisions": DECISION_CHOICES,
         "strategies": STRATEGY_CHOICES,
@@ -247,24 +216,20 @@ def render_patch(
         ranges = [*ranges, *meanwhile.ranges]
     if len(changed) > PATCH_LIMIT:
         return render_workspace(request, document, **status)
-    rows = list(
-        Span.objects.for_document(document).filter(pk__in=changed).order_by("start", "end", "id")
-    )
+    rows = span_rows(document, choices_of=span_choices, ids=changed)
     removed = sorted(set(changed) - {span.pk for span in rows})
     ranges = list(ranges) + [(span.start, span.end) for span in rows]
     text = ""
     low = high = 0
     if ranges:
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        while True:
-            spans = list(Span.objects.for_document(document).filter(start__lt=high, end__gt=low))
-            wider = closed_window(low, high, spans)
-            if wider == (low, high):
-                break
-            low, high = wider
+        # Every span's place at once: the stretch widens over them without asking again.
+        places = span_places(document)
+        low, high = closed_window(low, high, places)
+        spans = [place for place in places if place.start < high and place.end > low]
         text = _text(request, document, spans, (low, high))
     context = {
-        **status_context(request, document, **status),
+        **status_context(request, document, span_tally(document), **status),
         "rows_html": _rows(request, document, rows),
         "removed": removed,
         "text_html": text,
@@ -315,7 +280,7 @@ def document_preview(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return HttpResponse(
             f"Unknown strategy; the strategies are {', '.join(strategies)}.", status=400
         )
-    rendered = document_rendered(document, strategy)
+    rendered = document_rendered(document, strategy, choices_of=span_choices)
     labels = request.project.labels
     context = {
         **project_nav(request),

@@ -18,7 +18,8 @@ from typing import Any
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, SpanStatus
-from annotator.views.segments import Segment
+from annotator.selectors.workspace import SpanRow
+from annotator.views.segments import Segment, first_strong_direction
 from annotator.views.workspace_sync import row_stamp
 
 # Labels of the choices, read once: Model.get_FOO_display() rebuilds its map on every call.
@@ -61,14 +62,26 @@ def text_html(segments: Iterable[tuple[Segment, str, str]]) -> SafeString:
 
 
 def rows_html(
-    spans: Sequence[Any], *, language: str, can_annotate: bool, csrf_token: str
+    spans: Sequence[SpanRow],
+    *,
+    language: str,
+    direction: str,
+    colour: Callable[[str], str],
+    spans_url: str,
+    can_annotate: bool,
+    csrf_token: str,
 ) -> SafeString:
     """One table row a span: where, what, who proposed it, its state and decision, and (for
-    those who annotate) one light form: accept, reject, and the editor on demand."""
+    those who annotate) one light form: accept, reject, and the editor on demand.
+
+    `direction` is the document's: a surface or pseudonym with no letters (a phone number)
+    reads in it. A span's own URL is `spans_url` and its id: one reverse, not four a span."""
     token = escape(csrf_token)
     rows: list[str] = []
     for span in spans:
-        pk, url = span.pk, escape(span.action_url)
+        pk, url = span.pk, escape(f"{spans_url}{span.pk}/")
+        surface_direction = first_strong_direction(span.surface) or direction
+        replacement_direction = first_strong_direction(span.replacement) or direction
         rejected = ' class="is-rejected"' if span.status == SpanStatus.REJECTED else ""
         reason = (
             f' <span class="muted small">({escape(span.keep_reason)})</span>'
@@ -79,14 +92,14 @@ def rows_html(
         cells = [
             f'<td class="num">{span.start}</td>',
             f'<td class="num">{span.end}</td>',
-            f'<td class="surface" dir="{span.direction}" lang="{escape(language)}">'
+            f'<td class="surface" dir="{surface_direction}" lang="{escape(language)}">'
             f"{escape(span.surface)}</td>",
-            f'<td><mark class="hl {span.colour}">{escape(span.label)}</mark></td>',
+            f'<td><mark class="hl {colour(span.label)}">{escape(span.label)}</mark></td>',
             f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>",
             f'<td><span class="status status-{escape(span.status)}">'
             f"{escape(STATUS_LABELS.get(span.status, span.status))}</span></td>",
             f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>",
-            f'<td dir="{span.replacement_direction}">{escape(span.replacement) or "—"}</td>',
+            f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>',
             f'<td class="num">{score}</td>',
         ]
         if can_annotate:

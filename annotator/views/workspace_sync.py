@@ -6,9 +6,9 @@ person acts, a lead resolves a review item or edits the keys, undo puts spans ba
 says what it shows with every action and every poll: for each row the span's id, the row's
 stamp and the offsets it shows, and the document's own stamp (its status and assignee).
 
-The server compares that with the document now, in two indexed queries whatever was shown:
-the spans (id, version, offsets, status) by document, and the pseudonyms their surfaces have
-in the correspondence table by digest. Every writer of spans bumps `version`, bulk updates
+The server compares that with the document now (`spans_now`, two indexed queries whatever
+was shown: the spans by document, and the pseudonyms their surfaces have in the
+correspondence table by digest). Every writer of spans bumps `version`, bulk updates
 included, so an unchanged stamp is an unchanged row; a row the page has and the document
 lacks was removed; a span the page lacks was added. The offsets the page sends say where the
 text shows a span that moved or went, so that the patch re-renders the text there too.
@@ -21,7 +21,8 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from annotator.models import Document, Span, SpanStatus
+from annotator.models import Document
+from annotator.selectors.workspace import spans_now
 from annotator.services.spans import surface_pseudonyms
 
 # One row as the page sends it: "id:stamp:start:end", the stamp "version" or
@@ -149,33 +150,22 @@ def _within(shown: Shown, length: int) -> tuple[int, int]:
 
 def changes_since(document: Document, state: PageState) -> Changes:
     """What changed in `document` since the page showed `state`."""
-    # Plain tuples: building 400 model instances would cost more than both queries.
-    spans = list(
-        Span.objects.for_document(document)
-        .order_by()
-        .values_list("pk", "version", "start", "end", "status")
-    )
-    text = document.text
-    pseudonyms = surface_pseudonyms(
-        document,
-        {text[start:end] for _, _, start, end, status in spans if status != SpanStatus.REJECTED},
-    )
-    length = len(text)
+    spans = spans_now(document, pseudonyms_of=surface_pseudonyms)
+    length = len(document.text)
     added: list[int] = []
     updated: list[int] = []
     ranges: list[tuple[int, int]] = []
-    for pk, version, start, end, status in spans:
-        shows = "" if status == SpanStatus.REJECTED else pseudonyms.get(text[start:end], "")
-        shown = state.rows.get(pk)
+    for span in spans:
+        shown = state.rows.get(span.pk)
         if shown is None:
-            added.append(pk)
-        elif shown.stamp != row_stamp(version, shows):
-            updated.append(pk)
+            added.append(span.pk)
+        elif shown.stamp != row_stamp(span.version, span.replacement):
+            updated.append(span.pk)
             ranges.append(_within(shown, length))
         else:
             continue
-        ranges.append((start, end))
-    present = {pk for pk, *_ in spans}
+        ranges.append((span.start, span.end))
+    present = {span.pk for span in spans}
     removed = sorted(pk for pk in state.rows if pk not in present)
     ranges += [_within(state.rows[pk], length) for pk in removed]
     return Changes(

@@ -25,13 +25,12 @@ from annotator.models import (
 )
 from annotator.permissions import can_view_document, visible_documents
 from annotator.routers import keys_alias
-from annotator.selectors.documents import document_list, replica_pairs
+from annotator.selectors.documents import document_list, double_candidates, replica_pairs
 from annotator.selectors.queues import next_document, project_queues, queues_of
 from annotator.services import runs
 from annotator.services.assignments import documents_assign, documents_assign_arrivals
 from annotator.services.double import (
     double_assign,
-    double_candidates,
     double_sample,
     sample_size,
 )

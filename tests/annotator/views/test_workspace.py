@@ -724,3 +724,34 @@ def test_opening_the_editor_of_a_span_gone_removes_its_row_and_says_so(
     fragment = response.content.decode()
     assert f'data-removed="{gone.pk}"' in fragment and "no longer in the document" in fragment
     assert annotator_of(team).get(url).status_code == 404  # without the page's script
+
+
+# What opening the page asks of the database (besides the keys' table), however many spans:
+# the session, the user, the project and the membership, the document, its spans and their
+# counts, the lead's resolutions. Nothing a span.
+PAGE_QUERIES = 10
+
+
+def test_a_document_with_many_spans_opens_in_a_bounded_number_of_queries(
+    team: Team, django_assert_max_num_queries: Any
+) -> None:
+    names = [f"Name{n}" for n in range(300)]
+    text = " ".join(f"{name} Surname" for name in names)
+    document = DocumentFactory(project=team.project, language="en", text=text)
+    Span.objects.bulk_create(
+        Span(
+            document=document, start=text.index(f"{name} "), end=text.index(f"{name} ") + len(name),
+            label="PER", source=SpanSource.NER,
+            status=SpanStatus.ACCEPTED if n % 3 else SpanStatus.PROPOSED,
+        )
+        for n, name in enumerate(names)
+    )  # fmt: skip
+    for name in names[1:60:3]:
+        surface_decide(project=team.project, surface=name, language="en", label="PER",
+                       decision="pseudonymize", replacement=f"Other {name}")  # fmt: skip
+    client = client_for(team.annotator_en)
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    with django_assert_max_num_queries(PAGE_QUERIES):
+        page = client.get(url).content.decode()
+    assert page.count('name="version"') == 300
+    assert "Other Name1<" in page and "Other Name58<" in page

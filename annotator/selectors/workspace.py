@@ -1,0 +1,180 @@
+"""What the document page shows of a document's spans, read up front: a row for each span (its
+place, label, state, surface and the pseudonym the table holds for it), the counts of the
+status bar, and where every span lies, for the stretch of text an action re-renders.
+
+A few queries, however many spans: the pages' presenters (annotator.views.workspace) add
+colours and directions, and ask nothing more of the database. The table's pseudonyms come
+from the Domain's read of the table (annotator.services.spans), which the caller hands in:
+a selector does not reach the keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from annotator.models import Document, Span, SpanStatus
+from annotator.selectors.rendering import ChoicesOf
+
+# The table's pseudonym for each surface that has one (services.spans.surface_pseudonyms).
+PseudonymsOf = Callable[[Document, set[str]], Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class SpanRow:
+    """One span as its row and its highlight show it."""
+
+    pk: int
+    start: int
+    end: int
+    label: str
+    source: str
+    status: str
+    decision: str
+    keep_reason: str
+    score: float | None
+    version: int
+    surface: str
+    # The pseudonym the table holds for the surface ("" for none, and on a replica).
+    replacement: str
+
+
+@dataclass(frozen=True)
+class SpanPlace:
+    """Where a span lies, and what its highlight needs: enough to cut the text."""
+
+    pk: int
+    start: int
+    end: int
+    label: str
+    status: str
+
+
+@dataclass(frozen=True)
+class SpanTally:
+    """The status bar's counts: spans, proposals left, the labels present and those (and the
+    sources) of the proposals left, sorted."""
+
+    spans: int
+    proposals: int
+    labels: frozenset[str]
+    proposal_labels: tuple[str, ...]
+    proposal_sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SpanNow:
+    """What a span's row shows now, as far as the page's check of what changed compares it
+    (annotator.views.workspace_sync): its version, offsets and the table's pseudonym for its
+    surface ("" for none, and for a rejected span)."""
+
+    pk: int
+    version: int
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class WorkspacePage:
+    rows: tuple[SpanRow, ...]
+    tally: SpanTally
+
+
+def span_rows(
+    document: Document, *, choices_of: ChoicesOf, ids: Collection[int] | None = None
+) -> tuple[SpanRow, ...]:
+    """The rows of the document's spans (of `ids` alone when given), in the order of the page:
+    by start, end and id. One query for the spans, one for the table's choices."""
+    spans = Span.objects.for_document(document)
+    if ids is not None:
+        spans = spans.filter(pk__in=ids)
+    found = list(spans.order_by("start", "end", "id"))
+    choices = choices_of(document, found)
+    text = document.text
+    rows = []
+    for span in found:
+        choice = choices.get(span.pk)
+        rows.append(
+            SpanRow(
+                pk=span.pk, start=span.start, end=span.end, label=span.label,
+                source=span.source, status=span.status, decision=span.decision,
+                keep_reason=span.keep_reason, score=span.score, version=span.version,
+                surface=text[span.start : span.end],
+                replacement=choice.replacement if choice else "",
+            )
+        )  # fmt: skip
+    return tuple(rows)
+
+
+def span_places(document: Document) -> tuple[SpanPlace, ...]:
+    """Where each span of the document lies: one query of a few columns."""
+    return tuple(
+        SpanPlace(*values)
+        for values in Span.objects.for_document(document)
+        .order_by("start", "end", "id")
+        .values_list("pk", "start", "end", "label", "status")
+    )
+
+
+def span_tally(document: Document) -> SpanTally:
+    """The status bar's counts: one grouped query, however many spans."""
+    counts = (
+        Span.objects.for_document(document)
+        .order_by()
+        .values_list("label", "status", "source")
+        .annotate(n=Count("id"))
+    )
+    spans = proposals = 0
+    present: set[str] = set()
+    proposal_labels: set[str] = set()
+    proposal_sources: set[str] = set()
+    for label, status, source, n in counts:
+        spans += n
+        present.add(label)
+        if status == SpanStatus.PROPOSED:
+            proposals += n
+            proposal_labels.add(label)
+            proposal_sources.add(source)
+    return SpanTally(
+        spans=spans,
+        proposals=proposals,
+        labels=frozenset(present),
+        proposal_labels=tuple(sorted(proposal_labels)),
+        proposal_sources=tuple(sorted(proposal_sources)),
+    )
+
+
+def workspace_page(document: Document, *, choices_of: ChoicesOf) -> WorkspacePage:
+    """Everything the document page reads of its spans, in three queries."""
+    return WorkspacePage(
+        rows=span_rows(document, choices_of=choices_of), tally=span_tally(document)
+    )
+
+
+def spans_now(document: Document, *, pseudonyms_of: PseudonymsOf) -> tuple[SpanNow, ...]:
+    """What each span's row shows now, in two indexed queries however many spans: the spans
+    by document, and the pseudonyms of their surfaces in the table."""
+    # Plain tuples: building 400 model instances would cost more than both queries.
+    spans = list(
+        Span.objects.for_document(document)
+        .order_by()
+        .values_list("pk", "version", "start", "end", "status")
+    )
+    text = document.text
+    pseudonyms = pseudonyms_of(
+        document,
+        {text[start:end] for _, _, start, end, status in spans if status != SpanStatus.REJECTED},
+    )
+    return tuple(
+        SpanNow(
+            pk,
+            version,
+            start,
+            end,
+            "" if status == SpanStatus.REJECTED else pseudonyms.get(text[start:end], ""),
+        )  # fmt: skip
+        for pk, version, start, end, status in spans
+    )

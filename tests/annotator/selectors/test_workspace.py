@@ -1,0 +1,110 @@
+"""The document page's reads: rows with their surfaces and pseudonyms, places, counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from annotator.models import Document, Span, SpanSource, SpanStatus
+from annotator.selectors.workspace import (
+    ChoicesOf,
+    span_places,
+    span_rows,
+    span_tally,
+    spans_now,
+    workspace_page,
+)
+from tests.conftest import Team
+from tests.factories import DocumentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass(frozen=True)
+class Chosen:
+    replacement: str
+
+
+def choices_of(table: dict[str, str]) -> ChoicesOf:
+    """The table's choices as the span service gives them: by span id, for spans not
+    rejected whose surface the table holds."""
+
+    def read(document: Document, spans: list[Span]) -> dict[int, Chosen]:
+        return {
+            span.pk: Chosen(table[document.text[span.start : span.end]])
+            for span in spans
+            if span.status != SpanStatus.REJECTED and document.text[span.start : span.end] in table
+        }
+
+    return read
+
+
+TEXT = "Moshe Chaya met Lea at Rue Alphonse Metayer."
+
+
+def spans_of(team: Team) -> tuple[Document, dict[str, Span]]:
+    document = DocumentFactory(project=team.project, language="en", text=TEXT)
+    made = {}
+    for surface, label, status in [
+        ("Rue Alphonse Metayer", "ADDRESS", SpanStatus.PROPOSED),
+        ("Moshe Chaya", "PER", SpanStatus.ACCEPTED),
+        ("Lea", "PER", SpanStatus.REJECTED),
+    ]:
+        start = TEXT.index(surface)
+        made[surface] = Span.objects.create(
+            document=document, start=start, end=start + len(surface), label=label,
+            source=SpanSource.NER, status=status, score=0.5,
+        )  # fmt: skip
+    return document, made
+
+
+def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> None:
+    document, made = spans_of(team)
+    rows = span_rows(document, choices_of=choices_of({"Moshe Chaya": "Raj Avrom"}))
+    assert [row.surface for row in rows] == ["Moshe Chaya", "Lea", "Rue Alphonse Metayer"]
+    assert [row.replacement for row in rows] == ["Raj Avrom", "", ""]
+    moshe = rows[0]
+    span = made["Moshe Chaya"]
+    assert (moshe.pk, moshe.start, moshe.end, moshe.version, moshe.score) == (
+        span.pk, span.start, span.end, span.version, 0.5,
+    )  # fmt: skip
+
+
+def test_rows_of_some_ids_only(team: Team) -> None:
+    document, made = spans_of(team)
+    rows = span_rows(document, choices_of=choices_of({}), ids=[made["Lea"].pk, 10**9])
+    assert [row.surface for row in rows] == ["Lea"]
+
+
+def test_places_and_tally(team: Team) -> None:
+    document, _ = spans_of(team)
+    places = span_places(document)
+    assert [(p.start, p.label, p.status) for p in places] == [
+        (0, "PER", SpanStatus.ACCEPTED),
+        (TEXT.index("Lea"), "PER", SpanStatus.REJECTED),
+        (TEXT.index("Rue"), "ADDRESS", SpanStatus.PROPOSED),
+    ]
+    tally = span_tally(document)
+    assert (tally.spans, tally.proposals) == (3, 1)
+    assert tally.labels == {"PER", "ADDRESS"}
+    assert (tally.proposal_labels, tally.proposal_sources) == (("ADDRESS",), ("ner",))
+    page = workspace_page(document, choices_of=choices_of({}))
+    assert page.tally == tally and len(page.rows) == 3
+
+
+def test_spans_now_show_the_pseudonym_of_spans_not_rejected(team: Team) -> None:
+    document, made = spans_of(team)
+    table = {"Moshe Chaya": "Not Moshe Chaya", "Lea": "Not Lea"}
+
+    def pseudonyms_of(document: Document, surfaces: set[str]) -> dict[str, str]:
+        return {surface: table[surface] for surface in surfaces if surface in table}
+
+    now = {span.pk: span for span in spans_now(document, pseudonyms_of=pseudonyms_of)}
+    moshe, lea = made["Moshe Chaya"], made["Lea"]
+    assert (now[moshe.pk].version, now[moshe.pk].start, now[moshe.pk].end) == (
+        moshe.version, moshe.start, moshe.end,
+    )  # fmt: skip
+    assert now[moshe.pk].replacement == "Not Moshe Chaya"
+    assert now[lea.pk].replacement == ""  # rejected: its row shows no pseudonym
+    assert now[made["Rue Alphonse Metayer"].pk].replacement == ""
