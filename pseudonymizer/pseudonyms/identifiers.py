@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from pseudonymizer.checksums import iban_check_digits, luhn_valid
 from pseudonymizer.pseudonyms.determinism import Draws
 from pseudonymizer.pseudonyms.locales import (
     gender_of,
@@ -486,12 +487,6 @@ def url_generator(original: str, language: str, draws: Draws) -> Generator:
     return generate
 
 
-def _iban_check(country: str, bban: str) -> str:
-    rearranged = bban + country + "00"
-    numeric = "".join(str(int(char, 36)) for char in rearranged.upper())
-    return f"{98 - int(numeric) % 97:02d}"
-
-
 def iban_generator(original: str, language: str, draws: Draws) -> Generator:
     """Candidates for an IBAN: country and grouping kept, the account redrawn, checksum valid."""
     compact = re.sub(r"\s", "", original)
@@ -504,7 +499,7 @@ def iban_generator(original: str, language: str, draws: Draws) -> Generator:
             str(rng.randrange(10)) if char.isdecimal() else random_letters(rng, char)
             for char in compact[4:]
         )
-        new = compact[:2] + _iban_check(compact[:2], bban) + bban
+        new = compact[:2] + iban_check_digits(compact[:2], bban) + bban
         out, position = [], 0
         for char in original:
             if char.isspace():
@@ -515,17 +510,6 @@ def iban_generator(original: str, language: str, draws: Draws) -> Generator:
         return "".join(out)
 
     return generate
-
-
-def luhn_valid(digits: str) -> bool:
-    """Whether a card number passes the Luhn check."""
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0 and len(digits) > 1
 
 
 def card_generator(original: str, language: str, draws: Draws) -> Generator:

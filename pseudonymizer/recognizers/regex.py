@@ -41,6 +41,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from pseudonymizer.checksums import iban_valid, luhn_valid
 from pseudonymizer.recognizers.base import PatternRecognizer
 from pseudonymizer.spans import Span, select_non_overlapping
 
@@ -332,16 +333,11 @@ def _ibans(text: str) -> Found:
             end = ends[size - 1]
             if end < len(text) and text[end].isalnum():
                 continue
-            if _iban_checksum_ok(compact[:size]):
+            if iban_valid(compact[:size]):
                 # The candidate may run into a second IBAN: look for it from here.
                 position = end
                 yield start, end
                 break
-
-
-def _iban_checksum_ok(iban: str) -> bool:
-    rearranged = iban[4:] + iban[:4]
-    return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
 
 def _ips(text: str) -> Found:
@@ -383,21 +379,10 @@ def _cards(text: str) -> Found:
         grouped_by_four = all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
         if len(groups) > 1 and not (grouped_by_four or sizes in ([4, 6, 5], [4, 6, 4])):
             continue
-        digits = [int(char) for char in candidate if char not in " -"]
-        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
+        digits = "".join(char for char in candidate if char not in " -")
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
             position = match.end()
             yield match.span()
-
-
-def _luhn_ok(digits: list[int]) -> bool:
-    total = 0
-    for index, digit in enumerate(reversed(digits)):
-        if index % 2:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
-    return total % 10 == 0
 
 
 # Links and e-mail addresses are found first, then blanked out (`_MASK`) for the other

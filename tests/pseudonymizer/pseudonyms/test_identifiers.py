@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from pseudonymizer.checksums import luhn_valid
 from pseudonymizer.pseudonyms import suggest
-from pseudonymizer.pseudonyms.identifiers import luhn_valid
 from pseudonymizer.pseudonyms.locales import lexicon
 from pseudonymizer.pseudonyms.shape import camel_parts, fold, script_of
 
