@@ -13,9 +13,9 @@ from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, see
 from pseudonymizer.pseudonyms.shape import (
     LETTERS,
     digit_value,
-    fold,
     in_family,
     join_whitespace,
+    lookup_key,
     random_letter,
     split_whitespace,
     word_keys,
@@ -224,7 +224,7 @@ def _as_set(surfaces: Collection[str]) -> SurfaceSet:
 
 
 def _containment_key(text: str) -> str:
-    return " ".join(fold(text).split())
+    return " ".join(lookup_key(text).split())
 
 
 def contains_original(candidate: str, original: str) -> bool:
@@ -253,7 +253,7 @@ def reshape(rng: random.Random, original: str) -> str:
         elif char.isdecimal():
             out.append(in_family((digit_value(char) + 1 + rng.randrange(9)) % 10, char))
         elif char.isalpha():
-            out.append(random_letter(rng, char, avoid=char + fold(char)))
+            out.append(random_letter(rng, char, avoid=char + lookup_key(char)))
         elif worded:
             out.append(char)
         else:
@@ -265,12 +265,12 @@ def _vary(rng: random.Random, candidate: str, original: str, attempt: int) -> st
     """A variation of `candidate`: one letter (or digit) of a replaced word changed; after
     many tries, a number appended (always new)."""
     tokens, separators = split_whitespace(candidate)
-    kept = {fold(token) for token in split_whitespace(original)[0]}
+    kept = {lookup_key(token) for token in split_whitespace(original)[0]}
     if attempt < 60:
         positions = [
             index
             for index, token in enumerate(tokens)
-            if fold(token) not in kept and sum(char.isalnum() for char in token) >= 3
+            if lookup_key(token) not in kept and sum(char.isalnum() for char in token) >= 3
         ]
         if positions:
             index = rng.choice(positions)

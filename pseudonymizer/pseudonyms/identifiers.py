@@ -34,9 +34,10 @@ from pseudonymizer.pseudonyms.shape import (
     camel_parts,
     case_of,
     digit_value,
-    fold,
     in_family,
     is_year,
+    lookup_key,
+    lookup_keys,
     pieces,
     random_letters,
     replace_digits,
@@ -64,12 +65,8 @@ IPV6 = re.compile(r"^[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}$")
 IBAN = re.compile(r"^[A-Za-z]{2}\d{2}[A-Za-z0-9]{8,30}$")
 
 
-def _folded(items: list[str]) -> frozenset[str]:
-    return frozenset(fold(item) for item in items)
-
-
 # Words that say nothing about who is behind a handle: kept when something else changes.
-_HANDLE_WORDS = _folded(
+_HANDLE_WORDS = lookup_keys(
     """
     admin official officiel officielle news info infos tv bot channel chat group groupe team
     fan fans club page real the le la les de du des of for and et pour my mon ma our notre
@@ -78,7 +75,7 @@ _HANDLE_WORDS = _folded(
 )
 
 # Registrable domain labels of public e-mail providers: the domain stays, the address changes.
-EMAIL_PROVIDERS = _folded(
+EMAIL_PROVIDERS = lookup_keys(
     """
     example test invalid localhost
     gmail googlemail outlook hotmail live msn yahoo ymail rocketmail protonmail proton pm
@@ -89,7 +86,7 @@ EMAIL_PROVIDERS = _folded(
 )
 
 # Registrable domain labels of platforms: the host stays, the account or page changes.
-PLATFORMS = _folded(
+PLATFORMS = lookup_keys(
     """
     example test invalid localhost
     t wa telegram telegra facebook fb instagram twitter x youtube youtu tiktok snapchat
@@ -102,14 +99,14 @@ PLATFORMS = _folded(
     """.split()
 )
 
-_INFRASTRUCTURE_LABELS = _folded(
+_INFRASTRUCTURE_LABELS = lookup_keys(
     """
     www www2 m mobile web mail email smtp en fr ar de es it blog shop app go api old new
     """.split()
 )
 
 # Path segments that name a kind of page, not whose page it is.
-PATH_WORDS = _folded(
+PATH_WORDS = lookup_keys(
     """
     c p u r s t user users profile profiles channel channels joinchat group groups watch
     status statuses post posts article articles blog en fr ar video videos photo photos reel
@@ -146,7 +143,7 @@ def _words_like(rng: random.Random, pool: tuple[str, ...], original: str) -> str
     word = ""
     for _ in range(60):
         word = "".join(rng.choice(pool) for _ in range(rng.choice(count_choices)))
-        if low <= len(word) <= high and fold(word) != fold(original):
+        if low <= len(word) <= high and lookup_key(word) != lookup_key(original):
             break
     else:
         while len(word) < length:
@@ -191,7 +188,7 @@ class _Handle:
                 continue
             script = script_of(item.text)
             locales = lookup_locales(locale_for_script(script, self.language))
-            key = fold(item.text)
+            key = lookup_key(item.text)
             if key in _HANDLE_WORDS:
                 item.role = "keep"
             elif len(item.text) <= 2:
@@ -308,7 +305,7 @@ class _Domain:
         self.labels = domain.split(".")
         self.draws = draws
         self.registrable = len(self.labels) - suffix_length(self.labels) - 1
-        self.known = self.registrable >= 0 and fold(self.labels[self.registrable]) in keep
+        self.known = self.registrable >= 0 and lookup_key(self.labels[self.registrable]) in keep
         # A mail provider's subdomains are the provider's; a platform's may be the account's.
         self.keep_subdomains = subdomains and self.known
 
@@ -318,7 +315,7 @@ class _Domain:
             if (
                 index > self.registrable
                 or index < self.registrable
-                and (self.keep_subdomains or fold(label) in _INFRASTRUCTURE_LABELS)
+                and (self.keep_subdomains or lookup_key(label) in _INFRASTRUCTURE_LABELS)
                 or index == self.registrable
                 and self.known
                 and not force
@@ -410,7 +407,7 @@ def phone_generator(
 
 def _segment_generator(segment: str, language: str, draws: Draws) -> Generator | None:
     """A path segment's generator, or None when the segment says nothing about anyone."""
-    if not segment or fold(segment) in PATH_WORDS:
+    if not segment or lookup_key(segment) in PATH_WORDS:
         return None
     if re.fullmatch(r"\+?\d[\d.-]{5,}", segment):
         # wa.me/447700900384: a number in international form, written without its +.
@@ -624,9 +621,9 @@ def _calendar_groups() -> tuple[tuple[str, ...], ...]:
 
 
 def _calendar_group(word: str) -> tuple[str, ...] | None:
-    key = fold(word)
+    key = lookup_key(word)
     for group in _calendar_groups():
-        if any(fold(name) == key for name in group):
+        if any(lookup_key(name) == key for name in group):
             return group
     return None
 
@@ -636,7 +633,7 @@ def _calendar_word(rng: random.Random, word: str) -> str | None:
     group = _calendar_group(word)
     if group is None:
         return None
-    others = [name for name in group if fold(name) != fold(word)]
+    others = [name for name in group if lookup_key(name) != lookup_key(word)]
     return apply_case(case_of(word), rng.choice(others))
 
 
@@ -682,7 +679,7 @@ def date_generator(original: str, language: str, draws: Draws) -> Generator:
             after = tokens[position + 1][1] if position + 1 < len(tokens) else ""
             if kind == "digits":
                 out.append(number(rng, text, before, after))
-            elif kind == "letters" and fold(text) in ("st", "nd", "rd", "th") and out:
+            elif kind == "letters" and lookup_key(text) in ("st", "nd", "rd", "th") and out:
                 previous = out[-1]
                 if previous.isdecimal():
                     out.append(apply_case(case_of(text), _english_ordinal(int(previous))))
@@ -700,7 +697,7 @@ def date_generator(original: str, language: str, draws: Draws) -> Generator:
     return generate
 
 
-_GENERIC_KEEP = _folded(
+_GENERIC_KEEP = lookup_keys(
     """
     de du des la le les l d et of the and a an in on at to for و في من على
     """.split()
@@ -718,7 +715,7 @@ def generic_generator(original: str, language: str, draws: Draws) -> Generator:
         for kind, text in pieces(token):
             if kind == "digits":
                 out.append(replace_digits(rng, text))
-            elif kind != "letters" or fold(text) in _GENERIC_KEEP:
+            elif kind != "letters" or lookup_key(text) in _GENERIC_KEEP:
                 out.append(text)
             elif mixed or (case_of(text) is Case.UPPER and len(text) <= 4) or len(text) <= 2:
                 out.append(random_letters(rng, text))

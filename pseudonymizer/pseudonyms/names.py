@@ -27,9 +27,10 @@ from pseudonymizer.pseudonyms.shape import (
     Case,
     apply_case,
     case_of,
-    fold,
     has_marks,
     join_whitespace,
+    lookup_key,
+    lookup_keys,
     random_letter,
     random_letters,
     replace_digits,
@@ -45,24 +46,20 @@ Generator = Callable[[], str]
 _DRAW_TRIES = 25
 
 
-def _folded(words: list[str]) -> frozenset[str]:
-    return frozenset(fold(word) for word in words)
-
-
 # Titles and honorifics stay as they are; some tell the person's gender.
-_TITLES_FEMALE = _folded(
+_TITLES_FEMALE = lookup_keys(
     """
     mrs ms miss mme mlle madame mademoiselle lady dame sister soeur sœur sr mother mere
     السيدة الانسة الآنسة الدكتورة الاستاذة الأستاذة المهندسة الحاجة ام أم
     """.split()
 )
-_TITLES_MALE = _folded(
+_TITLES_MALE = lookup_keys(
     """
     mr m monsieur sir lord brother frere father pere abbe fr السيد الشيخ شيخ الاستاذ الأستاذ
     الدكتور المهندس الحاج حاج الامام الإمام ابو أبو ابي أبي
     """.split()
 )
-_TITLES_NEUTRAL = _folded(
+_TITLES_NEUTRAL = lookup_keys(
     """
     dr doctor docteur prof professor professeur pr me maitre rev mx capt captain col gen lt
     sgt st saint sainte mgr jr sr ii iii iv د دكتور أستاذ استاذ م
@@ -70,13 +67,13 @@ _TITLES_NEUTRAL = _folded(
 )
 _TITLES = _TITLES_FEMALE | _TITLES_MALE | _TITLES_NEUTRAL
 # After these the next name is a father's or a son's first name: a male first name.
-_PATRONYMIC = _folded(
+_PATRONYMIC = lookup_keys(
     """
     بن ابن بنت أبو ابو أبي ابي أم ام bin ben ibn bint ould abu abou umm oum
     """.split()
 )
 # Nobiliary and family particles, kept inside a name (not as its first or last word).
-_PARTICLES = _folded(
+_PARTICLES = lookup_keys(
     """
     de du des da di del della dos das van von der den ten ter le la y e al el آل
     """.split()
@@ -87,15 +84,15 @@ _ABD = "عبد"
 _DIN = "الدين"
 _AL = "ال"
 
-_FUNCTION_WORDS = _folded(
+_FUNCTION_WORDS = lookup_keys(
     """
     de du des d la le les l et en à a au aux sur sous lès lez of the on at and in by for
     upon y del di da van von der den am an im bei & + - – في و على من
     """.split()
 )
-_PREPOSITIONS = _folded("de du des d of in at à a en von di da في".split())
+_PREPOSITIONS = lookup_keys("de du des d of in at à a en von di da في".split())
 
-_STREET_WORDS = _folded(
+_STREET_WORDS = lookup_keys(
     """
     rue r avenue av ave boulevard bd bld bvd impasse imp chemin ch che place pl allee all
     quai cours crs route rte square sq passage pass voie sentier rond-point residence res
@@ -112,7 +109,7 @@ _STREET_WORDS = _folded(
     """.split()
 )
 
-_PLACE_WORDS = _folded(
+_PLACE_WORDS = lookup_keys(
     """
     gare nord sud est ouest station airport aeroport aéroport pont bridge parc park place
     square centre center port porte rive bois forêt foret plage cap
@@ -123,7 +120,7 @@ _PLACE_WORDS = _folded(
     """.split()
 )
 
-_ORG_WORDS = _folded(
+_ORG_WORDS = lookup_keys(
     """
     university college school high academy institute hospital clinic bank church mosque
     temple synagogue association club group team company co corp corporation inc ltd llc plc
@@ -148,7 +145,7 @@ _ORG_WORDS = _folded(
 
 
 def _core_key(core: str) -> str:
-    return fold(core).rstrip(".")
+    return lookup_key(core).rstrip(".")
 
 
 @dataclass
@@ -210,7 +207,7 @@ class NameSource:
                 bool(name)
                 and len(name.split()) == tokens
                 and (tokens > 1 or "-" not in name)
-                and fold(name) != fold(avoid)
+                and lookup_key(name) != lookup_key(avoid)
                 and (pattern is None or pattern(name))
             )
 
@@ -236,7 +233,12 @@ class NameSource:
             produce = faker.last_name_male
 
         def relaxed(name: str) -> bool:
-            return bool(name) and " " not in name and "-" not in name and fold(name) != fold(avoid)
+            return (
+                bool(name)
+                and " " not in name
+                and "-" not in name
+                and lookup_key(name) != lookup_key(avoid)
+            )
 
         def ok(name: str) -> bool:
             return (
@@ -276,7 +278,7 @@ def _name_parts(core: str) -> list[_Part]:
     pieces = core.split("-")
     if len(pieces) > 1 and all(pieces):
         return [
-            _Part(piece, keep=index < len(pieces) - 1 and fold(piece) in _LATIN_ARTICLES)
+            _Part(piece, keep=index < len(pieces) - 1 and lookup_key(piece) in _LATIN_ARTICLES)
             for index, piece in enumerate(pieces)
         ]
     return [_Part(core)]
@@ -517,7 +519,7 @@ class _Composed:
                         and case_of(part.text) is Case.LOWER
                         and len(part.text) > 3
                     )
-                    if common or fold(part.text).rstrip(".") in keep_words:
+                    if common or lookup_key(part.text).rstrip(".") in keep_words:
                         part = _Part(part.text, keep=True)
                     parts.append(part)
                 slot.parts = parts
@@ -532,7 +534,9 @@ class _Composed:
                     slot.role = "place" if after_preposition else "last"
                     if self._is_acronym(core):
                         slot.kind = "acronym"
-            after_preposition = fold(core) in _PREPOSITIONS or core.lower().endswith(("d'", "d’"))
+            after_preposition = lookup_key(core) in _PREPOSITIONS or core.lower().endswith(
+                ("d'", "d’")
+            )
             if token.endswith((",", "،")):
                 segment += 1
             slots.append(slot)
@@ -574,7 +578,7 @@ class _Composed:
                 name
                 and " " not in name
                 and "-" not in name
-                and fold(name) != fold(original)
+                and lookup_key(name) != lookup_key(original)
                 and script_of(name) == script_of(original)
                 and (al is None or name.startswith(_AL) == al)
             ):
@@ -590,14 +594,14 @@ class _Composed:
         elif self.label.endswith("STATE") and hasattr(faker, "administrative_unit"):
             produce = faker.administrative_unit
         shape = [len(token.split("-")) for token in self.tokens]
-        originals = {fold(part.text) for slot in self.slots for part in slot.parts}
+        originals = {lookup_key(part.text) for slot in self.slots for part in slot.parts}
         for _ in range(_DRAW_TRIES):
             name = self.names.clean(produce())
             tokens = name.split()
             if (
                 [len(token.split("-")) for token in tokens] == shape
                 and script_of(name) == self.script
-                and not any(fold(piece) in originals for piece in re.split(r"[\s-]+", name))
+                and not any(lookup_key(piece) in originals for piece in re.split(r"[\s-]+", name))
             ):
                 if self.script == "Arab":
                     wants = [strip_marks(token).startswith(_AL) for token in self.tokens]
@@ -673,7 +677,7 @@ def _renumber(rng: random.Random, token: str) -> str:
     for piece in re.findall(r"\d+|[^\W\d_]+|.", token):
         if piece[0].isdecimal():
             out.append(replace_digits(rng, piece, year=False))
-        elif piece.isalpha() and fold(piece) not in _KEPT_LETTER_SUFFIXES:
+        elif piece.isalpha() and lookup_key(piece) not in _KEPT_LETTER_SUFFIXES:
             out.append(random_letters(rng, piece))
         else:
             out.append(piece)
