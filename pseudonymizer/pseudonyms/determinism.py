@@ -13,12 +13,17 @@ import hmac
 import random
 import threading
 import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pseudonymizer.folding import fold_key
 
 if TYPE_CHECKING:
     from faker import Faker
+
+# What a generator factory returns: a function that draws one candidate per call from the
+# run's `Draws`.
+Generator = Callable[[], str]
 
 
 def normalise(surface: str) -> str:

@@ -8,8 +8,16 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from enum import StrEnum
 
-from pseudonymizer.pseudonyms import identifiers, names
+from pseudonymizer.pseudonyms import names
 from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, seed_form
+from pseudonymizer.pseudonyms.identifiers import (
+    banking,
+    dates,
+    generic,
+    handles,
+    network,
+    phones,
+)
 from pseudonymizer.pseudonyms.shape import (
     LETTERS,
     digit_value,
@@ -138,9 +146,9 @@ def _kind_for(original: str, label: str) -> Kind:
         return Kind.OTHER
     if kind in _SHAPED or any(char.isspace() for char in text) or len(text) < 2:
         return kind
-    if identifiers.URL_LIKE.match(text):
+    if network.URL_LIKE.match(text):
         return Kind.URL
-    if identifiers.EMAIL.match(text):
+    if network.EMAIL.match(text):
         return Kind.EMAIL
     if text[0] in "@＠":
         return Kind.USERNAME
@@ -157,16 +165,16 @@ _GENERATORS: dict[Kind, Factory] = {
     Kind.PERSON: names.person_generator,
     Kind.ADDRESS: names.address_generator,
     Kind.ORGANISATION: names.organisation_generator,
-    Kind.USERNAME: identifiers.username_generator,
-    Kind.HASHTAG: identifiers.hashtag_generator,
-    Kind.EMAIL: identifiers.email_generator,
-    Kind.PHONE: identifiers.phone_generator,
-    Kind.URL: identifiers.url_generator,
-    Kind.IBAN: identifiers.iban_generator,
-    Kind.IP: identifiers.ip_generator,
-    Kind.CARD: identifiers.card_generator,
-    Kind.DATE: identifiers.date_generator,
-    Kind.OTHER: identifiers.generic_generator,
+    Kind.USERNAME: handles.username_generator,
+    Kind.HASHTAG: handles.hashtag_generator,
+    Kind.EMAIL: network.email_generator,
+    Kind.PHONE: phones.phone_generator,
+    Kind.URL: network.url_generator,
+    Kind.IBAN: banking.iban_generator,
+    Kind.IP: network.ip_generator,
+    Kind.CARD: banking.card_generator,
+    Kind.DATE: dates.date_generator,
+    Kind.OTHER: generic.generic_generator,
 }
 
 

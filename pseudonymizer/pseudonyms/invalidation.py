@@ -14,15 +14,15 @@ import re
 import unicodedata
 
 from pseudonymizer.pseudonyms.determinism import seed_for
-from pseudonymizer.pseudonyms.identifiers import (
+from pseudonymizer.pseudonyms.identifiers.network import (
     EMAIL,
     PATH_WORDS,
     PLATFORMS,
     URL,
     URL_LIKE,
-    phone_prefix_length,
     suffix_length,
 )
+from pseudonymizer.pseudonyms.identifiers.phones import phone_prefix_length
 from pseudonymizer.pseudonyms.shape import digit_value, in_family, lookup_key, random_letter
 
 _PHONE_LIKE = re.compile(r"^[+＋(]?[\d\s().\-/]{6,}$")

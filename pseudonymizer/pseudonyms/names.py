@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pseudonymizer.pseudonyms.determinism import Draws
+from pseudonymizer.pseudonyms.determinism import Draws, Generator
 from pseudonymizer.pseudonyms.locales import (
     gender_of,
     is_first_name,
@@ -40,8 +40,6 @@ from pseudonymizer.pseudonyms.shape import (
     strip_marks,
     to_ascii,
 )
-
-Generator = Callable[[], str]
 
 _DRAW_TRIES = 25
 

@@ -178,6 +178,16 @@ def has_marks(text: str) -> bool:
     return ARABIC_MARKS.search(text) is not None
 
 
+def digit_positions(text: str) -> list[int]:
+    """Where the digits of `text` are (any digit script)."""
+    return [index for index, char in enumerate(text) if char.isdecimal()]
+
+
+def digits_at(text: str, positions: list[int]) -> str:
+    """The digits of `text` at `positions`, as ASCII digits."""
+    return "".join(str(digit_value(text[index])) for index in positions)
+
+
 def lookup_key(text: str) -> str:
     """The key a word is looked up under in the word and name lists: casefolded, without
     accents or Arabic marks. Looser than `pseudonymizer.folding.fold` in some ways (accents

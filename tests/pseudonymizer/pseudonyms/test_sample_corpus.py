@@ -7,7 +7,7 @@ import re
 import pytest
 
 from pseudonymizer.pseudonyms import suggest
-from pseudonymizer.pseudonyms.identifiers import EMAIL_PROVIDERS
+from pseudonymizer.pseudonyms.identifiers.network import EMAIL_PROVIDERS
 from pseudonymizer.pseudonyms.shape import (
     case_of,
     digit_zero,
