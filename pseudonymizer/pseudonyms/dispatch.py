@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from enum import StrEnum
 
-from pseudonymizer.pseudonyms import names
+from pseudonymizer.pseudonyms import people, places
 from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, seed_form
 from pseudonymizer.pseudonyms.identifiers import (
     banking,
@@ -162,9 +162,9 @@ def _kind_for(original: str, label: str) -> Kind:
 Factory = Callable[[str, str, Draws], Callable[[], str]]
 
 _GENERATORS: dict[Kind, Factory] = {
-    Kind.PERSON: names.person_generator,
-    Kind.ADDRESS: names.address_generator,
-    Kind.ORGANISATION: names.organisation_generator,
+    Kind.PERSON: people.person_generator,
+    Kind.ADDRESS: places.address_generator,
+    Kind.ORGANISATION: places.organisation_generator,
     Kind.USERNAME: handles.username_generator,
     Kind.HASHTAG: handles.hashtag_generator,
     Kind.EMAIL: network.email_generator,
@@ -332,7 +332,7 @@ def suggest(
     kind = _kind_for(original, label)
     draws = Draws(seed_for(secret, "suggest", label.strip(), seed_form(original)))
     if kind is Kind.PLACE:
-        generate = names.place_generator(original, language, draws, label)
+        generate = places.place_generator(original, language, draws, label)
     else:
         generate = _GENERATORS[kind](original, language, draws)
     taken_set, forbidden_set = _as_set(taken), _as_set(forbidden)

@@ -19,7 +19,7 @@ from pseudonymizer.pseudonyms.locales import (
     lookup_locales,
     register_locale,
 )
-from pseudonymizer.pseudonyms.names import NameSource
+from pseudonymizer.pseudonyms.people import NameSource
 from pseudonymizer.pseudonyms.shape import (
     Case,
     apply_case,
