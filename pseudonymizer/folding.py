@@ -166,7 +166,9 @@ def fold(text: str, *, keep_marks: bool = False) -> str:
 
 def fold_key(surface: str) -> str:
     """The identity of a surface: its fold without the spaces at its ends. Two surfaces are
-    the same alias, the same known entity and the same leak when their keys are equal."""
+    the same alias, the same known entity and the same leak when their keys are equal; the
+    correspondence table's digests are taken of it. A text whose `fold` does not hold a
+    surface's key cannot hold the surface."""
     return fold(surface).strip(" ")
 
 

@@ -52,8 +52,9 @@ from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
 from pseudonymizer.evaluation import Leak, LeakChecker
+from pseudonymizer.folding import fold
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
-from pseudonymizer.recognizers.known import KnownEntityRecognizer, fold
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.profiles import pattern_recognizers
 from pseudonymizer.recognizers.regex import LABELS as PATTERN_LABELS
 from pseudonymizer.recognizers.regex import RegexRecognizer

@@ -42,8 +42,9 @@ from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
 from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from pseudonymizer.folding import fold_key
 from pseudonymizer.pseudonyms import invalidate, suggest
-from pseudonymizer.recognizers.known import KnownEntityRecognizer, normalize_alias
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
 
 DEFAULT_LIMIT = 25
@@ -388,7 +389,7 @@ def in_corpus(project: Project, replacement: str) -> bool:
     """Whether `replacement` occurs in a document of the project where the known-entity
     recognizer would find it (case, accents, Arabic variants and proclitics as it reads
     them): the database narrows the documents by a substring of their folded text."""
-    key = normalize_alias(replacement)
+    key = fold_key(replacement)
     if len(key) < 2:
         return False
     if key.startswith("\u0627\u0644") and len(key) > 3:
