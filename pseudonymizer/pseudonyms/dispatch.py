@@ -8,8 +8,9 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from enum import StrEnum
 
+from pseudonymizer.folding import fold_key
 from pseudonymizer.pseudonyms import people, places
-from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, seed_form
+from pseudonymizer.pseudonyms.determinism import Draws, seed_for, seed_form
 from pseudonymizer.pseudonyms.identifiers import (
     banking,
     dates,
@@ -195,7 +196,7 @@ class SurfaceSet(Collection[str]):
 
     def add(self, surface: str) -> None:
         """Add one surface."""
-        key = normalise(surface)
+        key = fold_key(surface)
         if not key:
             return
         self._whole.add(key)
@@ -205,7 +206,7 @@ class SurfaceSet(Collection[str]):
             self._longest = max(self._longest, len(sequence))
 
     def __contains__(self, surface: object) -> bool:
-        return isinstance(surface, str) and normalise(surface) in self._whole
+        return isinstance(surface, str) and fold_key(surface) in self._whole
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._whole)
@@ -219,7 +220,7 @@ class SurfaceSet(Collection[str]):
 
     def contains_within(self, text: str) -> bool:
         """Whether a surface of the set occurs in `text` as a whole sequence of words."""
-        found = word_keys(normalise(text))
+        found = word_keys(fold_key(text))
         for size in range(1, min(self._longest, len(found)) + 1):
             for start in range(len(found) - size + 1):
                 if tuple(found[start : start + size]) in self._sequences:
@@ -336,12 +337,12 @@ def suggest(
     else:
         generate = _GENERATORS[kind](original, language, draws)
     taken_set, forbidden_set = _as_set(taken), _as_set(forbidden)
-    original_key = normalise(original)
+    original_key = fold_key(original)
     chosen: list[str] = []
     chosen_keys: set[str] = set()
 
     def accept(candidate: str, *, strict: bool) -> bool:
-        key = normalise(candidate)
+        key = fold_key(candidate)
         if (
             not key
             or key == original_key
