@@ -38,6 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
+from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import (
     DEFAULT_PROFILE,
     EVERY_LANGUAGE,
@@ -49,14 +50,7 @@ from pseudonymizer.evaluation import span_prf, token_masking
 from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
 from pseudonymizer.formats.base import UnknownFormat
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.release import (
-    DecidedSpan,
-    DetectionUnavailable,
-    ReleaseDetection,
-    ReleaseDocument,
-    ReleasePipeline,
-    needs_replacement,
-)
+from pseudonymizer.release import DecidedSpan, ReleaseDocument, ReleasePipeline, needs_replacement
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy
 from pseudonymizer.vocabulary import Decision

@@ -94,6 +94,7 @@ from annotator.services.jobs import (
     job_send_on_commit,
 )
 from annotator.services.learning import learned_recognizer
+from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import Detector, NerSpecError
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 from pseudonymizer.labels import map_to_schema
@@ -102,10 +103,8 @@ from pseudonymizer.release import (
     LEAK,
     LEAK_PATTERN_LABELS,
     DecidedSpan,
-    DetectionUnavailable,
     DocumentResult,
     Finding,
-    ReleaseDetection,
     ReleaseDocument,
     ReleasePipeline,
     document_fingerprint,
