@@ -3,25 +3,9 @@ kept; the personal digits redrawn in the same digit script."""
 
 from __future__ import annotations
 
+from pseudonymizer.calling_codes import country_code_length
 from pseudonymizer.pseudonyms.determinism import Draws, Generator
 from pseudonymizer.pseudonyms.shape import digit_positions, digits_at, in_family
-
-_CC_ONE = {"1", "7"}
-_CC_TWO = frozenset(
-    """
-    20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55
-    56 57 58 60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98
-    """.split()
-)
-
-
-def country_code_length(digits: str) -> int:
-    """The length of the ITU country calling code that `digits` (after + or 00) starts with."""
-    if digits[:1] in _CC_ONE:
-        return 1
-    if digits[:2] in _CC_TWO:
-        return 2
-    return min(3, len(digits))
 
 
 def phone_prefix_length(
