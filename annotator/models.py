@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from pseudonymizer.recognizers.known import fold
+from pseudonymizer.folding import fold
 from pseudonymizer.strategies import Strategy
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision, Source
 
@@ -146,7 +146,7 @@ class Document(models.Model):
     # Stored exactly as imported: no newline or Unicode normalisation, offsets count code points.
     text = models.TextField()
     # The text in the known-entity matcher's form (case, accents, Arabic letter variants and
-    # white space folded: `pseudonymizer.recognizers.known.fold`), so that the database finds
+    # white space folded: `pseudonymizer.folding.fold`), so that the database finds
     # the documents a decided surface occurs in with a plain substring test. Holds originals,
     # as `text` does; never shown.
     search_text = models.TextField(blank=True, editable=False)

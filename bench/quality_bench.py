@@ -85,7 +85,7 @@ def main() -> None:
     )
     from annotator.selectors.quality import agreement, preannotation_quality, project_quality
     from annotator.services.projects import project_create
-    from pseudonymizer.recognizers.known import fold
+    from pseudonymizer.folding import fold
 
     rng = random.Random(7)
     project = project_create(slug="quality-bench", languages=["en", "fr"])

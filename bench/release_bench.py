@@ -86,7 +86,7 @@ def make_project(slug: str, documents: int) -> tuple[Any, dict[str, Any]]:
     from annotator.models import Document, DocumentStatus, Span, SpanSource, SpanStatus
     from annotator.services.projects import project_create
     from annotator.services.table import surface_decide
-    from pseudonymizer.recognizers.known import fold
+    from pseudonymizer.folding import fold
 
     project = project_create(slug=slug, languages=["en"])
     people = [f"{first} {last}" for first in FIRST_NAMES for last in LAST_NAMES]

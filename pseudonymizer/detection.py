@@ -27,7 +27,7 @@ from typing import Protocol
 
 from pseudonymizer.recognizers.base import Recognizer, recognize_all
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
-from pseudonymizer.recognizers.models import NerSpecError, ner_recognizer
+from pseudonymizer.recognizers.loading import NerSpecError, ner_recognizer
 from pseudonymizer.recognizers.ner import SOURCE as NER_SOURCE
 from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
 from pseudonymizer.spans import Span
@@ -42,7 +42,7 @@ __all__ = [
     "PROFILES",
     "Detection",
     "Detector",
-    "LearnedModel",
+    "LanguageRecognizer",
     "NerSpecError",
     "ner_model_spec",
 ]
@@ -84,8 +84,9 @@ def ner_model_spec(
     return DEFAULT_NER_MODELS.get(code, "")
 
 
-class LearnedModel(Recognizer, Protocol):
-    """A recognizer trained for one language (`pseudonymizer.learning.LearnedRecognizer`)."""
+class LanguageRecognizer(Recognizer, Protocol):
+    """A recognizer that serves one language only, such as a model learned from a project's
+    decisions (`pseudonymizer.learning.LearnedRecognizer`)."""
 
     language: str
 
@@ -138,7 +139,7 @@ class Detector:
         known: Iterable[tuple[str, str]] = (),
         device: str = "auto",
         batch_size: int = 16,
-        learned: Iterable[LearnedModel] = (),
+        learned: Iterable[LanguageRecognizer] = (),
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
@@ -154,7 +155,7 @@ class Detector:
         aliases = list(known)
         self._known = KnownEntityRecognizer(aliases) if aliases else None
         self._ner: dict[str, Recognizer | None] = {}
-        self._learned: dict[str, LearnedModel] = {
+        self._learned: dict[str, LanguageRecognizer] = {
             model.language.strip().lower(): model for model in learned
         }
 

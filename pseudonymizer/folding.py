@@ -4,10 +4,9 @@ One folding serves every place that compares surfaces, so that they cannot disag
 known-entity matcher that proposes decisions again (`pseudonymizer.recognizers.known`), the
 folded copy of each document the database searches (`Document.search_text`), the leak check
 of a release (`pseudonymizer.evaluation`), and the identity of an alias in the correspondence
-table (`pseudonymizer.pseudonyms.determinism.normalise`, whose keyed digest is the alias's
-key). Were the leak check to fold less than the matcher, a name the matcher knows would pass
-the check written with a tatweel or a zero-width space; were the table to fold less, one
-person would get two pseudonyms.
+table (`fold_key`, whose keyed digest is the alias's key). Were the leak check to fold less
+than the matcher, a name the matcher knows would pass the check written with a tatweel or a
+zero-width space; were the table to fold less, one person would get two pseudonyms.
 
 Each character is folded on its own (`fold_char`):
 
@@ -166,7 +165,9 @@ def fold(text: str, *, keep_marks: bool = False) -> str:
 
 def fold_key(surface: str) -> str:
     """The identity of a surface: its fold without the spaces at its ends. Two surfaces are
-    the same alias, the same known entity and the same leak when their keys are equal."""
+    the same alias, the same known entity and the same leak when their keys are equal; the
+    correspondence table's digests are taken of it. A text whose `fold` does not hold a
+    surface's key cannot hold the surface."""
     return fold(surface).strip(" ")
 
 

@@ -20,7 +20,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, normalise, suggest
+from pseudonymizer.folding import fold_key
+from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, suggest
 from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
 from pseudonymizer.vocabulary import DECISIONS, REPLACED_DECISIONS, Decision
 
@@ -30,7 +31,6 @@ __all__ = [
     "Conflict",
     "KeyConflict",
     "KeyTable",
-    "normalise",
     "token_aliases",
 ]
 
@@ -85,7 +85,7 @@ class KeyConflict(ValueError):
 
 
 def _tokens(surface: str) -> list[str]:
-    return normalise(surface).split()
+    return fold_key(surface).split()
 
 
 def _with_case_of(surface: str, replacement: str) -> str:
@@ -118,8 +118,8 @@ def token_aliases(surface: str, replacement: str, label: str) -> list[tuple[str,
         return []
     found: dict[str, tuple[str, str]] = {}
     for word, piece in zip(words, pieces, strict=True):
-        key = normalise(word)
-        if sum(char.isalnum() for char in key) < 2 or key == normalise(piece) or key in found:
+        key = fold_key(word)
+        if sum(char.isalnum() for char in key) < 2 or key == fold_key(piece) or key in found:
             continue
         found[key] = (word, piece)
     return list(found.values())
@@ -147,11 +147,11 @@ class KeyTable:
             self._index(alias)
 
     def _index(self, alias: Alias) -> None:
-        key = normalise(alias.surface)
+        key = fold_key(alias.surface)
         self._by_surface.setdefault(key, alias)
         self._originals.add(alias.surface)
-        if alias.decision in _REPLACED and normalise(alias.replacement):
-            self._by_replacement.setdefault(normalise(alias.replacement), alias)
+        if alias.decision in _REPLACED and fold_key(alias.replacement):
+            self._by_replacement.setdefault(fold_key(alias.replacement), alias)
             self._replacements.add(alias.replacement)
         kind = kind_of(alias.label)
         for token in dict.fromkeys(_tokens(alias.surface)):
@@ -173,7 +173,7 @@ class KeyTable:
 
     def lookup(self, surface: str) -> Alias | None:
         """The alias of `surface` (compared normalised: case, NFC and spaces ignored)."""
-        return self._by_surface.get(normalise(surface))
+        return self._by_surface.get(fold_key(surface))
 
     def add(self, alias: Alias) -> None:
         """Record `alias`, or raise KeyConflict when it would break a rule.
@@ -184,17 +184,17 @@ class KeyTable:
         """
         if alias.decision not in DECISIONS:
             raise ValueError(f"unknown decision {alias.decision!r}; expected one of {DECISIONS}")
-        key = normalise(alias.surface)
+        key = fold_key(alias.surface)
         if not key:
             raise ValueError("an alias needs a surface")
         replaced = alias.decision in _REPLACED
-        replacement_key = normalise(alias.replacement)
+        replacement_key = fold_key(alias.replacement)
         if replaced and not replacement_key:
             raise ValueError(f"a {alias.decision} alias needs a replacement")
         existing = self._by_surface.get(key)
         if existing is not None:
             if (
-                normalise(existing.replacement) == replacement_key
+                fold_key(existing.replacement) == replacement_key
                 and existing.decision == alias.decision
                 and existing.entity == alias.entity
             ):
@@ -227,9 +227,9 @@ class KeyTable:
         return _with_case_of(surface, alias.replacement)
 
     def _acceptable(self, surface: str, replacement: str, forbidden: SurfaceSet | None) -> bool:
-        key = normalise(replacement)
+        key = fold_key(replacement)
         return bool(key) and not (
-            key == normalise(surface)
+            key == fold_key(surface)
             or key in self._by_replacement
             or key in self._by_surface
             or (forbidden is not None and replacement in forbidden)
@@ -261,7 +261,7 @@ class KeyTable:
             if len(alias_words) <= len(words) or alias_words[start : start + len(words)] != words:
                 continue
             pieces = split_whitespace(alias.replacement.strip())[0][start : start + len(words)]
-            if any(normalise(new) == old for new, old in zip(pieces, words, strict=True)):
+            if any(fold_key(new) == old for new, old in zip(pieces, words, strict=True)):
                 continue  # a kept word (a title, "Rue") maps to itself: not a pseudonym
             separators = split_whitespace(surface.strip())[1]
             candidate = _with_case_of(surface, join_whitespace(pieces, separators))
@@ -280,7 +280,7 @@ class KeyTable:
         for index, word in enumerate(words):
             for alias, position in self._token_replacements(kind, word):
                 piece = split_whitespace(alias.replacement.strip())[0][position]
-                if normalise(piece) != word:
+                if fold_key(piece) != word:
                     known[index] = piece
                     break
         if not known:
@@ -364,7 +364,7 @@ class KeyTable:
         found: list[Conflict] = []
         by_surface: dict[str, list[Alias]] = {}
         for alias in self.aliases:
-            by_surface.setdefault(normalise(alias.surface), []).append(alias)
+            by_surface.setdefault(fold_key(alias.surface), []).append(alias)
         for group in by_surface.values():
             if len(group) < 2:
                 continue
@@ -374,7 +374,7 @@ class KeyTable:
             if len(decisions) > 1:
                 found.append(Conflict("surface_decision", surfaces, entities, decisions))
             replaced = [alias for alias in group if alias.decision in _REPLACED]
-            keys = dict.fromkeys(normalise(alias.replacement) for alias in replaced)
+            keys = dict.fromkeys(fold_key(alias.replacement) for alias in replaced)
             if len(keys) > 1:
                 values = tuple(dict.fromkeys(alias.replacement for alias in replaced))
                 found.append(Conflict("surface_replacement", surfaces, entities, values))

@@ -22,7 +22,7 @@ from pseudonymizer.folding import fold_char
 # Not the matching form of `pseudonymizer.folding`: that one reads a final ة as ه, and here
 # they differ (ة writes a vowel, ه mostly a consonant). Case folded, accents, harakat and
 # compatibility forms undone; what the matching form drops is dropped first (`_letters`).
-from pseudonymizer.pseudonyms.shape import fold
+from pseudonymizer.pseudonyms.shape import lookup_key
 
 __all__ = ["MAX_VARIANTS", "same_name", "skeletons"]
 
@@ -88,7 +88,7 @@ def _letters(word: str) -> str:
 
 
 def _word_classes(word: str) -> list[tuple[str, ...]]:
-    letters = fold(_letters(word))
+    letters = lookup_key(_letters(word))
     if any(_is_arabic(char) for char in letters):
         return _arabic_word(letters)
     return _latin_word(letters)
@@ -106,7 +106,7 @@ def _squeeze(classes: tuple[str, ...]) -> str:
 def skeletons(name: str) -> frozenset[str]:
     """The consonant skeletons `name` may have, words separated by one space; empty when the
     name has no consonant a skeleton could rest on. At most `MAX_VARIANTS`."""
-    words = [word for word in name.split() if fold(word) not in _ARTICLES]
+    words = [word for word in name.split() if lookup_key(word) not in _ARTICLES]
     choices: list[list[str]] = []
     for word in words:
         classes = [option for option in _word_classes(word) if option != ("",)]

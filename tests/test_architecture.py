@@ -48,4 +48,3 @@ def test_only_the_table_service_reaches_the_keys(graph: grimp.ImportGraph) -> No
         if not (_under(module, KEYS) or _under(module, DOOR) or ".migrations." in module)
     )
     assert outside == [], f"reach the keys through {DOOR}, not directly: {outside}"
-

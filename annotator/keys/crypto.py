@@ -16,7 +16,7 @@ from functools import cache
 from cryptography.fernet import Fernet
 from django.conf import settings
 
-from pseudonymizer.pseudonyms.determinism import normalise
+from pseudonymizer.folding import fold_key
 
 
 def derive_key(purpose: bytes) -> bytes:
@@ -44,7 +44,7 @@ def decrypt(token: bytes | memoryview) -> str:
 # matcher and the leak check use (`pseudonymizer.folding`), so that a surface the matcher
 # finds is the alias the table holds for it. Changing this rule changes every stored digest:
 # keys migration 0006 recomputes them.
-normalise_surface = normalise
+normalise_surface = fold_key
 
 
 def surface_digest(project_secret: str, surface: str) -> str:

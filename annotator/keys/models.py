@@ -60,7 +60,7 @@ class Alias(models.Model):
     original_encrypted = models.BinaryField()
     original_digest = models.CharField(max_length=64)
     replacement = models.CharField(max_length=500, blank=True)
-    # The replacement as aliases are compared (the engine's `normalise`): "Raj Avrom" and
+    # The replacement as aliases are compared (the engine's `fold_key`): "Raj Avrom" and
     # "RAJ AVROM" are one pseudonym, and two surfaces may not share it.
     replacement_key = models.CharField(max_length=500, blank=True)
     # A token-level alias ("Moshe" from "Moshe Chaya") points at the alias it was cut from.

@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 
 def fold_texts(apps, schema_editor):
-    from pseudonymizer.recognizers.known import fold
+    from pseudonymizer.folding import fold
 
     Document = apps.get_model("annotator", "Document")
     rows = Document.objects.using(schema_editor.connection.alias).only("id", "text")

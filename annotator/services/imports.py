@@ -62,9 +62,9 @@ from annotator.services.jobs import (
     upload_delete,
     uploads_dir,
 )
+from pseudonymizer.folding import fold
 from pseudonymizer.formats import FORMATS, ReadLimits, detect_format, read_documents
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
-from pseudonymizer.recognizers.known import fold
 
 logger = logging.getLogger(__name__)
 

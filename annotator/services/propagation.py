@@ -42,11 +42,8 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.services.table import Choice, alias_family
-from pseudonymizer.recognizers.known import (
-    KnownEntityRecognizer,
-    normalize_alias,
-    search_pattern,
-)
+from pseudonymizer.folding import fold_key
+from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
 from pseudonymizer.spans import Span as PlainSpan
 from pseudonymizer.spans import select_non_overlapping
 
@@ -103,7 +100,7 @@ class _Finder:
         self.by_key: dict[str, _Target] = {}
         self.keys: set[str] = set()
         for target in targets:
-            key = normalize_alias(target.surface)
+            key = fold_key(target.surface)
             if len(key) < 2:
                 continue  # the matcher ignores it too
             self.by_key.setdefault(key, target)
@@ -134,7 +131,7 @@ class _Finder:
         for span in select_non_overlapping(
             list(dict.fromkeys(found)), lambda s: (s.start - s.end, s.start)
         ):
-            target = self.by_key.get(normalize_alias(text[span.start : span.end]))
+            target = self.by_key.get(fold_key(text[span.start : span.end]))
             if target is not None:
                 result.append((span.start, span.end, target))
         return result

@@ -98,6 +98,7 @@ from annotator.services.jobs import (
 )
 from annotator.services.learning import learned_recognizer
 from annotator.services.table import release_aliases, surface_choices
+from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import Detector, NerSpecError
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 from pseudonymizer.labels import map_to_schema
@@ -106,10 +107,8 @@ from pseudonymizer.release import (
     LEAK,
     LEAK_PATTERN_LABELS,
     DecidedSpan,
-    DetectionUnavailable,
     DocumentResult,
     Finding,
-    ReleaseDetection,
     ReleaseDocument,
     ReleasePipeline,
     document_fingerprint,

@@ -28,7 +28,7 @@ the corpus, never of a replica given to a second annotator, and the corresponden
   letters or digits, are not paired (as `pseudonymizer.keytable.token_aliases`). "Moshe" →
   "Raj" beside "Moshe Cohen" → "Dov Levi" after a merge is one.
 - ORIGINAL_REPLACEMENT, a pseudonym that is an original somewhere: a replacement of the table,
-  folded as the known-entity matcher folds text (`pseudonymizer.recognizers.known.fold`),
+  folded as the known-entity matcher folds text (`pseudonymizer.folding.fold`),
   occurs as whole words in the folded text (`Document.search_text`) of a document of the
   project.
 
@@ -97,8 +97,8 @@ from annotator.services.table import (
     surface_decide,
     surface_digest,
 )
+from pseudonymizer.folding import fold
 from pseudonymizer.pseudonyms.shape import split_whitespace
-from pseudonymizer.recognizers.known import fold
 from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
 
 logger = logging.getLogger(__name__)

@@ -12,8 +12,7 @@ consistency ("Moshe" alone after "Moshe Chaya") is the key table's business
 
 from __future__ import annotations
 
-from pseudonymizer.pseudonyms.determinism import normalise
 from pseudonymizer.pseudonyms.dispatch import Kind, SurfaceSet, kind_of, suggest
 from pseudonymizer.pseudonyms.invalidation import invalidate
 
-__all__ = ["Kind", "SurfaceSet", "invalidate", "kind_of", "normalise", "suggest"]
+__all__ = ["Kind", "SurfaceSet", "invalidate", "kind_of", "suggest"]

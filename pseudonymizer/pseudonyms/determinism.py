@@ -13,34 +13,26 @@ import hmac
 import random
 import threading
 import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from pseudonymizer.folding import fold_key
 
 if TYPE_CHECKING:
     from faker import Faker
 
-
-def normalise(surface: str) -> str:
-    """The form two surfaces share when they are the same alias: the matching form the
-    known-entity matcher and the leak check use (`pseudonymizer.folding.fold_key`), so that
-    what the matcher calls one surface is one alias with one pseudonym ("Moshé Chaya",
-    "MOSHE  CHAYA" and "Ｍｏｓｈｅ Chaya" are one; so are "فاطمة" and "فاطمه").
-
-    The correspondence table's digests (`annotator.keys.crypto`) are taken of this form.
-    """
-    return fold_key(surface)
+# What a generator factory returns: a function that draws one candidate per call from the
+# run's `Draws`.
+Generator = Callable[[], str]
 
 
 def seed_form(surface: str) -> str:
     """The form a suggestion's seed is drawn from: NFC, casefolded, spaces folded.
 
-    Weaker than `normalise` on purpose: the seed was taken of this form before the table's
-    identity became the matcher's folding, and a seed that changed would change every
-    suggestion offered for a surface with an accent or an Arabic variant between two
-    versions of Cloak (and every pseudonym the command line draws without a key file). Two
-    spellings of one surface may be offered different suggestions; once one is chosen, the
-    table gives it to both.
+    Weaker than `pseudonymizer.folding.fold_key` (an alias's identity) on purpose: the seed
+    was taken of this form before the table's identity became the matcher's folding, and a
+    seed that changed would change every suggestion offered for a surface with an accent or
+    an Arabic variant between two versions of Cloak (and every pseudonym the command line
+    draws without a key file). Two spellings of one surface may be offered different
+    suggestions; once one is chosen, the table gives it to both.
     """
     return " ".join(unicodedata.normalize("NFC", surface).casefold().split())
 

@@ -8,14 +8,23 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from enum import StrEnum
 
-from pseudonymizer.pseudonyms import identifiers, names
-from pseudonymizer.pseudonyms.determinism import Draws, normalise, seed_for, seed_form
+from pseudonymizer.folding import fold_key
+from pseudonymizer.pseudonyms import people, places
+from pseudonymizer.pseudonyms.determinism import Draws, seed_for, seed_form
+from pseudonymizer.pseudonyms.identifiers import (
+    banking,
+    dates,
+    generic,
+    handles,
+    network,
+    phones,
+)
 from pseudonymizer.pseudonyms.shape import (
     LETTERS,
     digit_value,
-    fold,
     in_family,
     join_whitespace,
+    lookup_key,
     random_letter,
     split_whitespace,
     word_keys,
@@ -138,9 +147,9 @@ def _kind_for(original: str, label: str) -> Kind:
         return Kind.OTHER
     if kind in _SHAPED or any(char.isspace() for char in text) or len(text) < 2:
         return kind
-    if identifiers.URL_LIKE.match(text):
+    if network.URL_LIKE.match(text):
         return Kind.URL
-    if identifiers.EMAIL.match(text):
+    if network.EMAIL.match(text):
         return Kind.EMAIL
     if text[0] in "@＠":
         return Kind.USERNAME
@@ -154,19 +163,19 @@ def _kind_for(original: str, label: str) -> Kind:
 Factory = Callable[[str, str, Draws], Callable[[], str]]
 
 _GENERATORS: dict[Kind, Factory] = {
-    Kind.PERSON: names.person_generator,
-    Kind.ADDRESS: names.address_generator,
-    Kind.ORGANISATION: names.organisation_generator,
-    Kind.USERNAME: identifiers.username_generator,
-    Kind.HASHTAG: identifiers.hashtag_generator,
-    Kind.EMAIL: identifiers.email_generator,
-    Kind.PHONE: identifiers.phone_generator,
-    Kind.URL: identifiers.url_generator,
-    Kind.IBAN: identifiers.iban_generator,
-    Kind.IP: identifiers.ip_generator,
-    Kind.CARD: identifiers.card_generator,
-    Kind.DATE: identifiers.date_generator,
-    Kind.OTHER: identifiers.generic_generator,
+    Kind.PERSON: people.person_generator,
+    Kind.ADDRESS: places.address_generator,
+    Kind.ORGANISATION: places.organisation_generator,
+    Kind.USERNAME: handles.username_generator,
+    Kind.HASHTAG: handles.hashtag_generator,
+    Kind.EMAIL: network.email_generator,
+    Kind.PHONE: phones.phone_generator,
+    Kind.URL: network.url_generator,
+    Kind.IBAN: banking.iban_generator,
+    Kind.IP: network.ip_generator,
+    Kind.CARD: banking.card_generator,
+    Kind.DATE: dates.date_generator,
+    Kind.OTHER: generic.generic_generator,
 }
 
 
@@ -187,7 +196,7 @@ class SurfaceSet(Collection[str]):
 
     def add(self, surface: str) -> None:
         """Add one surface."""
-        key = normalise(surface)
+        key = fold_key(surface)
         if not key:
             return
         self._whole.add(key)
@@ -197,7 +206,7 @@ class SurfaceSet(Collection[str]):
             self._longest = max(self._longest, len(sequence))
 
     def __contains__(self, surface: object) -> bool:
-        return isinstance(surface, str) and normalise(surface) in self._whole
+        return isinstance(surface, str) and fold_key(surface) in self._whole
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._whole)
@@ -211,7 +220,7 @@ class SurfaceSet(Collection[str]):
 
     def contains_within(self, text: str) -> bool:
         """Whether a surface of the set occurs in `text` as a whole sequence of words."""
-        found = word_keys(normalise(text))
+        found = word_keys(fold_key(text))
         for size in range(1, min(self._longest, len(found)) + 1):
             for start in range(len(found) - size + 1):
                 if tuple(found[start : start + size]) in self._sequences:
@@ -224,7 +233,7 @@ def _as_set(surfaces: Collection[str]) -> SurfaceSet:
 
 
 def _containment_key(text: str) -> str:
-    return " ".join(fold(text).split())
+    return " ".join(lookup_key(text).split())
 
 
 def contains_original(candidate: str, original: str) -> bool:
@@ -253,7 +262,7 @@ def reshape(rng: random.Random, original: str) -> str:
         elif char.isdecimal():
             out.append(in_family((digit_value(char) + 1 + rng.randrange(9)) % 10, char))
         elif char.isalpha():
-            out.append(random_letter(rng, char, avoid=char + fold(char)))
+            out.append(random_letter(rng, char, avoid=char + lookup_key(char)))
         elif worded:
             out.append(char)
         else:
@@ -265,12 +274,12 @@ def _vary(rng: random.Random, candidate: str, original: str, attempt: int) -> st
     """A variation of `candidate`: one letter (or digit) of a replaced word changed; after
     many tries, a number appended (always new)."""
     tokens, separators = split_whitespace(candidate)
-    kept = {fold(token) for token in split_whitespace(original)[0]}
+    kept = {lookup_key(token) for token in split_whitespace(original)[0]}
     if attempt < 60:
         positions = [
             index
             for index, token in enumerate(tokens)
-            if fold(token) not in kept and sum(char.isalnum() for char in token) >= 3
+            if lookup_key(token) not in kept and sum(char.isalnum() for char in token) >= 3
         ]
         if positions:
             index = rng.choice(positions)
@@ -324,16 +333,16 @@ def suggest(
     kind = _kind_for(original, label)
     draws = Draws(seed_for(secret, "suggest", label.strip(), seed_form(original)))
     if kind is Kind.PLACE:
-        generate = names.place_generator(original, language, draws, label)
+        generate = places.place_generator(original, language, draws, label)
     else:
         generate = _GENERATORS[kind](original, language, draws)
     taken_set, forbidden_set = _as_set(taken), _as_set(forbidden)
-    original_key = normalise(original)
+    original_key = fold_key(original)
     chosen: list[str] = []
     chosen_keys: set[str] = set()
 
     def accept(candidate: str, *, strict: bool) -> bool:
-        key = normalise(candidate)
+        key = fold_key(candidate)
         if (
             not key
             or key == original_key

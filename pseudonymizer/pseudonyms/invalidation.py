@@ -14,16 +14,16 @@ import re
 import unicodedata
 
 from pseudonymizer.pseudonyms.determinism import seed_for
-from pseudonymizer.pseudonyms.identifiers import (
+from pseudonymizer.pseudonyms.identifiers.network import (
     EMAIL,
     PATH_WORDS,
     PLATFORMS,
     URL,
     URL_LIKE,
-    phone_prefix_length,
     suffix_length,
 )
-from pseudonymizer.pseudonyms.shape import digit_value, fold, in_family, random_letter
+from pseudonymizer.pseudonyms.identifiers.phones import phone_prefix_length
+from pseudonymizer.pseudonyms.shape import digit_value, in_family, lookup_key, random_letter
 
 _PHONE_LIKE = re.compile(r"^[+＋(]?[\d\s().\-/]{6,}$")
 
@@ -73,7 +73,11 @@ def _url(rng: random.Random, original: str) -> str | None:
         segments = path.split("/")
         for index in range(len(segments) - 1, -1, -1):
             segment = segments[index]
-            if segment and fold(segment) not in PATH_WORDS and any(c.isalnum() for c in segment):
+            if (
+                segment
+                and lookup_key(segment) not in PATH_WORDS
+                and any(c.isalnum() for c in segment)
+            ):
                 segments[index] = _segment(rng, segment)
                 return original[:start] + "/".join(segments) + original[end:]
     start, end = match.span("query")
@@ -93,7 +97,7 @@ def _url(rng: random.Random, original: str) -> str | None:
     labels = original[start:end].split(".")
     registrable = max(0, len(labels) - suffix_length(labels) - 1)
     target = registrable
-    if fold(labels[registrable]) in PLATFORMS and registrable > 0:
+    if lookup_key(labels[registrable]) in PLATFORMS and registrable > 0:
         target = registrable - 1
     labels[target] = _scramble(rng, labels[target])
     return original[:start] + ".".join(labels) + original[end:]

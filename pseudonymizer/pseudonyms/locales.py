@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pseudonymizer.pseudonyms.shape import fold, strip_marks
+from pseudonymizer.pseudonyms.shape import lookup_key, strip_marks
 
 DEFAULT_LOCALE = "en_US"
 
@@ -182,10 +182,10 @@ def lexicon(locale: str) -> Lexicon:
         last = last + _names(provider, extra)
     return Lexicon(
         locale=locale,
-        female=frozenset(fold(name) for name in female),
-        male=frozenset(fold(name) for name in male),
-        first=frozenset(fold(name) for name in first + female + male),
-        last=frozenset(fold(name) for name in last),
+        female=frozenset(lookup_key(name) for name in female),
+        male=frozenset(lookup_key(name) for name in male),
+        first=frozenset(lookup_key(name) for name in first + female + male),
+        last=frozenset(lookup_key(name) for name in last),
         female_names=female,
         male_names=male,
         last_names=last,
@@ -195,7 +195,7 @@ def lexicon(locale: str) -> Lexicon:
 def gender_of(name: str, locales: tuple[str, ...]) -> str | None:
     """`"female"` or `"male"` when the first of `locales` that lists `name` lists it in one
     gender only; None when no list tells."""
-    key = fold(name)
+    key = lookup_key(name)
     for locale in locales:
         entry = lexicon(locale)
         in_female, in_male = key in entry.female, key in entry.male
@@ -208,13 +208,13 @@ def gender_of(name: str, locales: tuple[str, ...]) -> str | None:
 
 def is_first_name(name: str, locales: tuple[str, ...]) -> bool:
     """Whether one of `locales` lists `name` as a first name."""
-    key = fold(name)
+    key = lookup_key(name)
     return any(key in lexicon(locale).first for locale in locales)
 
 
 def is_last_name(name: str, locales: tuple[str, ...]) -> bool:
     """Whether one of `locales` lists `name` as a surname."""
-    key = fold(name)
+    key = lookup_key(name)
     return any(key in lexicon(locale).last for locale in locales)
 
 
@@ -232,8 +232,8 @@ def register_locale(first: str | None, last: str | None, locale: str) -> str:
     the surname, else the first register locale that knows either, else the document's."""
     if locale_script(locale) != "Latn":
         return locale
-    first_key = fold(first) if first else None
-    last_key = fold(last) if last else None
+    first_key = lookup_key(first) if first else None
+    last_key = lookup_key(last) if last else None
     for candidate in (locale, *REGISTER_LOCALES):
         entry = lexicon(candidate)
         if (first_key and first_key in entry.first) or (last_key and last_key in entry.last):

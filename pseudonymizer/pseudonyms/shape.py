@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from collections.abc import Iterable
 from enum import StrEnum
 from functools import lru_cache
 
@@ -177,11 +178,29 @@ def has_marks(text: str) -> bool:
     return ARABIC_MARKS.search(text) is not None
 
 
-def fold(text: str) -> str:
-    """The key a word is looked up under: casefolded, without accents or Arabic marks."""
+def digit_positions(text: str) -> list[int]:
+    """Where the digits of `text` are (any digit script)."""
+    return [index for index, char in enumerate(text) if char.isdecimal()]
+
+
+def digits_at(text: str, positions: list[int]) -> str:
+    """The digits of `text` at `positions`, as ASCII digits."""
+    return "".join(str(digit_value(text[index])) for index in positions)
+
+
+def lookup_key(text: str) -> str:
+    """The key a word is looked up under in the word and name lists: casefolded, without
+    accents or Arabic marks. Looser than `pseudonymizer.folding.fold` in some ways (accents
+    go, whatever the script) and stricter in others (Arabic letter variants stay apart): the
+    name lists were keyed this way, and what a generator draws depends on it."""
     decomposed = unicodedata.normalize("NFKD", strip_marks(text).casefold())
     stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
     return unicodedata.normalize("NFC", stripped)
+
+
+def lookup_keys(words: Iterable[str]) -> frozenset[str]:
+    """The lookup keys of `words`, a set to test a word's `lookup_key` against."""
+    return frozenset(lookup_key(word) for word in words)
 
 
 def to_ascii(text: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 from pseudonymizer import folding
 from pseudonymizer.folding import ARABIC_ARTICLE as _ARTICLE
-from pseudonymizer.folding import fold_char as _normalize_char
+from pseudonymizer.folding import fold_char, fold_key, fold_with_origin
 from pseudonymizer.folding import is_arabic_letter as _is_arabic_letter
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.spans import Span, select_non_overlapping
@@ -46,25 +46,6 @@ _PROCLITICS = frozenset(
 ) - {""}
 # Before an elided article (ل + القاهرة → للقاهرة) the proclitics end with that ل.
 _LAM_PROCLITICS = frozenset(conjunction + _LAM for conjunction in _CONJUNCTIONS)
-
-
-def normalize(text: str) -> tuple[str, list[int]]:
-    """The matching form of `text` and, for each of its characters, the index in `text` of
-    the character it came from (`pseudonymizer.folding.fold_with_origin`)."""
-    return folding.fold_with_origin(text)
-
-
-def fold(text: str) -> str:
-    """`normalize(text)[0]` without the map back, at the speed of `str.translate`: what Cloak
-    stores beside a document's text so that the database finds the documents a known surface
-    occurs in (`Document.search_text`)."""
-    return folding.fold(text)
-
-
-def normalize_alias(surface: str) -> str:
-    """How an alias is matched: its matching form, trimmed (`pseudonymizer.folding.fold_key`).
-    A text whose `fold` does not hold it cannot hold the alias."""
-    return folding.fold_key(surface)
 
 
 def _class(chars: Iterable[str]) -> str:
@@ -101,7 +82,7 @@ def search_pattern(surface: str) -> str | None:
     stand for the letters it folds to: those letters are each optional, and the character
     is in each one's class.
     """
-    key = normalize_alias(surface)
+    key = fold_key(surface)
     if len(key) < 2:
         return None
     if key.startswith(_ARTICLE) and len(key) > 3 and _is_arabic_letter(key[2]):
@@ -160,7 +141,7 @@ class KnownEntityRecognizer(PatternRecognizer):
         # elided article)
         entries: dict[str, list[str | None]] = {}
         for surface, label in aliases:
-            key = normalize_alias(surface)
+            key = fold_key(surface)
             if len(key) < 2:
                 continue
             entries.setdefault(key, [None, None])
@@ -182,7 +163,7 @@ class KnownEntityRecognizer(PatternRecognizer):
         """The spans of one text, sorted, without overlaps (score 1.0, source "known")."""
         if not self.size or not text:
             return []
-        normalized, origin = normalize(text)
+        normalized, origin = fold_with_origin(text)
         found: list[Span] = []
         for last, (length, label, elided_label) in self._automaton.iter(normalized):
             span = self._accept(text, normalized, origin, last + 1 - length, last + 1, label)
@@ -213,7 +194,7 @@ class KnownEntityRecognizer(PatternRecognizer):
             return None
         start = origin[low]
         end = origin[high - 1] + 1
-        while end < len(text) and not _normalize_char(text[end]):
+        while end < len(text) and not fold_char(text[end]):
             end += 1  # the marks on the last letter belong to the match
         if _is_word_char(text[end - 1]) and end < len(text) and _is_word_char(text[end]):
             return None
@@ -229,7 +210,7 @@ class KnownEntityRecognizer(PatternRecognizer):
             allowed = _PROCLITICS
         else:
             return None
-        prefix = "".join(_normalize_char(char) for char in text[word_start:start])
+        prefix = "".join(fold_char(char) for char in text[word_start:start])
         if prefix not in allowed:
             return None
         return Span(start, end, label, score=1.0, source="known")

@@ -41,6 +41,8 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from pseudonymizer.calling_codes import country_code_length
+from pseudonymizer.checksums import iban_valid, luhn_valid
 from pseudonymizer.recognizers.base import PatternRecognizer
 from pseudonymizer.spans import Span, select_non_overlapping
 
@@ -149,11 +151,6 @@ _CLOSING = {")": "(", "]": "[", "}": "{"}
 _TRAILING = frozenset(".,;:!?'\"*…")
 _LATIN_THEN_ARABIC = re.compile(r"[A-Za-z0-9_][\u0600-\u06ff]")
 _ZEROS = "0\u0660\u06f0"
-# ITU-T E.164 country codes of two digits (1 and 7 have one, every other code three).
-_TWO_DIGIT_COUNTRY_CODES = frozenset(
-    "20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55 56 57 58 "
-    "60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98".split()
-)
 # Lengths of the national significant number (after the country code) where they are fixed
 # or nearly so, so that "+44 7700 900461 12" stops before the "12". Other countries: 4-14.
 _NATIONAL_LENGTHS: dict[str, tuple[int, int]] = {
@@ -307,12 +304,7 @@ def _is_international(digits: str) -> bool:
     if not 8 <= len(digits) <= 15 or digits[0] in _ZEROS:
         return False
     ascii_digits = "".join(str(int(char)) for char in digits)
-    if ascii_digits[0] in "17":
-        code = ascii_digits[:1]
-    elif ascii_digits[:2] in _TWO_DIGIT_COUNTRY_CODES:
-        code = ascii_digits[:2]
-    else:
-        code = ascii_digits[:3]
+    code = ascii_digits[: country_code_length(ascii_digits)]
     low, high = _NATIONAL_LENGTHS.get(code, (4, 14))
     return low <= len(digits) - len(code) <= high
 
@@ -332,16 +324,11 @@ def _ibans(text: str) -> Found:
             end = ends[size - 1]
             if end < len(text) and text[end].isalnum():
                 continue
-            if _iban_checksum_ok(compact[:size]):
+            if iban_valid(compact[:size]):
                 # The candidate may run into a second IBAN: look for it from here.
                 position = end
                 yield start, end
                 break
-
-
-def _iban_checksum_ok(iban: str) -> bool:
-    rearranged = iban[4:] + iban[:4]
-    return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
 
 def _ips(text: str) -> Found:
@@ -383,21 +370,10 @@ def _cards(text: str) -> Found:
         grouped_by_four = all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
         if len(groups) > 1 and not (grouped_by_four or sizes in ([4, 6, 5], [4, 6, 4])):
             continue
-        digits = [int(char) for char in candidate if char not in " -"]
-        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
+        digits = "".join(char for char in candidate if char not in " -")
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
             position = match.end()
             yield match.span()
-
-
-def _luhn_ok(digits: list[int]) -> bool:
-    total = 0
-    for index, digit in enumerate(reversed(digits)):
-        if index % 2:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
-    return total % 10 == 0
 
 
 # Links and e-mail addresses are found first, then blanked out (`_MASK`) for the other

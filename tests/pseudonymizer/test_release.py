@@ -7,20 +7,17 @@ from typing import Any
 
 import pytest
 
+from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection, covered, merged
 from pseudonymizer.detection import Detection
 from pseudonymizer.recognizers.regex import LABELS
 from pseudonymizer.release import (
     LEAK_PATTERN_LABELS,
     DecidedSpan,
-    DetectionUnavailable,
     DocumentResult,
-    ReleaseDetection,
     ReleaseDocument,
     ReleasePipeline,
     SpanState,
-    covered,
     document_fingerprint,
-    merged,
     needs_replacement,
 )
 from pseudonymizer.spans import Span

@@ -6,11 +6,11 @@ from django.db import migrations, models
 
 
 def fill_replacement_keys(apps, schema_editor):
-    from pseudonymizer.pseudonyms.determinism import normalise
+    from pseudonymizer.folding import fold_key
 
     Alias = apps.get_model("keys", "Alias")
     for alias in Alias.objects.using(schema_editor.connection.alias).exclude(replacement=""):
-        alias.replacement_key = normalise(alias.replacement)
+        alias.replacement_key = fold_key(alias.replacement)
         alias.save(update_fields=["replacement_key"])
 
 

@@ -45,7 +45,7 @@ from django.db.models.functions import Substr
 
 BATCH = 2000
 DETAIL_IDS = 20
-# A replacement key that no `normalise` output has (it folds white space to single spaces).
+# A replacement key that no `fold_key` output has (it folds white space to single spaces).
 _KEY_MARK = "\t#"
 
 

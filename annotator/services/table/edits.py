@@ -45,7 +45,8 @@ from annotator.services.decisions import check_decision
 from annotator.services.table.base import scope_of, user_id_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
-from pseudonymizer.recognizers.known import KnownEntityRecognizer, normalize_alias
+from pseudonymizer.folding import fold_key
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 
 __all__ = ["EntityChange", "alias_link", "entity_merge", "entity_split", "entity_update"]
 
@@ -54,7 +55,7 @@ def in_corpus(project: Project, replacement: str) -> bool:
     """Whether `replacement` occurs in a document of the project where the known-entity
     recognizer would find it (case, accents, Arabic variants and proclitics as it reads
     them): the database narrows the documents by a substring of their folded text."""
-    key = normalize_alias(replacement)
+    key = fold_key(replacement)
     if len(key) < 2:
         return False
     if key.startswith("\u0627\u0644") and len(key) > 3:

@@ -22,7 +22,7 @@ run time.
 What it cannot find: names in none of its lists (a family name without ال, a rare given name),
 names that are common words standing alone, and names written in Latin letters.
 
-Word matching reuses the known-entity matcher's folding (`fold`, `normalize`); spans carry
+Word matching reuses the known-entity matcher's folding (`fold`, `fold_with_origin`); spans carry
 source "regex", the engine's source for pattern and list recognizers.
 """
 
@@ -35,8 +35,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from pseudonymizer.folding import fold, fold_with_origin
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
-from pseudonymizer.recognizers.known import KnownEntityRecognizer, fold, normalize
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.spans import Span, select_non_overlapping
 
 __all__ = [
@@ -288,7 +289,7 @@ class _People:
         word = self.words[index]
         candidates = [(word.key, word.start)]
         if word.key not in self.lexicon.names and word.key not in _LEADING_PARTICLES:
-            normalized, origin = normalize(self.text[word.start : word.end])
+            normalized, origin = fold_with_origin(self.text[word.start : word.end])
             for proclitic in _PROCLITICS:
                 rest = normalized[len(proclitic) :]
                 if normalized.startswith(proclitic) and len(rest) >= 2:

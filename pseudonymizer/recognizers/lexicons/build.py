@@ -105,7 +105,7 @@ def _write(name: str, header: str, values: Iterable[str]) -> None:
 def _is_name(place: str, names: Iterable[str]) -> bool:
     """Whether a commune's name is also a given name ("بشار", "جميلة"): left out of the
     places, where it would hide a person (and "جميلة" is also "beautiful")."""
-    from pseudonymizer.recognizers.known import fold
+    from pseudonymizer.folding import fold
 
     return fold(place).strip() in {fold(name.replace("_", " ")).strip() for name in names}
 

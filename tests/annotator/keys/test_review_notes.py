@@ -19,7 +19,7 @@ from annotator.routers import keys_alias
 from annotator.services.projects import project_delete
 from annotator.services.review import review_scan
 from annotator.services.table import review_notes, review_notes_read, surface_decide
-from pseudonymizer.pseudonyms.determinism import normalise
+from pseudonymizer.folding import fold_key
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 
@@ -50,7 +50,7 @@ def _old_items(team: Team) -> tuple[ReviewItem, ReviewItem, ReviewItem]:
         project=project, kind=ReviewKind.ORIGINAL_REPLACEMENT, document=document,
         entity_id=clash.entity_id,
         fingerprint=_old_fingerprint(ReviewKind.ORIGINAL_REPLACEMENT, clash.alias_id,
-                                     normalise("Alphonse METAYER")),
+                                     fold_key("Alphonse METAYER")),
         detail={"entity_id": clash.entity_id, "label": "ORG", "language": "en",
                 "alias_id": clash.alias_id, "replacement": "Alphonse METAYER",
                 "documents": [document.pk], "occurrences": 1},
@@ -85,7 +85,7 @@ def _old_items(team: Team) -> tuple[ReviewItem, ReviewItem, ReviewItem]:
         project=project, kind=ReviewKind.SURFACE_CONFLICT, document=document,
         entity_id=moshe.entity_id, status="resolved", resolved_at=document.created_at,
         fingerprint=_old_fingerprint("attempt", document.pk, "12:23", "pseudonymize",
-                                     normalise("Quill Wanted"), moshe.entity_id),
+                                     fold_key("Quill Wanted"), moshe.entity_id),
         detail={"entity_id": moshe.entity_id, "label": "PER", "language": "en", "start": 12,
                 "end": 23, "wanted": {"decision": "pseudonymize", "replacement": "Quill Wanted"},
                 "recorded": {"decision": "pseudonymize", "replacement": "Raj Avrom"}},

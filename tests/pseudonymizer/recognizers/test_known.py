@@ -8,8 +8,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pseudonymizer.folding import fold, fold_char, fold_with_origin
 from pseudonymizer.recognizers import KnownEntityRecognizer
-from pseudonymizer.recognizers.known import _normalize_char, fold, normalize, search_pattern
+from pseudonymizer.recognizers.known import search_pattern
 from pseudonymizer.spans import Span
 
 
@@ -170,7 +171,7 @@ def test_no_aliases_finds_nothing() -> None:
 
 def test_the_normal_form_maps_back_to_the_original() -> None:
     text = "Jose\u0301  ولَـندن ß"
-    normalized, origin = normalize(text)
+    normalized, origin = fold_with_origin(text)
     assert normalized == "jose ولندن ss"
     assert len(origin) == len(normalized)
     assert [text[i] for i in origin[:5]] == ["J", "o", "s", "e", " "]
@@ -245,13 +246,13 @@ def test_the_search_pattern_leaves_out_other_words() -> None:
     assert search_pattern("K") is None
 
 
-def _normalize_one_by_one(text: str) -> tuple[str, list[int]]:
-    """The plain definition `normalize` must agree with: each character on its own."""
+def _fold_one_by_one(text: str) -> tuple[str, list[int]]:
+    """The plain definition `fold_with_origin` must agree with: each character on its own."""
     pieces: list[str] = []
     origin: list[int] = []
     previous_space = False
     for index, char in enumerate(text):
-        piece = _normalize_char(char)
+        piece = fold_char(char)
         if not piece:
             continue
         if piece == " ":
@@ -275,8 +276,8 @@ def _normalize_one_by_one(text: str) -> tuple[str, list[int]]:
 )
 # Found by hypothesis: a lone space between two marks, after a space, began a second space.
 @example(" \u0301 \u0301 ")
-def test_normalize_agrees_with_the_character_by_character_definition(text: str) -> None:
-    assert normalize(text) == _normalize_one_by_one(text)
+def test_fold_with_origin_agrees_with_the_character_by_character_definition(text: str) -> None:
+    assert fold_with_origin(text) == _fold_one_by_one(text)
 
 
 @given(
@@ -288,4 +289,4 @@ def test_normalize_agrees_with_the_character_by_character_definition(text: str) 
     )
 )
 def test_fold_is_the_matching_form(text: str) -> None:
-    assert fold(text) == normalize(text)[0]
+    assert fold(text) == fold_with_origin(text)[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
-from pseudonymizer.recognizers.models import ner_recognizer
+from pseudonymizer.recognizers.loading import ner_recognizer
 from pseudonymizer.recognizers.ner import TransformersNerRecognizer, canonical_label
 from pseudonymizer.spans import Span
 from tests.pseudonymizer.recognizers.tiny_model import MAX_LENGTH
@@ -159,7 +159,7 @@ def test_importing_the_recognizers_does_not_import_torch() -> None:
     code = (
         "import sys\n"
         "import pseudonymizer.recognizers.ner, pseudonymizer.recognizers.spacy_ner\n"
-        "import pseudonymizer.recognizers.models\n"
+        "import pseudonymizer.recognizers.loading\n"
         "heavy = {'torch', 'transformers', 'spacy', 'tokenizers'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -6,7 +6,7 @@ import pytest
 
 from pseudonymizer.recognizers import spacy_ner
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
-from pseudonymizer.recognizers.models import ner_recognizer
+from pseudonymizer.recognizers.loading import ner_recognizer
 from pseudonymizer.recognizers.spacy_ner import SpacyNerRecognizer
 
 

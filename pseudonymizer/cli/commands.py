@@ -1,62 +1,33 @@
-"""`python -m pseudonymizer detect|pseudonymize|evaluate|learn`: Cloak's engine from the command
-line.
-
-    python -m pseudonymizer detect notes.txt --lang fr > found.jsonl
-    python -m pseudonymizer learn decided.jsonl --lang ar --out models/ar --held-out 0.2
-    python -m pseudonymizer detect notes.txt --lang ar --learned models/ar
-    python -m pseudonymizer pseudonymize corpus.jsonl --strategy realistic --keys keys.json.enc
-    python -m pseudonymizer evaluate gold.jsonl found.jsonl --relaxed
-
-Inputs are files in any format `pseudonymizer.formats` reads (plain text and Cloak JSONL
-above all) or "-" for standard input (JSONL when it starts with "{", else plain text).
-Outputs are Cloak JSONL (or CSV, CoNLL) on standard output or `-o FILE`, written to a
-temporary file and renamed only when the whole run succeeds.
-
-The work is the engine's (detection in `pseudonymizer.detection`, the key store in
-`pseudonymizer.keyfile`): this module reads arguments and inputs, calls it, and writes.
-
-Exit status: 0 on success, 1 when the run fails (a bad input file, a model that cannot load,
-a leak with `--leak-check fail`), 2 for a usage or configuration error (a missing
-passphrase, an unknown option, a key file that cannot be opened).
-
-Environment: CLOAK_NER_MODEL_<LANG> (the NER model per language, as `--ner-model`),
-CLOAK_KEYS_PASSPHRASE (the passphrase of `--keys`), CLOAK_PSEUDONYM_SECRET (the secret that
-makes pseudonyms deterministic; by default one derived from the passphrase with `--keys`,
-else a random one per run).
-"""
+"""The commands of `python -m pseudonymizer`: detect, learn, pseudonymize and evaluate, and
+the detector and key table they share. Each takes the parsed arguments and returns the exit
+status; a failure to report is a `CliError`."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import os
-import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Literal
 
-from pseudonymizer.detection import (
-    DEFAULT_PROFILE,
-    EVERY_LANGUAGE,
-    PROFILES,
-    Detector,
-    NerSpecError,
+from pseudonymizer.cli.files import (
+    CliError,
+    batches,
+    document_language,
+    document_name,
+    progress,
+    read_inputs,
+    warn,
+    write_documents,
 )
+from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
+from pseudonymizer.detection import EVERY_LANGUAGE, Detector, NerSpecError
 from pseudonymizer.evaluation import span_prf, token_masking
-from pseudonymizer.formats import FORMATS, FormatError, ImportedDocument, read_documents
-from pseudonymizer.formats.base import UnknownFormat
-from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
-from pseudonymizer.release import (
-    DecidedSpan,
-    DetectionUnavailable,
-    ReleaseDetection,
-    ReleaseDocument,
-    ReleasePipeline,
-    needs_replacement,
-)
+from pseudonymizer.formats import ImportedDocument
+from pseudonymizer.formats.writers import OutputDocument
+from pseudonymizer.release import DecidedSpan, ReleaseDocument, ReleasePipeline, needs_replacement
 from pseudonymizer.spans import Span
 from pseudonymizer.strategies import Strategy
 from pseudonymizer.vocabulary import Decision
@@ -67,130 +38,6 @@ if TYPE_CHECKING:
 
 PASSPHRASE_ENV = "CLOAK_KEYS_PASSPHRASE"
 SECRET_ENV = "CLOAK_PSEUDONYM_SECRET"
-BATCH_SIZE = 32
-OUTPUT_FORMATS = ("jsonl", "csv", "conll")
-SPAN_MODES = ("auto", "input", "detect", "both")
-
-
-class CliError(Exception):
-    """A failure to report in one line, with the exit status to leave with."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-# --- Input -----------------------------------------------------------------------------------
-
-
-def _stdin_format(data: bytes) -> str:
-    return "jsonl" if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else "txt"
-
-
-def read_inputs(paths: Sequence[str], fmt: str, language: str | None) -> Iterator[ImportedDocument]:
-    """The documents of every input in turn; "-" reads standard input. `language` (from
-    `--lang`) overrides what the documents say."""
-    for name in paths:
-        if name == "-":
-            data = sys.stdin.buffer.read()
-            chosen = _stdin_format(data) if fmt == "auto" else fmt
-            with tempfile.TemporaryDirectory(prefix="cloak-stdin-") as folder:
-                path = Path(folder) / f"stdin.{chosen}"
-                path.write_bytes(data)
-                documents = read_documents(path, chosen, language=language, filename="stdin")
-                yield from _with_language(documents, language)
-            continue
-        path = Path(name)
-        if not path.is_file():
-            raise CliError(f"{name}: no such file", 2)
-        yield from _with_language(read_documents(path, fmt, language=language), language)
-
-
-def _with_language(
-    documents: Iterable[ImportedDocument], language: str | None
-) -> Iterator[ImportedDocument]:
-    for document in documents:
-        if language:
-            document.language = language
-        yield document
-
-
-def _name(document: ImportedDocument) -> str:
-    if document.external_id:
-        return document.external_id
-    return f"{document.filename}:{document.line}" if document.line else document.filename
-
-
-def _language(document: ImportedDocument) -> str:
-    if not document.language:
-        raise CliError(f"document {_name(document)} has no language: give --lang", 2)
-    return document.language
-
-
-def _batches(documents: Iterable[ImportedDocument], size: int) -> Iterator[list[ImportedDocument]]:
-    batch: list[ImportedDocument] = []
-    for document in documents:
-        batch.append(document)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _progress(documents: Iterable[ImportedDocument]) -> Iterable[ImportedDocument]:
-    """A progress bar on standard error when it is a terminal, shown once a run is slow."""
-    if not sys.stderr.isatty():
-        return documents
-    from tqdm import tqdm
-
-    return tqdm(documents, unit="doc", file=sys.stderr, delay=1.0, leave=False)
-
-
-# --- Output ----------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def output_stream(target: str | None) -> Iterator[TextIO]:
-    """Standard output, or a temporary file beside `target` renamed onto it on success."""
-    if target is None or target == "-":
-        with contextlib.suppress(AttributeError, ValueError):
-            sys.stdout.reconfigure(newline="")  # type: ignore[union-attr]
-        yield sys.stdout
-        sys.stdout.flush()
-        return
-    path = Path(target)
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as error:
-        raise CliError(f"{target}: cannot write: {error.strerror}", 2) from error
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
-            yield stream
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-
-
-def write_documents(documents: Iterable[OutputDocument], target: str | None, fmt: str) -> int:
-    """Write `documents` in `fmt` (jsonl, csv, conll) to `target` (stdout when None)."""
-    writers: dict[str, Callable[[Iterable[OutputDocument], TextIO], int]] = {
-        "jsonl": write_jsonl,
-        "csv": write_csv,
-        "conll": write_conll,
-    }
-    with output_stream(target) as stream:
-        return writers[fmt](documents, stream)
-
-
-def _warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
-
-
-# --- Detection and keys -----------------------------------------------------------------------
 
 
 class _Detection:
@@ -216,7 +63,7 @@ class _Detection:
         ner: list[list[Span]] = [[] for _ in documents]
         groups: dict[str, list[int]] = {}
         for index, document in enumerate(documents):
-            groups.setdefault(_language(document), []).append(index)
+            groups.setdefault(document_language(document), []).append(index)
         for language, indexes in groups.items():
             texts = [documents[index].text for index in indexes]
             try:
@@ -232,7 +79,7 @@ class _Detection:
                     )
                 if (name, language) not in self._reported:
                     self._reported.add((name, language))
-                    _warn(
+                    warn(
                         f"recognizer {name} failed for {language!r}, went on without it: {message}"
                     )
             for index, spans, own in zip(indexes, found.spans, model.spans, strict=True):
@@ -292,9 +139,6 @@ def _save_keys(keys: KeyStore) -> None:
         raise CliError(f"{keys.path}: {error}", 2) from error
 
 
-# --- Commands --------------------------------------------------------------------------------
-
-
 def _output_of(document: ImportedDocument, text: str, spans: list[Span]) -> OutputDocument:
     return OutputDocument(
         id=document.external_id,
@@ -313,16 +157,16 @@ def run_detect(args: argparse.Namespace) -> int:
     languages: set[str] = set()
 
     def documents() -> Iterator[OutputDocument]:
-        inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
-        for batch in _batches(inputs, args.batch_size):
+        inputs = progress(read_inputs(args.inputs, args.format, args.lang))
+        for batch in batches(inputs, args.batch_size):
             for document, spans in zip(batch, detect(batch), strict=True):
-                languages.add(_language(document).strip().lower())
+                languages.add(document_language(document).strip().lower())
                 yield _output_of(document, document.text, spans)
 
     write_documents(documents(), args.output, args.to)
     unused = sorted(learned - languages)
     if unused and languages:
-        _warn(
+        warn(
             f"no document in {', '.join(sorted(languages))}: the learned model for "
             f"{', '.join(unused)} found nothing"
         )
@@ -415,7 +259,7 @@ def _decided(
     source of every pseudonym and invalidated form."""
     from pseudonymizer.keytable import KeyConflict
 
-    language = _language(document)
+    language = document_language(document)
     decided: list[DecidedSpan] = []
     for span in spans:
         surface = document.text[span.start : span.end]
@@ -432,7 +276,7 @@ def _decided(
                 )
         except KeyConflict as error:
             raise CliError(
-                f"document {_name(document)}: span [{span.start}, {span.end}) "
+                f"document {document_name(document)}: span [{span.start}, {span.end}) "
                 f"{span.label}: key table: {error}"
             ) from error
         alias = keys.table.lookup(surface)
@@ -485,8 +329,8 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
 
     def documents() -> Iterator[OutputDocument]:
         nonlocal findings
-        inputs = _progress(read_inputs(args.inputs, args.format, args.lang))
-        for batch in _batches(inputs, args.batch_size):
+        inputs = progress(read_inputs(args.inputs, args.format, args.lang))
+        for batch in batches(inputs, args.batch_size):
             lazy = _LazyDetection(detect, batch)
             releasing: list[ReleaseDocument] = []
             for index, document in enumerate(batch):
@@ -494,7 +338,7 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
                 spans = _decided_by_table(spans, document.text, keys)
                 releasing.append(
                     ReleaseDocument(
-                        index, document.text, _language(document),
+                        index, document.text, document_language(document),
                         _decided(document, spans, keys, strategy),
                     )
                 )  # fmt: skip
@@ -509,13 +353,13 @@ def run_pseudonymize(args: argparse.Namespace) -> int:
                 raise CliError(f"{error} (--no-ner checks without NER)") from error
             for document, result in zip(batch, results, strict=True):
                 if not result.released:
-                    raise CliError(f"document {_name(document)}: {result.reason}")
+                    raise CliError(f"document {document_name(document)}: {result.reason}")
                 if result.findings:
                     findings += len(result.findings)
                     listed = "; ".join(str(finding) for finding in result.findings[:5])
                     more = len(result.findings) - 5
-                    _warn(
-                        f"document {_name(document)}: possible leak: {listed}"
+                    warn(
+                        f"document {document_name(document)}: possible leak: {listed}"
                         + (f" and {more} more" if more > 0 else "")
                     )
                 yield _output_of(document, result.text, result.spans)
@@ -543,7 +387,9 @@ def _paired(
         pairs = list(zip(gold, pred, strict=True))
     for first, second in pairs:
         if first.text != second.text:
-            raise CliError(f"document {_name(first)}: the texts of gold and predictions differ")
+            raise CliError(
+                f"document {document_name(first)}: the texts of gold and predictions differ"
+            )
     return pairs
 
 
@@ -566,176 +412,3 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"({masking.masked_tokens} masked)"
         )
     return 0
-
-
-# --- Arguments -------------------------------------------------------------------------------
-
-
-def _positive(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
-
-
-def _share(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError("must be a number") from error
-    if not 0.0 <= number < 1.0:
-        raise argparse.ArgumentTypeError("must be at least 0 and below 1")
-    return number
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of `python -m pseudonymizer`."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pseudonymizer",
-        description="Detect and pseudonymize identifying spans in text corpora (en, fr, ar).",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def inputs_and_output(command: argparse.ArgumentParser) -> None:
-        command.add_argument(
-            "inputs",
-            nargs="*",
-            default=["-"],
-            metavar="INPUT",
-            help='text or JSONL files; "-" (the default) is standard input',
-        )
-        command.add_argument("-o", "--output", help="output file (default: standard output)")
-        command.add_argument(
-            "--to", choices=OUTPUT_FORMATS, default="jsonl", help="output format (default: jsonl)"
-        )
-        command.add_argument(
-            "--format",
-            choices=("auto", *FORMATS),
-            default="auto",
-            help="input format (default: from the extension and content)",
-        )
-        command.add_argument("--lang", help="the documents' language, over what they say")
-        command.add_argument(
-            "--ner-model",
-            help='NER model spec for every language: "spacy:'
-            'PACKAGE", a transformers path or hub name, or "" for none '
-            "(default: CLOAK_NER_MODEL_<LANG>, else spaCy for en and fr)",
-        )
-        command.add_argument("--no-ner", action="store_true", help="regex and known entities only")
-        command.add_argument(
-            "--profile",
-            choices=PROFILES,
-            default=DEFAULT_PROFILE,
-            help=f"detection profile (default {DEFAULT_PROFILE}): recall proposes amounts, "
-            "occupations, lone initials, untagged capitalised words and every NER entity "
-            "type; precise leaves them out",
-        )
-        command.add_argument(
-            "--batch-size",
-            type=_positive,
-            default=BATCH_SIZE,
-            help=f"documents per recognizer batch (default {BATCH_SIZE})",
-        )
-
-    detect = commands.add_parser("detect", help="find identifying spans")
-    inputs_and_output(detect)
-    detect.add_argument("--keys", help="encrypted key table whose surfaces are found too")
-    detect.add_argument(
-        "--learned",
-        action="append",
-        metavar="DIR",
-        help="a model trained by `learn`: its proposals (source learned) join the profile's "
-        "in documents of its language (repeatable, one per language)",
-    )
-    detect.set_defaults(run=run_detect)
-
-    pseudonymize = commands.add_parser("pseudonymize", help="render documents pseudonymized")
-    inputs_and_output(pseudonymize)
-    pseudonymize.add_argument(
-        "--strategy",
-        choices=[s.value for s in Strategy],
-        default=Strategy.REALISTIC.value,
-        help="default: realistic",
-    )
-    pseudonymize.add_argument(
-        "--keys",
-        help=f"encrypted key table kept across runs "
-        f"(passphrase in {PASSPHRASE_ENV}); created when missing",
-    )
-    pseudonymize.add_argument(
-        "--spans",
-        choices=SPAN_MODES,
-        default="auto",
-        help="which spans to replace: the input's, detected ones, both, "
-        "or (auto, the default) the input's when it has any, else detected",
-    )
-    pseudonymize.add_argument("--placeholder", default="placeholder", help="S1's placeholder")
-    pseudonymize.add_argument(
-        "--leak-check",
-        choices=("warn", "fail", "off"),
-        default="warn",
-        help="look for originals and regex hits left in the output",
-    )
-    pseudonymize.set_defaults(run=run_pseudonymize)
-
-    evaluate = commands.add_parser("evaluate", help="score predicted spans against gold ones")
-    evaluate.add_argument("gold", metavar="GOLD")
-    evaluate.add_argument("pred", metavar="PRED")
-    evaluate.add_argument("--relaxed", action="store_true", help="overlap, not exact, matching")
-    evaluate.add_argument("--ignore-label", action="store_true", help="match offsets only")
-    evaluate.add_argument("--tokens", action="store_true", help="also token-level masking")
-    evaluate.add_argument("--format", choices=("auto", *FORMATS), default="auto")
-    evaluate.set_defaults(run=run_evaluate)
-
-    learn = commands.add_parser("learn", help="train a model on decided spans (CPU, offline)")
-    learn.add_argument(
-        "decided",
-        metavar="DECIDED",
-        help='Cloak JSONL; spans with "status": "rejected" are negatives, the others positives',
-    )
-    learn.add_argument("--lang", required=True, help="the language to learn (others are skipped)")
-    learn.add_argument("--out", required=True, metavar="DIR", help="the model folder to write")
-    learn.add_argument(
-        "--iterations", type=_positive, default=20, help="passes over the data (default 20)"
-    )
-    learn.add_argument(
-        "--held-out",
-        type=_share,
-        default=0.0,
-        metavar="SHARE",
-        help="share of the documents left out to score the model (default 0)",
-    )
-    learn.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    learn.add_argument("--labels", help="comma-separated labels to learn (default: all)")
-    learn.set_defaults(run=run_learn)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    from pseudonymizer.recognizers.base import RecognizerError
-
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args))
-    except CliError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.status
-    except UnknownFormat as error:
-        print(f"error: {error} with --format ({', '.join(FORMATS)})", file=sys.stderr)
-        return 1
-    except FormatError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except RecognizerError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        # The reader of our output went away (`| head`): say nothing more, and let the
-        # interpreter's final flush go to /dev/null rather than fail again.
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130

@@ -1,4 +1,5 @@
-"""From a model named in settings to the NER recognizer that runs it, once per process."""
+"""Loading NER models: from a model spec named in settings to the recognizer that runs it,
+once per process."""
 
 from __future__ import annotations
 
