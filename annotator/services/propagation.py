@@ -18,6 +18,10 @@ For each occurrence:
   overlaps (the person accepting one rejects the others).
 
 A document marked done that receives a proposal goes back to in progress.
+
+A person's decision that makes a choice new to the table reaches here through the span
+service's after-decision hook (`annotator.services.decided`): the `propagate` task is sent once
+the decision commits.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotator import tasks
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -41,6 +46,8 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.decided import Decided, on_decided
+from annotator.services.jobs import task_send_on_commit
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.recognizers.known import (
     KnownEntityRecognizer,
@@ -53,6 +60,14 @@ from pseudonymizer.spans import select_non_overlapping
 logger = logging.getLogger(__name__)
 
 CHUNK = 2000
+
+
+@on_decided
+def _decided(event: Decided) -> None:
+    """Propose each choice the decision made new to the table everywhere else, once it
+    commits."""
+    for new in event.new_choices:
+        task_send_on_commit(tasks.propagate, event.project.pk, new.alias_id, new.span_id)
 
 
 @dataclass
