@@ -48,6 +48,7 @@ from annotator.models import (
 )
 from annotator.services.decided import Decided, on_decided
 from annotator.services.jobs import task_send_on_commit
+from annotator.services.proposals import Proposal, bulk_propose, proposal_span
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.recognizers.known import (
     KnownEntityRecognizer,
@@ -239,7 +240,7 @@ def _propagate_batch(
         ).values_list("span_id", flat=True)
     )
     now = timezone.now()
-    created: list[Span] = []
+    created: list[Proposal] = []
     # (decision, keep reason, entity, whether a person sees a change) → proposals to give
     # that choice: one UPDATE each.
     updated: dict[tuple[str, str, int, bool], list[int]] = {}
@@ -284,24 +285,18 @@ def _propagate_batch(
                 # would leave the rest of it unseen in a release.
                 continue
             # Proposals that only overlap it are another machine's: they stay beside it.
-            new = Span(
+            new = Proposal(
                 document_id=document_id,
                 start=start,
                 end=end,
                 label=target.label,
                 source=SpanSource.KNOWN,
                 score=1.0,
-                status=SpanStatus.PROPOSED,
                 decision=target.decision,
                 keep_reason=target.keep_reason,
                 entity_id=target.alias.entity_id,
-                proposed_start=start,
-                proposed_end=end,
-                proposed_label=target.label,
-                created_at=now,
-                updated_at=now,
             )
-            existing.append(new)
+            existing.append(proposal_span(new))
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
@@ -317,7 +312,7 @@ def _propagate_batch(
         else:
             Span.objects.filter(pk__in=ids).update(entity_id=entity_id)
     if created:
-        Span.objects.bulk_create(created, batch_size=5000)
+        bulk_propose(created)
     if conflicts:
         ReviewItem.objects.bulk_create(conflicts)
     if reopened:
