@@ -13,8 +13,17 @@ class AnnotatorConfig(AppConfig):
         # Registers the system checks (a warning while the keys have no database guard).
         from annotator import checks  # noqa: F401
 
-        # Each registers its kinds of job with the lifecycle (annotator.services.jobs).
-        from annotator.services import imports, learning, releases, runs  # noqa: F401
+        # Each registers its kinds of job with the lifecycle (annotator.services.jobs), or
+        # subscribes to the span service's after-decision hook (annotator.services.decided).
+        from annotator.services import (  # noqa: F401
+            imports,
+            learning,
+            propagation,
+            quality,
+            releases,
+            review,
+            runs,
+        )
         from annotator.signals import user_saved
 
         post_save.connect(user_saved, sender=get_user_model(), dispatch_uid="cloak-user-saved")

@@ -28,13 +28,13 @@ from annotator.models import (
     Membership,
     Project,
     Span,
-    SpanStatus,
 )
 from annotator.permissions import Can, access_from_membership
 from annotator.selectors.documents import double_candidates
 from annotator.services.assignments import MAX_ASSIGN
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
+from annotator.services.proposals import Proposal, bulk_propose
 from pseudonymizer.vocabulary import Decision, Source
 
 # What a machine proposed without knowing any person's decision: copied to a replica.
@@ -227,25 +227,20 @@ def double_assign(
             for original in originals
         ]
     )
-    spans = [
-        Span(
-            document=replica,
+    spans = bulk_propose(
+        Proposal(
+            document_id=replica.pk,
             start=start,
             end=end,
             label=label,
             source=span.source,
             score=span.score,
-            status=SpanStatus.PROPOSED,
             decision=Decision.PSEUDONYMIZE.value,
             run_id=span.run_id,
-            proposed_start=start,
-            proposed_end=end,
-            proposed_label=label,
         )
         for original, replica in zip(originals, replicas, strict=True)
         for start, end, label, span in proposals.get(original.pk, [])
-    ]
-    Span.objects.bulk_create(spans, batch_size=5000)
+    )
     pairs = [
         (original.pk, replica.pk) for original, replica in zip(originals, replicas, strict=True)
     ]

@@ -43,7 +43,6 @@ from annotator.models import (
     Project,
     Span,
     SpanSource,
-    SpanStatus,
 )
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
@@ -62,9 +61,11 @@ from annotator.services.jobs import (
     upload_delete,
     uploads_dir,
 )
+from annotator.services.proposals import Proposal, bulk_propose, proposal_fields
 from pseudonymizer.folding import fold
 from pseudonymizer.formats import FORMATS, ReadLimits, detect_format, read_documents
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
+from pseudonymizer.spans import Span as FileSpan
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +166,19 @@ class _Checker:
                 )
 
 
+def _proposal(document_id: int, span: FileSpan) -> Proposal:
+    """A span the file carried, as a proposal of the imported document."""
+    return Proposal(
+        document_id=document_id,
+        start=span.start,
+        end=span.end,
+        label=span.label,
+        source=SpanSource.IMPORT.value,
+        score=span.score,
+        decision=span.decision or "pseudonymize",
+    )
+
+
 class _Writer:
     def __init__(self, project: Project, job: ImportJob | None) -> None:
         self.project = project
@@ -194,24 +208,11 @@ class _OrmWriter(_Writer):
                 for document in batch
             ]
         )
-        spans = [
-            Span(
-                document=row,
-                start=span.start,
-                end=span.end,
-                label=span.label,
-                source=SpanSource.IMPORT,
-                score=span.score,
-                status=SpanStatus.PROPOSED,
-                decision=span.decision or "pseudonymize",
-                proposed_start=span.start,
-                proposed_end=span.end,
-                proposed_label=span.label,
-            )
+        spans = bulk_propose(
+            _proposal(row.pk, span)
             for row, document in zip(documents, batch, strict=True)
             for span in document.spans
-        ]
-        Span.objects.bulk_create(spans, batch_size=5000)
+        )
         return len(spans)
 
 
@@ -243,13 +244,14 @@ class _RowWriter(_Writer):
         )  # fmt: skip
 
     def span_rows(self, document_id: int, document: ImportedDocument) -> Iterator[tuple[Any, ...]]:
+        # What the ORM would set besides the proposal's own columns (`proposal_fields`).
+        written = {
+            "version": 1, "created_by_id": None, "created_at": self.stamp, "decided_by_id": None,
+            "decided_at": None, "updated_by_id": None, "updated_at": self.stamp,
+        }  # fmt: skip
         for span in document.spans:
-            yield (
-                document_id, span.start, span.end, span.label, SpanSource.IMPORT.value,
-                span.score, SpanStatus.PROPOSED.value, span.decision or "pseudonymize", "",
-                None, None, 1, None, self.stamp, None, None, None, self.stamp,
-                span.start, span.end, span.label,
-            )  # fmt: skip
+            row = proposal_fields(_proposal(document_id, span)) | written
+            yield tuple(row[column] for column in self.SPAN_COLUMNS)
 
     @staticmethod
     def columns(model: type[models.Model], names: tuple[str, ...]) -> str:

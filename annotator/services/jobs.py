@@ -133,6 +133,14 @@ class Sendable(Protocol):
     def delay(self, *args: Any, **kwargs: Any) -> object: ...
 
 
+class Deferrable(Sendable, Protocol):
+    """A Celery task, as far as `task_send_on_commit` needs one."""
+
+    name: str
+
+    def apply_async(self, *args: Any, **kwargs: Any) -> object: ...
+
+
 def _queued(job: Any) -> bool:
     return bool(job.status == QUEUED)
 
@@ -412,6 +420,25 @@ def _discard(model: type[models.Model], job_id: int) -> Counts:
         return {}
     job = model._default_manager.filter(pk=job_id).first()
     return kind.discard(job) if job is not None else {}
+
+
+def task_send_on_commit(task: Deferrable, *args: Any, countdown: int | None = None) -> None:
+    """Send a task that is no job's (a propagation, a review scan, the quality numbers) once
+    the current transaction commits, `countdown` seconds later if given. Its work is a
+    consequence of a write that stands without it: a broker that cannot take it is logged (the
+    error's kind, never its message) and the caller's write stays made. Outside a transaction,
+    it is sent at once."""
+    transaction.on_commit(partial(_send_task, task, args, countdown))
+
+
+def _send_task(task: Deferrable, args: tuple[Any, ...], countdown: int | None) -> None:
+    try:
+        if countdown is None:
+            task.delay(*args)
+        else:
+            task.apply_async(args=list(args), countdown=countdown)
+    except BROKER_ERRORS as error:
+        logger.error("%s could not be sent (%s)", task.name, type(error).__name__)
 
 
 # --- A bug -------------------------------------------------------------------------------------

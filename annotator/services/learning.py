@@ -1,8 +1,8 @@
 """Each project's learned models: one per language, trained on its own decisions, versioned.
 
 `learned_model_train` queues the language's next version (an admin's "Train now", or the
-spans service once CLOAK_LEARN_EVERY new decisions have been made in the language:
-`learning_note_decision`, a counter in the cache). The `learn` task then trains it
+spans service's after-decision hook once CLOAK_LEARN_EVERY new decisions have been made in the
+language: `learning_note_decision`, a counter in the cache). The `learn` task then trains it
 (`learned_model_run`): the finished originals of the language (`learning_examples`), a fifth
 of them held out to measure it. The next pre-annotation run of the language uses the newest
 ready version (annotator.services.runs, `learned_recognizer`), its spans with source `learned`.
@@ -47,6 +47,7 @@ from annotator.selectors.learning import (
     learning_examples,
 )
 from annotator.services.audit import audit_record
+from annotator.services.decided import Decided, on_decided
 from annotator.services.errors import DomainError, NotFoundError
 from annotator.services.jobs import (
     Counts,
@@ -231,9 +232,20 @@ def _counter_key(project_id: int, language: str) -> str:
     return f"cloak:learn:decisions:{project_id}:{language}"
 
 
+@on_decided
+def _decided(event: Decided) -> None:
+    """A person's decision on an original counts, once it commits, towards retraining the
+    language's learned model; a replica's is no decision of the project."""
+    if event.replica:
+        return
+    project, language = event.project, event.language
+    for _ in event.span_ids:
+        transaction.on_commit(lambda: learning_note_decision(project, language))
+
+
 def learning_note_decision(project: Project, language: str) -> LearnedModel | None:
-    """Count one decision a person made in `language` (the spans service calls this once the
-    decision committed); every CLOAK_LEARN_EVERY-th one queues a new version of the model.
+    """Count one decision a person made in `language` (once it committed: `_decided`); every
+    CLOAK_LEARN_EVERY-th one queues a new version of the model.
     Cheap (one counter in the cache), and never fails the caller: the decision is made."""
     every = settings.CLOAK_LEARN_EVERY
     if every <= 0 or language not in project.languages:

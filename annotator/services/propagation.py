@@ -18,6 +18,10 @@ For each occurrence:
   overlaps (the person accepting one rejects the others).
 
 A document marked done that receives a proposal goes back to in progress.
+
+A person's decision that makes a choice new to the table reaches here through the span
+service's after-decision hook (`annotator.services.decided`): the `propagate` task is sent once
+the decision commits.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotator import tasks
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -41,6 +46,9 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.decided import Decided, on_decided
+from annotator.services.jobs import task_send_on_commit
+from annotator.services.proposals import Proposal, bulk_propose, proposal_span
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
@@ -50,6 +58,14 @@ from pseudonymizer.spans import select_non_overlapping
 logger = logging.getLogger(__name__)
 
 CHUNK = 2000
+
+
+@on_decided
+def _decided(event: Decided) -> None:
+    """Propose each choice the decision made new to the table everywhere else, once it
+    commits."""
+    for new in event.new_choices:
+        task_send_on_commit(tasks.propagate, event.project.pk, new.alias_id, new.span_id)
 
 
 @dataclass
@@ -221,7 +237,7 @@ def _propagate_batch(
         ).values_list("span_id", flat=True)
     )
     now = timezone.now()
-    created: list[Span] = []
+    created: list[Proposal] = []
     # (decision, keep reason, entity, whether a person sees a change) → proposals to give
     # that choice: one UPDATE each.
     updated: dict[tuple[str, str, int, bool], list[int]] = {}
@@ -266,24 +282,18 @@ def _propagate_batch(
                 # would leave the rest of it unseen in a release.
                 continue
             # Proposals that only overlap it are another machine's: they stay beside it.
-            new = Span(
+            new = Proposal(
                 document_id=document_id,
                 start=start,
                 end=end,
                 label=target.label,
                 source=SpanSource.KNOWN,
                 score=1.0,
-                status=SpanStatus.PROPOSED,
                 decision=target.decision,
                 keep_reason=target.keep_reason,
                 entity_id=target.alias.entity_id,
-                proposed_start=start,
-                proposed_end=end,
-                proposed_label=target.label,
-                created_at=now,
-                updated_at=now,
             )
-            existing.append(new)
+            existing.append(proposal_span(new))
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
@@ -299,7 +309,7 @@ def _propagate_batch(
         else:
             Span.objects.filter(pk__in=ids).update(entity_id=entity_id)
     if created:
-        Span.objects.bulk_create(created, batch_size=5000)
+        bulk_propose(created)
     if conflicts:
         ReviewItem.objects.bulk_create(conflicts)
     if reopened:

@@ -5,10 +5,11 @@ finished, so that a lead seldom waits for them (the scoring takes seconds on a l
 from __future__ import annotations
 
 from django.core.cache import cache
-from django.db import transaction
 
 from annotator.models import Project
 from annotator.selectors.quality import project_quality
+from annotator.services.decided import Decided, on_decided
+from annotator.services.jobs import task_send_on_commit
 
 # A burst of documents finished is scored once, this long after the first of them.
 WARM_AFTER_SECONDS = 60
@@ -21,11 +22,15 @@ def quality_warm_request(project: Project) -> bool:
         return False
     from annotator import tasks
 
-    project_id = project.pk
-    transaction.on_commit(
-        lambda: tasks.quality_warm.apply_async(args=[project_id], countdown=WARM_AFTER_SECONDS)
-    )
+    task_send_on_commit(tasks.quality_warm, project.pk, countdown=WARM_AFTER_SECONDS)
     return True
+
+
+@on_decided
+def _decided(event: Decided) -> None:
+    """A document marked done is new gold, or a pair to agree on: the numbers change."""
+    if event.done:
+        quality_warm_request(event.project)
 
 
 def quality_warm(project_id: int) -> bool:

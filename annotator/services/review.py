@@ -6,7 +6,8 @@ Items come from three places:
 - an annotator's flag (`annotator.services.spans`), with their comment;
 - a choice refused by the correspondence table: an annotator asked for a decision or a
   pseudonym that the surface's recorded choice contradicts (409, `SurfaceConflict`); the
-  attempt is recorded here (`review_attempt_record`) rather than lost;
+  attempt is recorded here (`review_attempt_record`, subscribed to the span service's
+  after-decision hook, `annotator.services.decided`) rather than lost;
 - `review_scan`, which looks over the whole project (a task, queued when the lead opens the
   queue or asks for it; see `review_scan_request`).
 
@@ -78,8 +79,10 @@ from annotator.models import (
 )
 from annotator.selectors.review import scanned_key
 from annotator.services.audit import audit_record
+from annotator.services.decided import Refused, on_refused
 from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.services.jobs import task_send_on_commit
 from annotator.services.table import (
     EntityChange,
     NamedAlias,
@@ -439,12 +442,21 @@ def review_scan_request(*, project: Project, force: bool = False) -> bool:
         cache.set(key, 1, timeout=SCAN_INTERVAL)
     elif not cache.add(key, 1, timeout=SCAN_INTERVAL):
         return False
-    project_id = project.pk
-    transaction.on_commit(lambda: tasks.review_scan.delay(project_id))
+    task_send_on_commit(tasks.review_scan, project.pk)
     return True
 
 
 # --- A choice the table refused -------------------------------------------------------------
+
+
+@on_refused
+def _refused(event: Refused) -> None:
+    """A decision the table refused in the span service: for the lead, once rolled back."""
+    review_attempt_record(
+        document=event.document, actor=event.actor, conflict=event.conflict,
+        decision=event.decision, replacement=event.replacement, keep_reason=event.keep_reason,
+        span_id=event.span_id, start=event.start, end=event.end,
+    )  # fmt: skip
 
 
 def review_attempt_record(
@@ -630,7 +642,7 @@ def _entity_for_span(project: Project, span: Span, decision: str, actor: Any) ->
 
 
 def _propagate_on_commit(project_id: int, alias_id: int) -> None:
-    transaction.on_commit(lambda: tasks.propagate.delay(project_id, alias_id, None))
+    task_send_on_commit(tasks.propagate, project_id, alias_id, None)
 
 
 @transaction.atomic

@@ -70,6 +70,7 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
+from annotator.services.proposals import Proposal, bulk_propose
 from annotator.services.table import known_surfaces
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
@@ -526,7 +527,7 @@ def _batch_write(
     staying: dict[int, list[tuple[int, int]]] = {}
     for doc_id, start, end in spans.values_list("document_id", "start", "end"):
         staying.setdefault(doc_id, []).append((start, end))
-    created: list[Span] = []
+    created: list[Proposal] = []
     for doc_id in ids:
         taken = _Taken(staying.get(doc_id, ()))
         for found in spans_by_document.get(doc_id, ()):
@@ -538,22 +539,18 @@ def _batch_write(
             if label is None or taken.holds(found.start, found.end):
                 continue
             created.append(
-                Span(
+                Proposal(
                     document_id=doc_id,
                     start=found.start,
                     end=found.end,
                     label=label,
                     source=found.source if found.source in MACHINE_SOURCES else Source.REGEX,
                     score=None if found.score is None else min(1.0, max(0.0, found.score)),
-                    status=SpanStatus.PROPOSED,
                     decision=found.decision if found.decision in DECISIONS else "pseudonymize",
-                    run=run,
-                    proposed_start=found.start,
-                    proposed_end=found.end,
-                    proposed_label=label,
+                    run_id=run.pk,
                 )
             )
-    Span.objects.bulk_create(created, batch_size=2000)
+    bulk_propose(created, batch_size=2000)
     now = timezone.now()
     Document.objects.filter(pk__in=ids, status=DocumentStatus.NEW).update(
         status=DocumentStatus.PREANNOTATED, version=F("version") + 1, updated_at=now

@@ -8,6 +8,9 @@ status along (new or pre-annotated → in progress on the first change; done onl
 proposal is left). A span accepted with a decision goes through the correspondence table
 (`annotator.services.table.surface_decide`), so one surface has one choice in the project; a
 choice new to the table is then proposed everywhere else it occurs (propagation, a task).
+What a write did downstream of the span (propagation, learning's counters, the quality numbers,
+the lead's review of a refused choice) is for the subscribers of the after-decision hook
+(`annotator.services.decided`): each write publishes one event, and knows nobody downstream.
 A replica (blind double annotation, `annotator.services.double`) keeps its decisions on its
 spans: they never reach the table, and the table's choices are not shown on it.
 """
@@ -21,7 +24,6 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     Comment,
     Document,
@@ -33,11 +35,15 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.services.decided import (
+    Decided,
+    NewChoice,
+    Refused,
+    decided_publish,
+    refused_publish,
+)
 from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
-from annotator.services.learning import learning_note_decision
-from annotator.services.quality import quality_warm_request
-from annotator.services.review import review_attempt_record
 from annotator.services.table import (
     SUGGESTIONS,
     Choice,
@@ -179,11 +185,6 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
 
 
 def _touch_document(document: Document) -> None:
-    if document.replica_of_id is None:
-        # A person's decision on an original: counted, once it commits, towards retraining
-        # the language's learned model (a counter in the cache, never a query over spans).
-        project, language = document.project, document.language
-        transaction.on_commit(lambda: learning_note_decision(project, language))
     if document.status in _REOPENED:
         Document.objects.filter(pk=document.pk).update(
             status=DocumentStatus.IN_PROGRESS, updated_at=timezone.now()
@@ -213,10 +214,34 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
     span.entity_id = choice.entity_id
     if previous is not None and previous != choice.entity_id:
         _withdraw(document, previous, actor, span)
-    if choice.created:
-        project_id, alias_id = document.project_id, choice.alias_id
-        transaction.on_commit(lambda: tasks.propagate.delay(project_id, alias_id, span.pk))
     return choice
+
+
+def _publish(
+    document: Document,
+    actor: Any,
+    span_id: int | None = None,
+    choice: Choice | None = None,
+    *,
+    done: bool = False,
+) -> None:
+    """Tell the after-decision hook's subscribers what this write did: once per write, inside
+    its transaction (they defer what they send to its commit)."""
+    new: tuple[NewChoice, ...] = ()
+    if choice is not None and choice.created and span_id is not None:
+        new = (NewChoice(alias_id=choice.alias_id, span_id=span_id),)
+    decided_publish(
+        Decided(
+            project=document.project,
+            document_id=document.pk,
+            language=document.language,
+            replica=document.replica_of_id is not None,
+            actor_id=getattr(actor, "pk", None),
+            span_ids=() if span_id is None else (span_id,),
+            new_choices=new,
+            done=done,
+        )
+    )
 
 
 def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> None:
@@ -271,10 +296,10 @@ def span_create(
             )  # fmt: skip
     except SurfaceConflict as conflict:
         if replacement is not None or decision != Decision.PSEUDONYMIZE:
-            review_attempt_record(
+            refused_publish(Refused(
                 document=document, actor=_user(actor), conflict=conflict, decision=decision,
                 replacement=replacement, keep_reason=keep_reason, start=start, end=end,
-            )  # fmt: skip
+            ))  # fmt: skip
         raise
 
 
@@ -310,9 +335,10 @@ def _create_locked(
         updated_by=user,
     )
     span.save()
-    _decide(span, document, user, replacement)
+    choice = _decide(span, document, user, replacement)
     span.save(update_fields=["entity_id"])
     _touch_document(document)
+    _publish(document, user, span.pk, choice)
     return span
 
 
@@ -330,11 +356,11 @@ def span_update(
             )  # fmt: skip
     except SurfaceConflict as conflict:
         if change.decision is not None or change.replacement is not None:
-            review_attempt_record(
+            refused_publish(Refused(
                 document=document, actor=_user(actor), conflict=conflict, span_id=span_id,
                 decision=change.decision, replacement=change.replacement,
                 keep_reason=change.keep_reason or "",
-            )  # fmt: skip
+            ))  # fmt: skip
         raise
 
 
@@ -392,6 +418,7 @@ def _update_locked(
         # An accepted span is a person's: it may not overlap another person's, and the
         # proposals it overlaps (alternatives to it) are rejected.
         _make_room(document, span.start, span.end, user, keep=span.pk)
+    choice = None
     if final == SpanStatus.REJECTED:
         if span.entity_id is not None:
             _withdraw(document, span.entity_id, user, span)
@@ -400,7 +427,7 @@ def _update_locked(
     elif final == SpanStatus.ACCEPTED and (
         deciding or moved or "status" in fields or "label" in fields or span.entity_id is None
     ):
-        _decide(span, document, user, change.replacement)
+        choice = _decide(span, document, user, change.replacement)
         fields.add("entity_id")
     if change.flag is not None:
         _flag(span, document, user, change.flag)
@@ -410,6 +437,7 @@ def _update_locked(
     span.updated_at = now
     span.save(update_fields=sorted(fields))
     _touch_document(document)
+    _publish(document, user, span.pk, choice)
     return span
 
 
@@ -471,6 +499,7 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
             version=span.version + 1,
         )
     _touch_document(document)
+    _publish(document, user, span_id)
 
 
 @dataclass(frozen=True)
@@ -555,8 +584,7 @@ def document_status_set(
         document.status = status
         document.version += 1
         document.save(update_fields=["status", "version", "updated_at"])
-        if status == DocumentStatus.DONE:  # new gold, or a pair to agree on
-            quality_warm_request(document.project)
+        _publish(document, actor, done=status == DocumentStatus.DONE)
     return document
 
 
