@@ -23,7 +23,7 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseStatus,
 )
-from annotator.services.releases import release_progress
+from annotator.services.releases.build import release_progress
 from annotator.views.forms import language_label
 from pseudonymizer.release import ORIGINAL_SOURCE
 

@@ -33,9 +33,9 @@ from annotator.selectors.release_pages import (
     release_row,
     releases_of,
 )
-from annotator.services import releases as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.services.releases import create, dismissals, files
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -83,7 +83,7 @@ class DismissForm(forms.Form):
     detector = forms.CharField(max_length=32, widget=forms.HiddenInput)
     reason = forms.CharField(
         label="Why it is harmless",
-        max_length=service.REASON_MAX,
+        max_length=dismissals.REASON_MAX,
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
 
@@ -118,7 +118,7 @@ def release_create(request: HtmxProjectRequest) -> HttpResponse:
     form = ReleaseForm(request.POST, languages=project.languages)
     if form.is_valid():
         try:
-            release = service.release_create(
+            release = create.release_create(
                 project=project,
                 strategy=form.cleaned_data["strategy"],
                 format=form.cleaned_data["format"],
@@ -182,7 +182,7 @@ def release_dismiss(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     status = 400
     if form.is_valid():
         try:
-            service.release_hit_dismiss(
+            dismissals.release_hit_dismiss(
                 release=release,
                 document_id=form.cleaned_data["document_id"],
                 start=form.cleaned_data["start"],
@@ -217,9 +217,9 @@ def release_file(request: HttpRequest, release: Release, what: str) -> FileRespo
     """
     try:
         if what == MANIFEST:
-            path = service.release_manifest_path(release)
+            path = files.release_manifest_path(release)
         else:
-            path = service.release_data_path(release)
+            path = files.release_data_path(release)
         handle = path.open("rb")
     except NotFoundError as missing:
         raise Http404(str(missing)) from missing
@@ -229,7 +229,7 @@ def release_file(request: HttpRequest, release: Release, what: str) -> FileRespo
         ) from missing
     except DomainError as error:
         raise ConflictError(str(error)) from error
-    service.release_download_record(
+    files.release_download_record(
         release=release, actor=request.user, what=what, ip_address=client_ip(request)
     )
     response = FileResponse(
