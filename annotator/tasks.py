@@ -64,7 +64,7 @@ def quality_warm(project_id: int) -> bool:
 def review_scan(project_id: int) -> dict[str, int]:
     """Look over a project for conflicts and raise each in the lead's review queue."""
     from annotator.models import Project
-    from annotator.services.review import review_scan as scan
+    from annotator.services.review.scan import review_scan as scan
 
     # Safe to run twice: a conflict is raised once, by its fingerprint.
     project = Project.objects.filter(pk=project_id).first()

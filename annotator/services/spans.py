@@ -37,7 +37,7 @@ from annotator.services.decisions import check_decision
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.learning import learning_note_decision
 from annotator.services.quality import quality_warm_request
-from annotator.services.review import review_attempt_record
+from annotator.services.review.attempts import review_attempt_record
 from annotator.services.table import (
     SUGGESTIONS,
     Choice,
