@@ -21,9 +21,9 @@ class AnnotatorConfig(AppConfig):
             propagation,
             quality,
             releases,
-            review,
             runs,
         )
+        from annotator.services.review import attempts  # noqa: F401
         from annotator.signals import user_saved
 
         post_save.connect(user_saved, sender=get_user_model(), dispatch_uid="cloak-user-saved")

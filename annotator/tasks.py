@@ -64,7 +64,7 @@ def quality_warm(project_id: int) -> bool:
 def review_scan(project_id: int) -> dict[str, int]:
     """Look over a project for conflicts and raise each in the lead's review queue."""
     from annotator.models import Project
-    from annotator.services.review import review_scan as scan
+    from annotator.services.review.scan import review_scan as scan
 
     # Safe to run twice: a conflict is raised once, by its fingerprint.
     project = Project.objects.filter(pk=project_id).first()
@@ -75,7 +75,7 @@ def review_scan(project_id: int) -> dict[str, int]:
 def release_build(release_id: int) -> str:
     """Render a release, check it for leaks and publish it (or refuse it); its status."""
     from annotator.services.errors import NotFoundError
-    from annotator.services.releases import release_build as build
+    from annotator.services.releases.build import release_build as build
 
     # Safe to run twice: a finished release is left as it is, a running one to its worker.
     try:
@@ -201,7 +201,7 @@ def preannotate_batch(
 def release_ner(self: ReleaseBatchTask, batch_id: int) -> bool:
     """Queue `ner` (GPU hosts): the NER model over a release's batch, its hits stored (offsets
     and labels only); the last batch sends the release's build to the default queue."""
-    from annotator.services.releases import release_batch_ner
+    from annotator.services.releases.ner import release_batch_ner
 
     with self.crash_path(batch_id, gpu=True):
         return release_batch_ner(batch_id=batch_id, retried=self.request.retries > 0)

@@ -43,12 +43,9 @@ from annotator.selectors.release_pages import (
     releases_of,
 )
 from annotator.services.audit import client_ip
-from annotator.services.releases import (
-    REASON_MAX,
-    release_create,
-    release_hit_dismiss,
-    release_progress,
-)
+from annotator.services.releases.build import release_progress
+from annotator.services.releases.create import release_create
+from annotator.services.releases.dismissals import REASON_MAX, release_hit_dismiss
 from annotator.views.releases import release_file
 
 # A release's detail holds the first documents of its report; `leaks_url` pages through all.

@@ -27,9 +27,9 @@ from annotator.api.views import ProjectScoped
 from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import ALL_STATUSES, review_items, with_note
-from annotator.services import review as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError
+from annotator.services.review import resolve, scan
 from annotator.services.table import Note, review_notes_read
 
 
@@ -107,8 +107,8 @@ class ReviewFilterSerializer(serializers.Serializer[Any]):
 
 class ReviewResolveSerializer(serializers.Serializer[Any]):
     action = serializers.ChoiceField(
-        choices=[service.RESOLVE, service.DISMISS],
-        default=service.RESOLVE,
+        choices=[resolve.RESOLVE, resolve.DISMISS],
+        default=resolve.RESOLVE,
         help_text="resolve: apply the decision to the entity everywhere; dismiss: change nothing",
     )
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
@@ -119,18 +119,18 @@ class ReviewResolveSerializer(serializers.Serializer[Any]):
     label = StrictCharField(max_length=64, required=False)  # type: ignore[assignment]
     keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
     rationale = StrictCharField(
-        max_length=service.MAX_RATIONALE, help_text="Why: the annotators read it"
+        max_length=resolve.MAX_RATIONALE, help_text="Why: the annotators read it"
     )
 
     # Resolving needs a decision; dismissing does not (the schema says so too).
     schema_any_of = (
         {"required": ["decision"]},
         # A pattern, not an enum: drf-spectacular's enum hook would fold an enum away.
-        {"required": ["action"], "properties": {"action": {"pattern": f"^{service.DISMISS}$"}}},
+        {"required": ["action"], "properties": {"action": {"pattern": f"^{resolve.DISMISS}$"}}},
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs["action"] == service.RESOLVE and not attrs.get("decision"):
+        if attrs["action"] == resolve.RESOLVE and not attrs.get("decision"):
             raise serializers.ValidationError({"decision": ["required to resolve"]})
         return attrs
 
@@ -147,7 +147,7 @@ class ReviewList(ProjectScoped, generics.ListAPIView[ReviewItem]):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         project = self.get_project()
-        service.review_scan_request(project=project)
+        scan.review_scan_request(project=project)
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
         notes = review_notes_read(
             project=project,
@@ -213,13 +213,13 @@ class ReviewResolve(ItemScoped, generics.GenericAPIView[ReviewItem]):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            if data["action"] == service.DISMISS:
-                service.review_dismiss(
+            if data["action"] == resolve.DISMISS:
+                resolve.review_dismiss(
                     item=item, actor=request.user, rationale=data["rationale"],
                     ip_address=client_ip(request),
                 )  # fmt: skip
             else:
-                service.review_resolve(
+                resolve.review_resolve(
                     item=item, actor=request.user, rationale=data["rationale"],
                     decision=data["decision"], replacement=data.get("replacement"),
                     label=data.get("label"), keep_reason=data.get("keep_reason", ""),

@@ -24,11 +24,11 @@ from annotator.api.review import CommentSerializer, ItemScoped
 from annotator.api.views import ProjectScoped
 from annotator.models import ReviewItem
 from annotator.permissions import Can
-from annotator.services import review as service
+from annotator.services.review import resolve, scan
 
 
 class CommentCreateSerializer(serializers.Serializer[Any]):
-    body = StrictCharField(max_length=service.MAX_COMMENT, help_text="What you have to say")
+    body = StrictCharField(max_length=resolve.MAX_COMMENT, help_text="What you have to say")
 
 
 class ReviewComment(ItemScoped, generics.GenericAPIView[ReviewItem]):
@@ -43,7 +43,7 @@ class ReviewComment(ItemScoped, generics.GenericAPIView[ReviewItem]):
         item = self.get_object()
         form = CommentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        comment = service.review_comment(
+        comment = resolve.review_comment(
             item=item, actor=request.user, body=form.validated_data["body"]
         )
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
@@ -62,5 +62,5 @@ class ReviewScan(ProjectScoped):
 
     @extend_schema(request=None, responses={202: ScanQueuedSerializer})
     def post(self, request: Request, slug: str) -> Response:
-        service.review_scan_request(project=self.get_project(), force=True)
+        scan.review_scan_request(project=self.get_project(), force=True)
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)

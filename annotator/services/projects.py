@@ -164,7 +164,7 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
     from annotator.routers import keys_alias
     from annotator.services.errors import ConflictError
     from annotator.services.jobs import upload_delete
-    from annotator.services.releases import project_releases_folder
+    from annotator.services.releases.files import project_releases_folder
     from annotator.services.table import project_keys_delete
 
     running = "running"

@@ -33,9 +33,10 @@ from annotator.selectors.release_pages import (
     release_row,
     releases_of,
 )
-from annotator.services import releases as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.services.releases import create, dismissals, files
+from annotator.services.releases.build import release_progress
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -83,7 +84,7 @@ class DismissForm(forms.Form):
     detector = forms.CharField(max_length=32, widget=forms.HiddenInput)
     reason = forms.CharField(
         label="Why it is harmless",
-        max_length=service.REASON_MAX,
+        max_length=dismissals.REASON_MAX,
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
 
@@ -96,9 +97,7 @@ def _list_page(request: HtmxProjectRequest, form: ReleaseForm, status: int) -> H
         "can_cut": request.access.can(Can.RELEASE),
         "release_form": form,
         "page": page,
-        "release_rows": [
-            release_row(release, service.release_progress(release)) for release in page
-        ],
+        "release_rows": [release_row(release, release_progress(release)) for release in page],
     }
     return render(request, "annotator/release_list.html", context, status=status)
 
@@ -120,7 +119,7 @@ def release_create(request: HtmxProjectRequest) -> HttpResponse:
     form = ReleaseForm(request.POST, languages=project.languages)
     if form.is_valid():
         try:
-            release = service.release_create(
+            release = create.release_create(
                 project=project,
                 strategy=form.cleaned_data["strategy"],
                 format=form.cleaned_data["format"],
@@ -148,7 +147,7 @@ def _detail_context(
     return {
         **project_nav(request),
         "release": release,
-        "row": release_row(release, service.release_progress(release)),
+        "row": release_row(release, release_progress(release)),
         "summary": manifest_summary(release),
         "check": check_summary(release),
         "leaking_page": leaking,
@@ -184,7 +183,7 @@ def release_dismiss(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     status = 400
     if form.is_valid():
         try:
-            service.release_hit_dismiss(
+            dismissals.release_hit_dismiss(
                 release=release,
                 document_id=form.cleaned_data["document_id"],
                 start=form.cleaned_data["start"],
@@ -219,9 +218,9 @@ def release_file(request: HttpRequest, release: Release, what: str) -> FileRespo
     """
     try:
         if what == MANIFEST:
-            path = service.release_manifest_path(release)
+            path = files.release_manifest_path(release)
         else:
-            path = service.release_data_path(release)
+            path = files.release_data_path(release)
         handle = path.open("rb")
     except NotFoundError as missing:
         raise Http404(str(missing)) from missing
@@ -231,7 +230,7 @@ def release_file(request: HttpRequest, release: Release, what: str) -> FileRespo
         ) from missing
     except DomainError as error:
         raise ConflictError(str(error)) from error
-    service.release_download_record(
+    files.release_download_record(
         release=release, actor=request.user, what=what, ip_address=client_ip(request)
     )
     response = FileResponse(

@@ -28,9 +28,9 @@ from annotator.selectors.review import (
     review_last_scan,
     review_row,
 )
-from annotator.services import review as service
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError
+from annotator.services.review import resolve, scan
 from annotator.services.table import review_notes_read
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import form_errors, language_choices
@@ -56,13 +56,13 @@ class ReviewFilterForm(forms.Form):
 
 
 class ResolveForm(forms.Form):
-    action = forms.ChoiceField(choices=[(service.RESOLVE, "Resolve"), (service.DISMISS, "Dismiss")])
+    action = forms.ChoiceField(choices=[(resolve.RESOLVE, "Resolve"), (resolve.DISMISS, "Dismiss")])
     decision = forms.ChoiceField(required=False, choices=[("", "—"), *DECISION_CHOICES])
     replacement = forms.CharField(required=False, max_length=500, label="Pseudonym")
     label = forms.ChoiceField(required=False)
     keep_reason = forms.CharField(required=False, max_length=255, label="Why keep it")
     rationale = forms.CharField(
-        max_length=service.MAX_RATIONALE,
+        max_length=resolve.MAX_RATIONALE,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Required: the annotators read it on their documents.",
     )
@@ -74,14 +74,14 @@ class ResolveForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if data.get("action") == service.RESOLVE and not data.get("decision"):
+        if data.get("action") == resolve.RESOLVE and not data.get("decision"):
             self.add_error("decision", "Choose the decision to apply, or dismiss the item.")
         return data
 
 
 class CommentForm(forms.Form):
     body = forms.CharField(
-        label="Comment", max_length=service.MAX_COMMENT, widget=forms.Textarea(attrs={"rows": 2})
+        label="Comment", max_length=resolve.MAX_COMMENT, widget=forms.Textarea(attrs={"rows": 2})
     )
 
 
@@ -118,7 +118,7 @@ def review_list(request: HttpRequest, slug: str) -> HttpResponse:
 @project_page(Can.REVIEW)
 def _review_index(request: HtmxProjectRequest) -> HttpResponse:
     project = request.project
-    service.review_scan_request(project=project)
+    scan.review_scan_request(project=project)
     form = _filters(request)
     filters = {name: form.cleaned_data.get(name) or "" for name in ("kind", "status", "language")}
     page = Paginator(review_items(project, **filters), ITEMS_PER_PAGE).get_page(
@@ -145,7 +145,7 @@ def _review_index(request: HtmxProjectRequest) -> HttpResponse:
 
 @project_page(Can.REVIEW)
 def _scan_now(request: HtmxProjectRequest) -> HttpResponse:
-    service.review_scan_request(project=request.project, force=True)
+    scan.review_scan_request(project=request.project, force=True)
     messages.info(request, "Looking for conflicts now: reload the queue in a moment.")
     return redirect("review_list", slug=request.project.slug)
 
@@ -191,10 +191,10 @@ def _initial(item: ReviewItem) -> dict[str, Any]:
     detail = item.detail if isinstance(item.detail, dict) else {}
     wanted = detail.get("wanted")
     if isinstance(wanted, dict) and wanted.get("decision"):
-        return {"action": service.RESOLVE, "decision": wanted["decision"]}
+        return {"action": resolve.RESOLVE, "decision": wanted["decision"]}
     if item.span is not None:
-        return {"action": service.RESOLVE, "decision": item.span.decision}
-    return {"action": service.RESOLVE}
+        return {"action": resolve.RESOLVE, "decision": item.span.decision}
+    return {"action": resolve.RESOLVE}
 
 
 @project_page(Can.REVIEW)
@@ -209,13 +209,13 @@ def review_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return _detail(request, item, form=form, error=form_errors(form), status=400)
     data = form.cleaned_data
     try:
-        if data["action"] == service.DISMISS:
-            service.review_dismiss(
+        if data["action"] == resolve.DISMISS:
+            resolve.review_dismiss(
                 item=item, actor=request.user, rationale=data["rationale"],
                 ip_address=client_ip(request),
             )  # fmt: skip
         else:
-            service.review_resolve(
+            resolve.review_resolve(
                 item=item, actor=request.user, rationale=data["rationale"],
                 decision=data["decision"], replacement=data["replacement"] or None,
                 label=data["label"] or None, keep_reason=data["keep_reason"],
@@ -225,7 +225,7 @@ def review_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return _detail(request, _item(request, pk), form=form, error=str(conflict), status=409)
     except DomainError as refused:
         return _detail(request, item, form=form, error=str(refused), status=400)
-    verb = "dismissed" if data["action"] == service.DISMISS else "resolved"
+    verb = "dismissed" if data["action"] == resolve.DISMISS else "resolved"
     if request.htmx:
         return _detail(request, _item(request, pk))
     messages.success(request, f"Item {item.pk} {verb}.")
@@ -240,7 +240,7 @@ def review_comment(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _detail(request, item, comment_form=form, error=form_errors(form), status=400)
     try:
-        service.review_comment(item=item, actor=request.user, body=form.cleaned_data["body"])
+        resolve.review_comment(item=item, actor=request.user, body=form.cleaned_data["body"])
     except DomainError as refused:
         return _detail(request, item, comment_form=form, error=str(refused), status=400)
     if request.htmx:

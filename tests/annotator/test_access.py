@@ -9,7 +9,8 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotator.models import ImportJob, PreannotationRun, ReviewItem, RunBatch
-from annotator.services.releases import release_build, release_create
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
 from annotator.services.table import surface_decide
 from tests.conftest import PASSWORD, Team, client_for
 from tests.factories import DocumentFactory, SpanFactory

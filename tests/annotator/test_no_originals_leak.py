@@ -39,7 +39,8 @@ from annotator.keys import crypto
 from annotator.keys.models import Alias, ReviewNote
 from annotator.models import AuditAction, AuditEvent, Project, ReviewItem, ReviewKind, Role
 from annotator.routers import keys_alias
-from annotator.services.review import review_resolve, review_scan
+from annotator.services.review.resolve import review_resolve
+from annotator.services.review.scan import review_scan
 from annotator.services.runs import run_create
 from annotator.services.spans import span_create
 from annotator.services.table import SurfaceConflict, surface_decide

@@ -11,7 +11,9 @@ from tqdm import tqdm
 from annotator.models import Project, ReleaseFormat, ReleaseStatus
 from annotator.selectors.release_pages import release_leak_rows
 from annotator.services.errors import DomainError
-from annotator.services.releases import release_build, release_create, release_data_path
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
+from annotator.services.releases.files import release_data_path
 from pseudonymizer.strategies import Strategy
 
 

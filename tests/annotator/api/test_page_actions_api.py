@@ -200,7 +200,7 @@ def test_leads_and_admins_ask_for_a_scan_now(
 ) -> None:
     asked: list[tuple[int, bool]] = []
     monkeypatch.setattr(
-        "annotator.services.review.review_scan_request",
+        "annotator.services.review.scan.review_scan_request",
         lambda *, project, force=False: asked.append((project.pk, force)) or True,
     )
 

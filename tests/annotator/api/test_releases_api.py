@@ -18,7 +18,8 @@ from annotator.models import (
     ReleaseStatus,
     SpanStatus,
 )
-from annotator.services import releases
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
 from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
@@ -52,11 +53,11 @@ def decided(team: Team) -> None:
 
 
 def cut(team: Team, strategy: str = "S2", format: str = "jsonl") -> Release:
-    release = releases.release_create(
+    release = release_create(
         project=team.project, strategy=strategy, format=format, actor=team.admin,
         dispatch=False,
     )  # fmt: skip
-    return releases.release_build(release.pk)
+    return release_build(release.pk)
 
 
 def url(name: str, release: Release | None = None) -> str:

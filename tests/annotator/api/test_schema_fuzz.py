@@ -33,7 +33,8 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from annotator.models import ImportJob, ReviewItem, ReviewKind
-from annotator.services.releases import release_build, release_create
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
 from annotator.services.table import surface_decide
 from annotator.services.tokens import api_token_issue
 from annotator.wsgi import application

@@ -27,8 +27,10 @@ from annotator.keys.transfer import export_table  # noqa: E402
 from annotator.models import Document, DocumentStatus, Span, SpanStatus  # noqa: E402
 from annotator.selectors.quality import project_quality  # noqa: E402
 from annotator.services.projects import membership_set, project_create  # noqa: E402
-from annotator.services.releases import release_build, release_create, release_data_path  # noqa: E402
-from annotator.services.review import review_scan  # noqa: E402
+from annotator.services.releases.build import release_build  # noqa: E402
+from annotator.services.releases.create import release_create  # noqa: E402
+from annotator.services.releases.files import release_data_path  # noqa: E402
+from annotator.services.review.scan import review_scan  # noqa: E402
 from annotator.services.runs import run_create, run_execute  # noqa: E402
 from annotator.services.spans import (  # noqa: E402
     SpanChange,

@@ -20,7 +20,7 @@ from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.reads import KeyFilters, entity_page
 from annotator.keys.scope import Scope
 from annotator.models import AuditEvent, Document, ReviewItem, ReviewKind, Span, SpanStatus
-from annotator.services.review import review_resolve
+from annotator.services.review.resolve import review_resolve
 from annotator.services.table import ReplacementRefused, surface_choice, surface_decide
 from pseudonymizer.folding import fold
 from pseudonymizer.pseudonyms.determinism import seed_form

@@ -17,7 +17,7 @@ from annotator.keys.models import Alias, ReviewNote
 from annotator.models import AuditAction, AuditEvent, ReviewItem, ReviewKind
 from annotator.routers import keys_alias
 from annotator.services.projects import project_delete
-from annotator.services.review import review_scan
+from annotator.services.review.scan import review_scan
 from annotator.services.table import review_notes, review_notes_read, surface_decide
 from pseudonymizer.folding import fold_key
 from tests.conftest import Team

@@ -43,7 +43,7 @@ from annotator.services.jobs import (
     jobs_reap,
 )
 from annotator.services.learning import learned_model_train
-from annotator.services.releases import release_create
+from annotator.services.releases.create import release_create
 from annotator.services.runs import run_batch_detect, run_create, run_execute, run_resume
 from tests.conftest import Team
 from tests.factories import (
@@ -231,7 +231,7 @@ def test_the_reaper_fails_a_dead_import_and_deletes_its_upload(
 def test_the_reaper_fails_a_dead_release_and_deletes_its_half_written_file(
     settings: Any, monkeypatch: Any
 ) -> None:
-    from annotator.services.releases import project_releases_folder
+    from annotator.services.releases.files import project_releases_folder
 
     long_ago = timezone.now() - 2 * HOUR
     project = ProjectFactory()

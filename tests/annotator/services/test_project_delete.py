@@ -22,7 +22,9 @@ from annotator.models import (
 from annotator.routers import keys_alias
 from annotator.services.errors import ConflictError
 from annotator.services.projects import project_delete
-from annotator.services.releases import release_build, release_create, release_data_path
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
+from annotator.services.releases.files import release_data_path
 from tests.annotator.services.test_releases import SECOND, document_with
 from tests.factories import ProjectFactory
 

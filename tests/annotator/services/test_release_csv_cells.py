@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from annotator.models import Document, DocumentStatus, ReleaseStatus
-from annotator.services.releases import release_build, release_create, release_data_path
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
+from annotator.services.releases.files import release_data_path
 from annotator.services.spans import span_create
 from pseudonymizer.formats.writers import FORMULA_STARTS, TEXT_MARK
 from tests.factories import DocumentFactory, ProjectFactory

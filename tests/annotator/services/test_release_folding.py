@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from annotator.models import Document, DocumentStatus, Project, Release, ReleaseLeak, ReleaseStatus
-from annotator.services.releases import release_build, release_create
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
 from annotator.services.spans import span_create
 from tests.factories import DocumentFactory, ProjectFactory
 

@@ -33,17 +33,20 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.services import jobs, releases
+from annotator.services import jobs
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
-from annotator.services.releases import (
-    release_build,
-    release_create,
+from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_build, release_progress
+from annotator.services.releases.create import release_create
+from annotator.services.releases.dismissals import release_hit_dismiss
+from annotator.services.releases.files import (
+    _WRITERS,
     release_data_path,
     release_download_record,
     release_manifest_path,
-    release_progress,
+    releases_root,
 )
+from annotator.services.releases.ner import release_batch_ner
 from annotator.services.spans import span_create
 from annotator.services.table import surface_choice
 from pseudonymizer.detection import Detection, Detector
@@ -227,7 +230,7 @@ def test_a_name_left_unannotated_in_another_document_refuses_the_release(
     assert "1 document(s) hold 1 leak(s)" in release.error and "1 identifier(s)" in release.error
     assert release.manifest["check"]["documents_with_findings"] == 1
     assert not release.file_path and not release.sha256
-    assert not list(Path(releases.releases_root()).rglob("*.*"))  # no file, no part
+    assert not list(Path(releases_root()).rglob("*.*"))  # no file, no part
     for blob in (json.dumps(release.manifest), json.dumps(report(release)), caplog.text):
         for original in ORIGINALS:
             assert original.casefold() not in blob.casefold()
@@ -453,11 +456,11 @@ def test_conll_tags_the_replacements_with_their_labels(corpus: Any) -> None:
 def test_a_failure_leaves_no_file_and_no_text_in_its_error(corpus: Any) -> None:
     project, _ = corpus
     secret_error = UnicodeEncodeError("utf-8", "Moshe Chaya", 0, 1, "surrogates")
-    with mock.patch.dict(releases._WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
+    with mock.patch.dict(_WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
         release = build(project)
     assert release.status == ReleaseStatus.FAILED
     assert "UnicodeEncodeError" in release.error and "Moshe" not in release.error
-    assert not list(Path(releases.releases_root()).rglob("*.*"))
+    assert not list(Path(releases_root()).rglob("*.*"))
     assert release_progress(release)["error"] == release.error
 
 
@@ -610,7 +613,7 @@ def test_a_name_accepted_in_part_refuses_the_release_naming_the_place_nobody_dec
     } in row.findings  # fmt: skip
     assert sum(with_ner) == 2  # both documents' names, found on the `ner` queue
     assert release.batches.get().status == "done"
-    assert not list(Path(releases.releases_root()).rglob("*.jsonl"))
+    assert not list(Path(releases_root()).rglob("*.jsonl"))
     assert "postlethwaite" not in json.dumps(row.findings).casefold()
 
 
@@ -639,7 +642,7 @@ def test_the_default_queue_never_runs_a_model_and_a_document_finished_later_is_l
     release = release_create(project=project, strategy="S2", format="jsonl")
     (batch,) = release.batches.all()
     assert (batch.language, sorted(batch.document_ids)) == ("en", sorted([first.pk, first.pk + 1]))
-    assert releases.release_batch_ner(batch_id=batch.pk)
+    assert release_batch_ner(batch_id=batch.pk)
     calls = len(with_ner)
     late = document_with(project, "Nothing to see.", [], external_id="late")
 
@@ -675,7 +678,7 @@ def test_a_build_waits_for_its_ner_batches_and_a_batch_of_an_ended_release_spend
     assert release_build(release.pk).status == ReleaseStatus.QUEUED  # not before its names
     assert release_progress(release)["ner"] == {"done": 0, "total": 1}
     job_fail(Release, release.pk, "the broker lost it")
-    assert not releases.release_batch_ner(batch_id=batch.pk)
+    assert not release_batch_ner(batch_id=batch.pk)
     assert with_ner == []
 
 
@@ -718,7 +721,7 @@ def test_the_reaper_fails_a_release_whose_ner_worker_died(
     assert "its worker on the ner queue stopped" in release.error
     assert "Nothing was released" in release.error
     # Its task, redelivered, finds the batch failed: nothing runs.
-    assert not releases.release_batch_ner(batch_id=batch.pk)
+    assert not release_batch_ner(batch_id=batch.pk)
     assert with_ner == []
 
 
@@ -737,7 +740,7 @@ def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_th
     assert refused.status == ReleaseStatus.REFUSED
     assert [(f["source"], f["label"]) for f in report(refused)] == [("ner", "DATE")]
 
-    dismissal = releases.release_hit_dismiss(
+    dismissal = release_hit_dismiss(
         release=refused, document_id=document.pk, start=0, end=9, detector="ner",
         reason="a weekday, not a date of birth", actor=lead, ip_address="::1",
     )  # fmt: skip
@@ -776,19 +779,17 @@ def test_a_dismissal_needs_a_reason_and_a_finding_the_release_listed(
     start, end = 5, 31
 
     with pytest.raises(DomainError, match="needs a reason"):
-        releases.release_hit_dismiss(**kind, start=start, end=end, detector="known", reason=" ")
+        release_hit_dismiss(**kind, start=start, end=end, detector="known", reason=" ")
     with pytest.raises(DomainError, match="fix the document"):
-        releases.release_hit_dismiss(
-            **kind, start=start, end=end, detector="original", reason="a namesake"
-        )
+        release_hit_dismiss(**kind, start=start, end=end, detector="original", reason="a namesake")
     with pytest.raises(NotFoundError):
-        releases.release_hit_dismiss(**kind, start=0, end=4, detector="ner", reason="x")
-    releases.release_hit_dismiss(**kind, start=start, end=end, detector="known", reason="x")
+        release_hit_dismiss(**kind, start=0, end=4, detector="ner", reason="x")
+    release_hit_dismiss(**kind, start=start, end=end, detector="known", reason="x")
     with pytest.raises(ConflictError):
-        releases.release_hit_dismiss(**kind, start=start, end=end, detector="known", reason="y")
+        release_hit_dismiss(**kind, start=start, end=end, detector="known", reason="y")
     done = build(ProjectFactory(languages=["en"]))
     with pytest.raises(DomainError, match="only a refused release"):
-        releases.release_hit_dismiss(**{**kind, "release": done}, start=start, end=end,
+        release_hit_dismiss(**{**kind, "release": done}, start=start, end=end,
                                      detector="known", reason="x")  # fmt: skip
     assert AuditEvent.objects.filter(action=AuditAction.HIT_DISMISS).count() == 1
 
@@ -827,7 +828,7 @@ def test_a_document_s_findings_are_summed_up_past_the_first_ones(db: Any) -> Non
 
     (row,) = ReleaseLeak.objects.filter(release=release)
     assert (row.leaks, row.hits) == (60, 0)  # each number said once, as a leak of the output
-    assert len(row.findings) == releases.FINDINGS_PER_DOCUMENT
+    assert len(row.findings) == FINDINGS_PER_DOCUMENT
 
 
 def test_the_app_s_span_statuses_are_the_engine_s_states() -> None:

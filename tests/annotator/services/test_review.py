@@ -22,7 +22,8 @@ from annotator.models import (
 from annotator.routers import keys_alias
 from annotator.selectors.review import with_note
 from annotator.services.errors import ConflictError, DomainError
-from annotator.services.review import review_dismiss, review_resolve, review_scan
+from annotator.services.review.resolve import review_dismiss, review_resolve
+from annotator.services.review.scan import review_scan
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import SurfaceConflict, review_notes, surface_choice, surface_decide
 from tests.conftest import Team

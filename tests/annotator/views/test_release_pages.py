@@ -20,8 +20,9 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
-from annotator.services import releases
 from annotator.services.jobs import job_progress_set
+from annotator.services.releases.build import release_build
+from annotator.services.releases.create import release_create
 from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
@@ -60,11 +61,11 @@ def decided(team: Team) -> None:
 
 
 def cut(team: Team, strategy: str = "S2", format: str = "jsonl", language: str = "") -> Release:
-    release = releases.release_create(
+    release = release_create(
         project=team.project, strategy=strategy, format=format, language=language,
         actor=team.admin, dispatch=False,
     )  # fmt: skip
-    return releases.release_build(release.pk)
+    return release_build(release.pk)
 
 
 def url(name: str, release: Release | None = None) -> str:
@@ -271,7 +272,7 @@ def test_cut_it_again_makes_a_new_release_with_the_same_settings(
 
 def test_a_running_release_polls_its_progress_until_it_is_done(team: Team, decided: None) -> None:
     done_document(team)
-    release = releases.release_create(
+    release = release_create(
         project=team.project, strategy="S2", format="jsonl", actor=team.admin, dispatch=False
     )
     queued = page(team, "release_detail", release)
@@ -298,7 +299,7 @@ def test_a_running_release_polls_its_progress_until_it_is_done(team: Team, decid
     assert row.lstrip().startswith(f'<tr id="release-{release.pk}"')
 
     Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.QUEUED)
-    releases.release_build(release.pk)
+    release_build(release.pk)
     finished = page(team, "release_detail", release, HTTP_HX_REQUEST="true")
     assert 'Status: <span class="status status-done">Done</span>' in finished
     assert "every 1s" not in finished

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.models import ReviewItem, ReviewKind, ReviewStatus, Span, SpanSource, SpanStatus
-from annotator.services.review import review_resolve
+from annotator.services.review.resolve import review_resolve
 from annotator.services.spans import SpanChange, span_update
 from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for

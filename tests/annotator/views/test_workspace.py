@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.services import runs
-from annotator.services.review import review_resolve
+from annotator.services.review.resolve import review_resolve
 from annotator.services.table import EntityChange, entity_update, surface_choice, surface_decide
 from pseudonymizer.spans import Span as EngineSpan
 from tests.conftest import Team, client_for

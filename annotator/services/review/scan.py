@@ -1,15 +1,4 @@
-"""The lead's review queue: what the system finds wrong in the project's decisions, what
-annotators flag, and the lead's resolution of each.
-
-Items come from three places:
-
-- an annotator's flag (`annotator.services.spans`), with their comment;
-- a choice refused by the correspondence table: an annotator asked for a decision or a
-  pseudonym that the surface's recorded choice contradicts (409, `SurfaceConflict`); the
-  attempt is recorded here (`review_attempt_record`, subscribed to the span service's
-  after-decision hook, `annotator.services.decided`) rather than lost;
-- `review_scan`, which looks over the whole project (a task, queued when the lead opens the
-  queue or asks for it; see `review_scan_request`).
+"""The scan of a project for conflicts, and when to run it.
 
 What `review_scan` raises, each kind defined on what the project holds now (accepted spans of
 the corpus, never of a replica given to a second annotator, and the correspondence table):
@@ -41,12 +30,6 @@ never an original nor a pseudonym: with the document's text, which the web role 
 pseudonym there would pair an original with its replacement. The pseudonyms of an item (those
 in conflict, the one an annotator wanted, the one the lead applied) are kept with the keys
 (`annotator.services.table.review_note_write`), and shown to leads through an audited read.
-
-Resolving (`review_resolve`) applies the lead's decision to the entity in the table, to every
-span of the entity in the corpus, and proposes it wherever the entity's surfaces occur
-(propagation); `review_dismiss` closes an item and changes nothing else. Both need a
-rationale, which the annotators see on their documents, and both refuse an item that is
-resolved already (409).
 """
 
 from __future__ import annotations
@@ -67,8 +50,6 @@ from django.utils import timezone
 
 from annotator import tasks
 from annotator.models import (
-    AuditAction,
-    Comment,
     Document,
     Project,
     ReviewItem,
@@ -78,56 +59,36 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.selectors.review import scanned_key
-from annotator.services.audit import audit_record
-from annotator.services.decided import Refused, on_refused
-from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import task_send_on_commit
+from annotator.services.review.resolve import DISMISS
 from annotator.services.table import (
-    EntityChange,
     NamedAlias,
-    SurfaceConflict,
-    alias_of,
     entity_decisions,
-    entity_names,
-    entity_relabel,
-    entity_update,
     normalise_surface,
     pseudonym_digest,
     replaced_groups,
     replacements,
     review_note_write,
-    surface_decide,
     surface_digest,
 )
 from pseudonymizer.folding import fold
 from pseudonymizer.pseudonyms.shape import split_whitespace
-from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import Decision
 
 logger = logging.getLogger(__name__)
 
-MAX_RATIONALE = 5000
-MAX_COMMENT = 5000
 # How often opening the queue may queue a scan of the project (seconds).
 SCAN_INTERVAL = 300
 # How many span, alias or document ids an item's detail lists, at most.
 DETAIL_IDS = 20
 CHUNK = 1000
-RESOLVE = "resolve"
-DISMISS = "dismiss"
+
 # Whole words of folded text (`fold` keeps letters, digits and punctuation apart).
 _WORD = re.compile(r"\w+")
 
 
 def _fingerprint(kind: str, *parts: object) -> str:
     return hashlib.sha256("\x1f".join([kind, *map(str, parts)]).encode()).hexdigest()
-
-
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-
-
-# --- Detection ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -444,342 +405,3 @@ def review_scan_request(*, project: Project, force: bool = False) -> bool:
         return False
     task_send_on_commit(tasks.review_scan, project.pk)
     return True
-
-
-# --- A choice the table refused -------------------------------------------------------------
-
-
-@on_refused
-def _refused(event: Refused) -> None:
-    """A decision the table refused in the span service: for the lead, once rolled back."""
-    review_attempt_record(
-        document=event.document, actor=event.actor, conflict=event.conflict,
-        decision=event.decision, replacement=event.replacement, keep_reason=event.keep_reason,
-        span_id=event.span_id, start=event.start, end=event.end,
-    )  # fmt: skip
-
-
-def review_attempt_record(
-    *,
-    document: Document,
-    actor: Any,
-    conflict: SurfaceConflict,
-    decision: str | None,
-    replacement: str | None = None,
-    keep_reason: str = "",
-    span_id: int | None = None,
-    start: int | None = None,
-    end: int | None = None,
-) -> ReviewItem | None:
-    """Record an annotator's choice that the table refused (`conflict`) as an open surface
-    conflict for the lead: what they wanted beside what the table holds. Called after the
-    refused write rolled back; the same attempt twice is one item. `decision` None: the
-    span's own."""
-    current = None
-    if span_id is not None:
-        current = Span.objects.filter(pk=span_id).values_list("decision", "start", "end").first()
-    if current is not None:
-        decision = decision or current[0]
-        start, end = current[1], current[2]
-    if decision is None:
-        return None
-    winner = conflict.winner
-    project = document.project
-    fingerprint = _fingerprint(
-        "attempt",
-        document.pk,
-        span_id if span_id is not None else f"{start}:{end}",
-        decision,
-        pseudonym_digest(project, replacement or ""),
-        winner.entity_id,
-    )
-    user = _user(actor)
-    try:
-        with transaction.atomic():
-            if ReviewItem.objects.filter(
-                project_id=document.project_id, fingerprint=fingerprint, status=ReviewStatus.OPEN
-            ).exists():
-                return None
-            item = ReviewItem.objects.create(
-                project_id=document.project_id,
-                kind=ReviewKind.SURFACE_CONFLICT,
-                document=document,
-                span_id=span_id if current is not None else None,
-                entity_id=winner.entity_id,
-                raised_by=user,
-                fingerprint=fingerprint,
-                detail={
-                    "entity_id": winner.entity_id,
-                    "label": winner.label,
-                    "language": document.language,
-                    "start": start,
-                    "end": end,
-                    "wanted": {"decision": decision},
-                    "recorded": {"decision": winner.decision},
-                },
-            )
-            if keep_reason.strip() and decision == Decision.KEEP:
-                body = f"Wanted to keep it: {keep_reason.strip()}"
-                Comment.objects.create(review_item=item, author=user, body=body[:MAX_COMMENT])
-    except IntegrityError:
-        return None  # recorded meanwhile
-    review_note_write(
-        project=project,
-        item_id=item.pk,
-        detail={
-            "wanted": {"replacement": replacement or ""},
-            "recorded": {"replacement": winner.replacement},
-        },
-    )
-    return item
-
-
-# --- Resolution ------------------------------------------------------------------------------
-
-
-def _locked_open(item: ReviewItem) -> ReviewItem:
-    locked = (
-        ReviewItem.objects.select_for_update(of=("self",))
-        .select_related("project", "span", "document")
-        .get(pk=item.pk)
-    )
-    if locked.status != ReviewStatus.OPEN:
-        raise ConflictError(
-            f"review item {locked.pk} is already resolved"
-            + (f" ({locked.resolution.get('action')})" if locked.resolution else "")
-        )
-    return locked
-
-
-def _check_rationale(rationale: str) -> str:
-    rationale = (rationale or "").strip()
-    if not rationale:
-        raise DomainError("give a rationale: the annotators read it on their documents")
-    if len(rationale) > MAX_RATIONALE:
-        raise DomainError(f"a rationale is at most {MAX_RATIONALE} characters")
-    return rationale
-
-
-@dataclass(frozen=True)
-class Applied:
-    """What a resolution changed in the table."""
-
-    aliases: list[int]  # the full aliases of the entity, to propagate
-    replacement: str  # the subject alias's replacement now ("" when none)
-
-
-def _apply_decision(
-    *,
-    project: Project,
-    entity_id: int,
-    decision: str,
-    keep_reason: str,
-    label: str | None,
-    replacement: str | None,
-    subject_alias_id: int | None,
-    actor: Any,
-    ip_address: str | None,
-) -> Applied:
-    """The lead's decision for an entity, in the correspondence table, through the keys'
-    own edit (`annotator.services.table.entity_update`, audited as a key edit): its decision and
-    reason, a fresh pseudonym for each surface that needs one, the pseudonym the lead typed
-    for the subject alias; then its label."""
-    if replacement and subject_alias_id is None:
-        raise DomainError(
-            "this item names no single surface to give a pseudonym: give a decision only"
-        )
-    replacements = {subject_alias_id: replacement} if replacement and subject_alias_id else {}
-    try:
-        entity_update(
-            project=project,
-            entity_id=entity_id,
-            actor=actor,
-            version=None,
-            change=EntityChange(
-                decision=decision, keep_reason=keep_reason, replacements=replacements
-            ),
-            ip_address=ip_address,
-        )
-    except NotFoundError:
-        raise DomainError(
-            "the entity of this item is no longer in the table (merged or removed): "
-            "dismiss the item"
-        ) from None
-    if label:
-        entity_relabel(project, entity_id, label)
-    names = entity_names(project, entity_id)
-    return Applied(list(names), names.get(subject_alias_id, "") if subject_alias_id else "")
-
-
-def _subject_alias(project: Project, item: ReviewItem) -> int | None:
-    """The alias a replacement the lead types is for: the one the item names, else the alias
-    of its span's surface."""
-    alias_id = item.detail.get("alias_id") if isinstance(item.detail, dict) else None
-    if alias_id:
-        return int(alias_id)
-    if item.span is None:
-        return None
-    text = Document.objects.filter(pk=item.span.document_id).values_list("text", flat=True)[0]
-    return alias_of(project, text[item.span.start : item.span.end])
-
-
-def _entity_for_span(project: Project, span: Span, decision: str, actor: Any) -> int:
-    """The entity of a span that has none yet (a flagged proposal): its surface's, recorded
-    now if the table has none."""
-    document = Document.objects.get(pk=span.document_id)
-    try:
-        choice = surface_decide(
-            project=project,
-            surface=document.text[span.start : span.end],
-            language=document.language,
-            label=span.label,
-            decision=decision,
-            actor=actor,
-        )
-    except SurfaceConflict as conflict:
-        return conflict.winner.entity_id
-    return choice.entity_id
-
-
-def _propagate_on_commit(project_id: int, alias_id: int) -> None:
-    task_send_on_commit(tasks.propagate, project_id, alias_id, None)
-
-
-@transaction.atomic
-def review_resolve(
-    *,
-    item: ReviewItem,
-    actor: Any,
-    rationale: str,
-    decision: str,
-    replacement: str | None = None,
-    label: str | None = None,
-    keep_reason: str = "",
-    ip_address: str | None = None,
-) -> ReviewItem:
-    """Apply the lead's `decision` (and pseudonym, label) to the item's entity: in the table,
-    on every span of the entity in the corpus (a flagged proposal is accepted), and wherever
-    its surfaces occur (propagation, a task). Raises DomainError (nothing changed) for a bad
-    input, ConflictError when the item is resolved already."""
-    rationale = _check_rationale(rationale)
-    check_known_decision(decision)
-    replacement = (replacement or "").strip() or None
-    if replacement and decision not in REPLACED_DECISIONS:
-        raise DomainError(f"a decision to {decision} takes no pseudonym")
-    item = _locked_open(item)
-    project = item.project
-    if label and label not in project.labels:
-        raise DomainError(f"unknown label {label!r}; the project's labels are "
-                          f"{', '.join(project.labels)}")  # fmt: skip
-    keep_reason = (keep_reason or "").strip() or rationale
-    keep_reason = keep_reason[:MAX_KEEP_REASON] if decision == Decision.KEEP else ""
-    user = _user(actor)
-    span = item.span
-    entity_id = item.entity_id or (span.entity_id if span is not None else None)
-    if entity_id is None:
-        if span is None:
-            raise DomainError("this item names no entity to decide: dismiss it")
-        entity_id = _entity_for_span(project, span, decision, user)
-    applied = _apply_decision(
-        project=project,
-        entity_id=entity_id,
-        decision=decision,
-        keep_reason=keep_reason,
-        label=label,
-        replacement=replacement,
-        subject_alias_id=_subject_alias(project, item),
-        actor=user,
-        ip_address=ip_address,
-    )
-    now = timezone.now()
-    changes: dict[str, Any] = {
-        "decision": decision,
-        "keep_reason": keep_reason,
-        "version": F("version") + 1,
-        "updated_by": user,
-        "updated_at": now,
-    }
-    if label:
-        changes["label"] = label
-    # The keys' edit has the spans of the entity follow its decision; those it left (a label
-    # changed, a keep reason) follow here, each changed once.
-    behind = ~Q(decision=decision) | ~Q(keep_reason=changes["keep_reason"])
-    if label:
-        behind |= ~Q(label=label)
-    Span.objects.filter(
-        document__project=project, document__replica_of__isnull=True, entity_id=entity_id
-    ).exclude(status=SpanStatus.REJECTED).filter(behind).update(**changes)
-    if span is not None and span.status != SpanStatus.REJECTED:
-        # The item's own span: the lead's decision accepts it (a flagged proposal too).
-        own = {**changes, "entity_id": entity_id}
-        if span.status == SpanStatus.PROPOSED:
-            own.update(status=SpanStatus.ACCEPTED, decided_by=user, decided_at=now)
-        Span.objects.filter(pk=span.pk).filter(
-            behind | Q(status=SpanStatus.PROPOSED) | ~Q(entity_id=entity_id)
-        ).update(**own)
-    for alias_id in applied.aliases:
-        _propagate_on_commit(project.pk, alias_id)
-    resolution: dict[str, Any] = {
-        "action": RESOLVE,
-        "decision": decision,
-        "entity_id": entity_id,
-    }
-    if label:
-        resolution["label"] = label
-    if applied.replacement:
-        # The pseudonym applied, beside the item's span: kept with the keys.
-        review_note_write(
-            project=project, item_id=item.pk, resolution={"replacement": applied.replacement}
-        )
-    return _close(item, user, rationale, resolution, ip_address)
-
-
-@transaction.atomic
-def review_dismiss(
-    *, item: ReviewItem, actor: Any, rationale: str, ip_address: str | None = None
-) -> ReviewItem:
-    """Close the item as it stands, changing nothing else: the lead judged there is nothing
-    to change. A scan does not raise the same conflict again while it stays the same."""
-    rationale = _check_rationale(rationale)
-    item = _locked_open(item)
-    return _close(item, _user(actor), rationale, {"action": DISMISS}, ip_address)
-
-
-def _close(
-    item: ReviewItem,
-    user: Any,
-    rationale: str,
-    resolution: dict[str, Any],
-    ip_address: str | None,
-) -> ReviewItem:
-    item.status = ReviewStatus.RESOLVED
-    item.rationale = rationale
-    item.resolution = resolution
-    item.resolved_by = user
-    item.resolved_at = timezone.now()
-    item.save(update_fields=["status", "rationale", "resolution", "resolved_by", "resolved_at"])
-    audit_record(
-        action=AuditAction.REVIEW_RESOLVE,
-        actor=user,
-        project=item.project,
-        target=f"review:{item.pk}",
-        # Ids and decisions only: never a surface, nor the rationale's free text.
-        detail={
-            "kind": item.kind,
-            "action": resolution["action"],
-            "decision": resolution.get("decision", ""),
-            "entity_id": resolution.get("entity_id", item.entity_id),
-        },
-        ip_address=ip_address,
-    )
-    return item
-
-
-def review_comment(*, item: ReviewItem, actor: Any, body: str) -> Comment:
-    """A comment on an item, open or resolved."""
-    body = (body or "").strip()
-    if not body:
-        raise DomainError("a comment cannot be empty")
-    if len(body) > MAX_COMMENT:
-        raise DomainError(f"a comment is at most {MAX_COMMENT} characters")
-    return Comment.objects.create(review_item=item, author=_user(actor), body=body)

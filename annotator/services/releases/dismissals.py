@@ -1,0 +1,130 @@
+"""The detection check's dismissals: a finding of a refused release that a lead or admin
+judged harmless, audited, and not counted by the next release while the document stays
+as it was checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from annotator.models import (
+    AuditAction,
+    Document,
+    HitDismissal,
+    Release,
+    ReleaseLeak,
+    ReleaseStatus,
+)
+from annotator.services.audit import audit_record
+from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.services.releases.create import _user
+from pseudonymizer.release import LEAK, Finding
+
+REASON_MAX = 2000
+
+
+def release_hit_dismiss(
+    *,
+    release: Release,
+    document_id: int,
+    start: int,
+    end: int,
+    detector: str,
+    reason: str,
+    actor: Any,
+    ip_address: str | None = None,
+) -> HitDismissal:
+    """Judge a finding of a refused release harmless: what `detector` found at `start`:`end`
+    of a document (or a pattern left in its rendering). The next release does not count it
+    while the document's text and decisions stay as they were when it was checked, and lists
+    it in its manifest; the dismissal is audited.
+
+    DomainError without a reason, for a release that is not refused, or for an original of
+    the table (fix the document instead); NotFoundError for a finding the release did not
+    list; ConflictError when it is dismissed already.
+    """
+    reason = str(reason or "").strip()
+    if not reason:
+        raise DomainError("say why this is harmless: a dismissal needs a reason")
+    if len(reason) > REASON_MAX:
+        raise DomainError(f"the reason is too long: {REASON_MAX} characters at most")
+    if release.status != ReleaseStatus.REFUSED:
+        raise DomainError(
+            f"release {release.version} is {release.status}: only a refused release's "
+            "findings can be dismissed"
+        )
+    row = ReleaseLeak.objects.filter(release=release, document_id=document_id).first()
+    if row is None:
+        raise NotFoundError(f"document {document_id} is not in the report of this release")
+    finding = next(
+        (
+            entry
+            for entry in row.findings
+            if (entry.get("document_start"), entry.get("document_end"), entry.get("source"))
+            == (start, end, detector)
+        ),
+        None,
+    )
+    if finding is None:
+        raise NotFoundError(
+            f"release {release.version} lists nothing found by {detector!r} at "
+            f"[{start}, {end}) of document {document_id}"
+        )
+    if not Finding(**_finding_fields(finding)).dismissible:
+        raise DomainError(
+            "an original of the correspondence table left in the output is a leak, not a "
+            "judgement: fix the document (pseudonymize the surface there), then cut again"
+        )
+    document = Document.objects.filter(pk=document_id, project=release.project).first()
+    if document is None:
+        raise NotFoundError(f"document {document_id} is gone")
+    user = _user(actor)
+    try:
+        with transaction.atomic():
+            dismissal = HitDismissal.objects.create(
+                project=release.project,
+                document=document,
+                start=start,
+                end=end,
+                detector=detector,
+                label=str(finding.get("label") or ""),
+                fingerprint=row.fingerprint,
+                reason=reason,
+                release=release,
+                dismissed_by=user,
+            )
+            audit_record(
+                action=AuditAction.HIT_DISMISS,
+                actor=user,
+                project=release.project,
+                target=f"document:{document_id}",
+                # Where and what found it, never the text there nor the reason (a person
+                # may quote the name in it): the reason stays with the dismissal.
+                detail={
+                    "release": release.version,
+                    "document_id": document_id,
+                    "start": start,
+                    "end": end,
+                    "detector": detector,
+                    "label": dismissal.label,
+                    "dismissal": dismissal.pk,
+                },
+                ip_address=ip_address,
+            )
+    except IntegrityError:
+        raise ConflictError(
+            "this finding is dismissed already for the document as it was checked"
+        ) from None
+    return dismissal
+
+
+def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": str(entry.get("kind") or LEAK),
+        "document_start": int(entry.get("document_start") or 0),
+        "document_end": int(entry.get("document_end") or 0),
+        "label": str(entry.get("label") or ""),
+        "source": str(entry.get("source") or ""),
+    }

@@ -1,0 +1,133 @@
+"""Where a release's files are kept and what they are called, the writers of its data
+formats, the reads of a finished release's files (and their audit), and the removal of
+what a failed release left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from django.conf import settings
+
+from annotator.models import (
+    AuditAction,
+    Project,
+    Release,
+    ReleaseFormat,
+    ReleaseLeak,
+    ReleaseNerHits,
+    ReleaseStatus,
+)
+from annotator.services.audit import audit_record
+from annotator.services.errors import DomainError, NotFoundError
+from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
+
+RELEASES_DIR = "releases"  # under settings.MEDIA_ROOT; one folder per release: <slug>/<version>/
+MANIFEST_NAME = "manifest.json"
+
+
+_WRITERS: dict[str, Callable[[Iterator[OutputDocument], TextIO], int]] = {
+    ReleaseFormat.JSONL: write_jsonl,
+    ReleaseFormat.CSV: write_csv,
+    ReleaseFormat.CONLL: write_conll,
+}
+_EXTENSIONS: dict[str, str] = {
+    ReleaseFormat.JSONL: "jsonl",
+    ReleaseFormat.CSV: "csv",
+    ReleaseFormat.CONLL: "conll",
+}
+
+
+def releases_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / RELEASES_DIR
+
+
+def project_releases_folder(project: Project) -> Path:
+    return releases_root() / project.slug
+
+
+def _folder(release: Release) -> Path:
+    return project_releases_folder(release.project) / str(release.version)
+
+
+def _data_name(release: Release) -> str:
+    return f"{release.project.slug}-v{release.version}-{release.strategy}.{_EXTENSIONS[release.format]}"  # noqa: E501
+
+
+def _within_root(path: Path) -> Path:
+    resolved = path.resolve()
+    if releases_root().resolve() not in resolved.parents:
+        raise NotFoundError("this release's file is not where releases are kept")
+    return resolved
+
+
+def release_data_path(release: Release) -> Path:
+    """The data file of a DONE release; DomainError for one not done, NotFoundError when the
+    file is gone."""
+    if release.status != ReleaseStatus.DONE or not release.file_path:
+        raise DomainError(f"release {release.version} is {release.status}: it has no file")
+    path = _within_root(Path(settings.MEDIA_ROOT) / release.file_path)
+    if not path.is_file():
+        raise NotFoundError(f"the file of release {release.version} is missing on the server")
+    return path
+
+
+def release_manifest_path(release: Release) -> Path:
+    """manifest.json beside the data file of a DONE release."""
+    path = release_data_path(release).parent / MANIFEST_NAME
+    if not path.is_file():
+        raise NotFoundError(f"the manifest of release {release.version} is missing")
+    return path
+
+
+def release_download_record(
+    *, release: Release, actor: Any, what: str, ip_address: str | None = None
+) -> None:
+    """Audit a download of a release's data or manifest."""
+    if what not in ("data", "manifest"):
+        raise DomainError(f"a release has data and a manifest, not {what!r}")
+    audit_record(
+        action=AuditAction.RELEASE,
+        actor=actor,
+        project=release.project,
+        target=f"release:{release.pk}",
+        detail={"event": "downloaded", "what": what, "version": release.version},
+        ip_address=ip_address,
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_json(path: Path, value: Any) -> None:
+    part = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
+    part.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(part, path)
+
+
+def release_discard_partial(release: Release) -> None:
+    """Delete what a release that failed (its worker died, a NER batch failed) left behind:
+    half-written files in its folder, the NER hits stored for it, a partial report."""
+    ReleaseNerHits.objects.filter(release_id=release.pk).delete()
+    ReleaseLeak.objects.filter(release_id=release.pk).delete()
+    folder = _folder(release)
+    for part in folder.glob(".*.part"):
+        part.unlink(missing_ok=True)
+    _remove_empty(folder)
+
+
+def _remove_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
