@@ -200,6 +200,14 @@ class Document(models.Model):
             kwargs["update_fields"] = {*update_fields, "search_text"}
         super().save(*args, **kwargs)
 
+    @property
+    def is_blind(self) -> bool:
+        """A replica: a blind second annotation. Its decisions stay on its spans (never the
+        table, propagation or learning), it receives none of the project's choices, and its
+        annotator sees no other decision for its surfaces. Lists of the corpus leave it out
+        (`DocumentQuerySet.originals`, `SpanQuerySet.on_originals`)."""
+        return self.replica_of_id is not None
+
 
 class SpanQuerySet(models.QuerySet["Span"]):
     def for_document(self, document: Document) -> SpanQuerySet:
@@ -213,6 +221,10 @@ class SpanQuerySet(models.QuerySet["Span"]):
 
     def decided_by_person(self) -> SpanQuerySet:
         return self.filter(Q(source=SpanSource.HUMAN) | ~Q(status=SpanStatus.PROPOSED))
+
+    def on_originals(self) -> SpanQuerySet:
+        """The spans of the corpus itself: none of a replica's (`Document.is_blind`)."""
+        return self.filter(document__replica_of__isnull=True)
 
 
 class Span(models.Model):

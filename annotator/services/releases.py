@@ -73,6 +73,7 @@ from annotator.models import (
     ReleaseStatus,
     SpanStatus,
 )
+from annotator.permissions import acting_user
 from annotator.selectors.learning import learned_latest
 from annotator.selectors.releases import (
     RELEASED_STATUSES,
@@ -155,10 +156,6 @@ _EXTENSIONS: dict[str, str] = {
 # --- Creating ---------------------------------------------------------------------------------
 
 
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-
-
 def _check(project: Project, strategy: str, format: str, language: str) -> None:
     if strategy not in Strategy.__members__.values():
         raise DomainError(
@@ -211,7 +208,7 @@ def release_create(
     format = str(format or "")
     language = str(language or "")
     _check(project, strategy, format, language)
-    user = _user(actor)
+    user = acting_user(actor)
     ner_models = _ner_models(project, language)
     for attempt in range(3):
         try:
@@ -1006,7 +1003,7 @@ def release_hit_dismiss(
     document = Document.objects.filter(pk=document_id, project=release.project).first()
     if document is None:
         raise NotFoundError(f"document {document_id} is gone")
-    user = _user(actor)
+    user = acting_user(actor)
     try:
         with transaction.atomic():
             dismissal = HitDismissal.objects.create(

@@ -76,6 +76,7 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
+from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
 from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
@@ -117,10 +118,6 @@ _WORD = re.compile(r"\w+")
 
 def _fingerprint(kind: str, *parts: object) -> str:
     return hashlib.sha256("\x1f".join([kind, *map(str, parts)]).encode()).hexdigest()
-
-
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
 
 
 # --- Detection ----------------------------------------------------------------------------
@@ -181,12 +178,11 @@ class _Raiser:
 
 def _decided_spans(project: Project) -> Any:
     """The corpus's spans a person accepted that point at an entity (no replica's)."""
-    return Span.objects.filter(
-        document__project=project,
-        document__replica_of__isnull=True,
-        status=SpanStatus.ACCEPTED,
-        entity_id__isnull=False,
-    ).order_by()
+    return (
+        Span.objects.on_originals()
+        .filter(document__project=project, status=SpanStatus.ACCEPTED, entity_id__isnull=False)
+        .order_by()
+    )
 
 
 def _chunks(values: list[int], size: int = CHUNK) -> Iterator[list[int]]:
@@ -380,7 +376,8 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
     sizes = sorted({len(words) for words in index})
     found: dict[tuple[str, ...], list[int]] = defaultdict(list)
     documents = (
-        Document.objects.filter(project=project, replica_of__isnull=True)
+        Document.objects.filter(project=project)
+        .originals()
         .values_list("pk", "search_text")
         .order_by("pk")
     )
@@ -490,7 +487,7 @@ def review_attempt_record(
         pseudonym_digest(project, replacement or ""),
         winner.entity_id,
     )
-    user = _user(actor)
+    user = acting_user(actor)
     try:
         with transaction.atomic():
             if ReviewItem.objects.filter(
@@ -670,7 +667,7 @@ def review_resolve(
                           f"{', '.join(project.labels)}")  # fmt: skip
     keep_reason = (keep_reason or "").strip() or rationale
     keep_reason = keep_reason[:MAX_KEEP_REASON] if decision == Decision.KEEP else ""
-    user = _user(actor)
+    user = acting_user(actor)
     span = item.span
     entity_id = item.entity_id or (span.entity_id if span is not None else None)
     if entity_id is None:
@@ -703,9 +700,8 @@ def review_resolve(
     behind = ~Q(decision=decision) | ~Q(keep_reason=changes["keep_reason"])
     if label:
         behind |= ~Q(label=label)
-    Span.objects.filter(
-        document__project=project, document__replica_of__isnull=True, entity_id=entity_id
-    ).exclude(status=SpanStatus.REJECTED).filter(behind).update(**changes)
+    following = Span.objects.on_originals().filter(document__project=project, entity_id=entity_id)
+    following.exclude(status=SpanStatus.REJECTED).filter(behind).update(**changes)
     if span is not None and span.status != SpanStatus.REJECTED:
         # The item's own span: the lead's decision accepts it (a flagged proposal too).
         own = {**changes, "entity_id": entity_id}
@@ -739,7 +735,7 @@ def review_dismiss(
     to change. A scan does not raise the same conflict again while it stays the same."""
     rationale = _check_rationale(rationale)
     item = _locked_open(item)
-    return _close(item, _user(actor), rationale, {"action": DISMISS}, ip_address)
+    return _close(item, acting_user(actor), rationale, {"action": DISMISS}, ip_address)
 
 
 def _close(
@@ -779,4 +775,4 @@ def review_comment(*, item: ReviewItem, actor: Any, body: str) -> Comment:
         raise DomainError("a comment cannot be empty")
     if len(body) > MAX_COMMENT:
         raise DomainError(f"a comment is at most {MAX_COMMENT} characters")
-    return Comment.objects.create(review_item=item, author=_user(actor), body=body)
+    return Comment.objects.create(review_item=item, author=acting_user(actor), body=body)

@@ -1,5 +1,5 @@
-"""What every part of the door needs: the keys' scope of a project, the person an actor is,
-and the audit of a person's read of the table."""
+"""What every part of the door needs: the keys' scope of a project and the audit of a
+person's read of the table."""
 
 from __future__ import annotations
 
@@ -13,14 +13,6 @@ from annotator.services.audit import audit_record
 
 def scope_of(project: Project) -> Scope:
     return Scope(project.pk, project.secret)
-
-
-def user_id_of(actor: Any) -> int | None:
-    """The id of the person `actor` is; None for no one (a task, an anonymous request)."""
-    if actor is None or not getattr(actor, "is_authenticated", False):
-        return None
-    pk = getattr(actor, "pk", None)
-    return int(pk) if pk is not None else None
 
 
 def read_record(

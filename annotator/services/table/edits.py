@@ -39,10 +39,11 @@ from annotator.keys import crypto
 from annotator.keys import edits as keys
 from annotator.keys.edits import Edit, EntityChange, Follow
 from annotator.models import AuditAction, Document, Project, Span
+from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
 from annotator.services.decisions import check_decision
-from annotator.services.table.base import scope_of, user_id_of
+from annotator.services.table.base import scope_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, normalize_alias
@@ -148,7 +149,7 @@ def entity_update(
             entity_id=entity_id,
             version=version,
             change=change,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
             check_decision=_entity_decision,
         ),
@@ -183,7 +184,7 @@ def entity_merge(
             other_version=other_version,
             decision=decision,
             keep_reason=keep_reason,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
             check_decision=_entity_decision,
         ),
@@ -211,7 +212,7 @@ def entity_split(
             entity_id=entity_id,
             alias_ids=alias_ids,
             version=version,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
     )
@@ -240,7 +241,7 @@ def alias_link(
             entity_id=entity_id,
             alias_id=alias_id,
             version=version,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
     )
