@@ -31,14 +31,18 @@ from annotator.keys.surfaces import (
 from annotator.keys.words import replacement_words_rewrite
 from annotator.routers import keys_alias
 from pseudonymizer.pseudonyms import invalidate, suggest
-from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import (
+    REPLACED_DECISIONS,
+    Decision,
+    DecisionRefused,
+    check_decision,
+    kept_reason,
+)
 
 DRAWS = 5  # pseudonyms drawn at once when an entity becomes pseudonymized
 
 # Whether a pseudonym occurs in a document of the project (the Domain reads the documents).
 InCorpus = Callable[[str], bool]
-# The Domain's rule for a valid decision and reason to keep; raises when it is not.
-CheckDecision = Callable[[str, str], None]
 
 
 @dataclass(frozen=True)
@@ -231,8 +235,16 @@ def _follow(
     entity_ids: Iterable[int], decision: str, keep_reason: str, *, entity_id: int | None = None
 ) -> Follow:
     """The spans of `entity_ids` take the entity's decision (and, when given, its id)."""
-    reason = keep_reason if decision == Decision.KEEP else ""
-    return Follow(tuple(entity_ids), decision, reason, entity_id)
+    return Follow(tuple(entity_ids), decision, kept_reason(decision, keep_reason), entity_id)
+
+
+def _checked_decision(decision: str, keep_reason: str) -> str:
+    """The reason an entity's `decision` carries, by the engine's rule (`check_decision`);
+    Refused when the rule refuses it."""
+    try:
+        return check_decision(decision, keep_reason, subject="entity")
+    except DecisionRefused as error:
+        raise Refused(str(error)) from None
 
 
 def _bump(entity: Entity, **fields: Any) -> None:
@@ -250,7 +262,6 @@ def entity_update(
     change: EntityChange,
     user_id: int | None,
     in_corpus: InCorpus,
-    check_decision: CheckDecision,
 ) -> Edit:
     """Apply a lead's `change` to one entity, or raise having changed nothing."""
     with transaction.atomic(using=keys_alias()):
@@ -259,8 +270,7 @@ def entity_update(
         prior = entity.decision
         decision = change.decision if change.decision is not None else prior
         keep_reason = change.keep_reason if change.keep_reason is not None else entity.keep_reason
-        keep_reason = keep_reason.strip() if decision == Decision.KEEP else ""
-        check_decision(decision, keep_reason)
+        keep_reason = _checked_decision(decision, keep_reason)
         aliases = {
             alias.pk: alias
             for alias in Alias.objects.using(keys_alias()).filter(entity_id=entity.pk)
@@ -303,7 +313,6 @@ def entity_merge(
     keep_reason: str | None,
     user_id: int | None,
     in_corpus: InCorpus,
-    check_decision: CheckDecision,
 ) -> Edit:
     """Fold `other_id` into `entity_id`: its aliases move (its spans follow), it goes. Two
     entities decided differently merge only with the `decision` the merged one takes; the
@@ -323,8 +332,7 @@ def entity_merge(
                 )
             decision = entity.decision
         reason = keep_reason if keep_reason is not None else entity.keep_reason or other.keep_reason
-        reason = reason.strip() if decision == Decision.KEEP else ""
-        check_decision(decision, reason)
+        reason = _checked_decision(decision, reason)
         names = [
             (alias, entity.decision if alias.entity_id == entity.pk else other.decision)
             for alias in _names([entity.pk, other.pk])

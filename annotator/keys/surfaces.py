@@ -34,7 +34,13 @@ from annotator.routers import keys_alias
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
 from pseudonymizer.pseudonyms.shape import script_of, word_keys
-from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import (
+    REPLACED_DECISIONS,
+    Decision,
+    DecisionRefused,
+    check_known_decision,
+    kept_reason,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -378,8 +384,11 @@ def surface_decide(
     the person `user_id`'s own and nothing else relies on it (`relied_on`, asked of its
     entity's id): then it is changed.
     """
-    if decision not in Decision.__members__.values():
-        raise Refused(f"unknown decision {decision!r}")
+    try:
+        check_known_decision(decision)
+    except DecisionRefused as error:
+        raise Refused(str(error)) from None
+    keep_reason = kept_reason(decision, keep_reason)
     if not crypto.normalise_surface(surface):
         raise Refused("an empty surface cannot be decided")
     database = keys_alias()
@@ -456,7 +465,7 @@ def _create(
                     project_id=scope.project_id,
                     label=label,
                     decision=decision,
-                    keep_reason=keep_reason if decision == Decision.KEEP else "",
+                    keep_reason=keep_reason,
                     created_by_id=user_id,
                 )
                 alias = Alias(

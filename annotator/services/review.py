@@ -78,7 +78,7 @@ from annotator.models import (
 )
 from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
-from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
+from annotator.services.decisions import check_decision, check_known_decision, kept_reason
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.table import (
     EntityChange,
@@ -512,8 +512,9 @@ def review_attempt_record(
                     "recorded": {"decision": winner.decision},
                 },
             )
-            if keep_reason.strip() and decision == Decision.KEEP:
-                body = f"Wanted to keep it: {keep_reason.strip()}"
+            wanted = kept_reason(decision, keep_reason)
+            if wanted:
+                body = f"Wanted to keep it: {wanted}"
                 Comment.objects.create(review_item=item, author=user, body=body[:MAX_COMMENT])
     except IntegrityError:
         return None  # recorded meanwhile
@@ -665,8 +666,9 @@ def review_resolve(
     if label and label not in project.labels:
         raise DomainError(f"unknown label {label!r}; the project's labels are "
                           f"{', '.join(project.labels)}")  # fmt: skip
-    keep_reason = (keep_reason or "").strip() or rationale
-    keep_reason = keep_reason[:MAX_KEEP_REASON] if decision == Decision.KEEP else ""
+    # Kept without a reason of its own: the rationale says why, when it fits as one.
+    reason = (keep_reason or "").strip() or (rationale if decision == Decision.KEEP else "")
+    keep_reason = check_decision(decision, reason, subject="entity")
     user = acting_user(actor)
     span = item.span
     entity_id = item.entity_id or (span.entity_id if span is not None else None)

@@ -289,7 +289,7 @@ def _create_locked(
     user = acting_user(actor)
     _check_offsets(document.text, start, end)
     _check_label(document, label)
-    check_decision(decision, keep_reason)
+    keep_reason = check_decision(decision, keep_reason)
     _make_room(document, start, end, user, keep=None)
     now = timezone.now()
     span = Span(
@@ -300,7 +300,7 @@ def _create_locked(
         source=SpanSource.HUMAN,
         status=SpanStatus.ACCEPTED,
         decision=decision,
-        keep_reason=keep_reason if decision == Decision.KEEP else "",
+        keep_reason=keep_reason,
         created_by=user,
         decided_by=user,
         decided_at=now,
@@ -374,9 +374,8 @@ def _update_locked(
     if change.decision is not None or change.keep_reason is not None:
         decision = span.decision if change.decision is None else change.decision
         keep_reason = span.keep_reason if change.keep_reason is None else change.keep_reason
-        check_decision(decision, keep_reason)
+        span.keep_reason = check_decision(decision, keep_reason)
         span.decision = decision
-        span.keep_reason = keep_reason if decision == Decision.KEEP else ""
         fields |= {"decision", "keep_reason"}
     if status is not None and status != span.status:
         span.status = status

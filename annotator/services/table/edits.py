@@ -42,7 +42,6 @@ from annotator.models import AuditAction, Document, Project, Span
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
-from annotator.services.decisions import check_decision
 from annotator.services.table.base import scope_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
@@ -67,10 +66,6 @@ def in_corpus(project: Project, replacement: str) -> bool:
         .order_by()
     )
     return any(matcher.recognize_one(text) for text in candidates.iterator(chunk_size=100))
-
-
-def _entity_decision(decision: str, keep_reason: str) -> None:
-    check_decision(decision, keep_reason, subject="entity")
 
 
 def _spans_follow(project: Project, follow: Follow) -> int:
@@ -151,7 +146,6 @@ def entity_update(
             change=change,
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
-            check_decision=_entity_decision,
         ),
     )
     return entity_get(project, edit.entity_id)
@@ -186,7 +180,6 @@ def entity_merge(
             keep_reason=keep_reason,
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
-            check_decision=_entity_decision,
         ),
     )
     return entity_get(project, edit.entity_id)
