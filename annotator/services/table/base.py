@@ -1,5 +1,5 @@
-"""What every part of the door needs: the keys' scope of a project and the audit of a
-person's read of the table."""
+"""What every part of the door needs: the keys' scope of a project, the Domain's part of the
+rule for a pseudonym (`in_corpus`), and the audit of a person's read of the table."""
 
 from __future__ import annotations
 
@@ -7,12 +7,31 @@ from typing import Any
 
 from annotator.keys.reads import KeyFilters
 from annotator.keys.scope import Scope
-from annotator.models import AuditAction, Project
+from annotator.models import AuditAction, Document, Project
 from annotator.services.audit import audit_record
+from pseudonymizer.recognizers.known import KnownEntityRecognizer, normalize_alias
 
 
 def scope_of(project: Project) -> Scope:
     return Scope(project.pk, project.secret)
+
+
+def in_corpus(project: Project, replacement: str) -> bool:
+    """Whether `replacement` occurs in a document of the project where the known-entity
+    recognizer would find it (case, accents, Arabic variants and proclitics as it reads
+    them): the database narrows the documents by a substring of their folded text."""
+    key = normalize_alias(replacement)
+    if len(key) < 2:
+        return False
+    if key.startswith("\u0627\u0644") and len(key) > 3:
+        key = key[1:]  # found with its article's alef elided too
+    matcher = KnownEntityRecognizer([(replacement, "X")])
+    candidates = (
+        Document.objects.filter(project=project, search_text__contains=key)
+        .values_list("text", flat=True)
+        .order_by()
+    )
+    return any(matcher.recognize_one(text) for text in candidates.iterator(chunk_size=100))
 
 
 def read_record(

@@ -23,7 +23,7 @@ from annotator.keys.surfaces import SUGGESTIONS, Choice
 from annotator.models import Project, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
-from annotator.services.table.base import scope_of
+from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 
 __all__ = ["SUGGESTIONS", "Choice", "NamedAlias"]
@@ -107,6 +107,7 @@ def surface_decide(
             decision=decision,
             replacement=replacement,
             keep_reason=keep_reason,
+            in_corpus=lambda text: in_corpus(project, text),
             user_id=acting_user_id(actor),
             relied_on=lambda entity_id: _spans_of(project, entity_id, span_id).exists(),
         )
