@@ -15,7 +15,7 @@ from django.db.models import Q
 
 from pseudonymizer.recognizers.known import fold
 from pseudonymizer.strategies import Strategy
-from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision, Source
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, MAX_KEEP_REASON, Decision, Source
 
 
 def new_project_secret() -> str:
@@ -240,7 +240,7 @@ class Span(models.Model):
     decision = models.CharField(
         max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
     )
-    keep_reason = models.CharField(max_length=255, blank=True)
+    keep_reason = models.CharField(max_length=MAX_KEEP_REASON, blank=True)
     # The entity of the correspondence table (the keys' Entity) by id: that table may
     # live in another database, so there is no foreign key to join through.
     entity_id = models.BigIntegerField(null=True, blank=True)

@@ -36,7 +36,7 @@ from annotator.services.spans import (
     span_update,
 )
 from annotator.services.table import Choice, SurfaceConflict
-from pseudonymizer.vocabulary import Decision
+from pseudonymizer.vocabulary import MAX_KEEP_REASON, Decision
 
 STATUS_CHOICES = [(value, label) for value, label in SpanStatus.choices]
 
@@ -94,7 +94,7 @@ class SpanCreateSerializer(serializers.Serializer[Any]):
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
     label = StrictCharField(max_length=64)  # type: ignore[assignment]
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE)
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
 
 
@@ -107,7 +107,7 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
     start = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
     end = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False)
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
     flag = StrictCharField(
         max_length=5000, required=False, help_text="Flag the span for the lead, with a comment"
