@@ -15,7 +15,7 @@ from django.db.models import Q
 
 from pseudonymizer.folding import fold
 from pseudonymizer.strategies import Strategy
-from pseudonymizer.vocabulary import DEFAULT_PROFILE, Decision, Source
+from pseudonymizer.vocabulary import DEFAULT_PROFILE, MAX_KEEP_REASON, Decision, Source
 
 
 def new_project_secret() -> str:
@@ -200,6 +200,14 @@ class Document(models.Model):
             kwargs["update_fields"] = {*update_fields, "search_text"}
         super().save(*args, **kwargs)
 
+    @property
+    def is_blind(self) -> bool:
+        """A replica: a blind second annotation. Its decisions stay on its spans (never the
+        table, propagation or learning), it receives none of the project's choices, and its
+        annotator sees no other decision for its surfaces. Lists of the corpus leave it out
+        (`DocumentQuerySet.originals`, `SpanQuerySet.on_originals`)."""
+        return self.replica_of_id is not None
+
 
 class SpanQuerySet(models.QuerySet["Span"]):
     def for_document(self, document: Document) -> SpanQuerySet:
@@ -213,6 +221,10 @@ class SpanQuerySet(models.QuerySet["Span"]):
 
     def decided_by_person(self) -> SpanQuerySet:
         return self.filter(Q(source=SpanSource.HUMAN) | ~Q(status=SpanStatus.PROPOSED))
+
+    def on_originals(self) -> SpanQuerySet:
+        """The spans of the corpus itself: none of a replica's (`Document.is_blind`)."""
+        return self.filter(document__replica_of__isnull=True)
 
 
 class Span(models.Model):
@@ -228,7 +240,7 @@ class Span(models.Model):
     decision = models.CharField(
         max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
     )
-    keep_reason = models.CharField(max_length=255, blank=True)
+    keep_reason = models.CharField(max_length=MAX_KEEP_REASON, blank=True)
     # The entity of the correspondence table (the keys' Entity) by id: that table may
     # live in another database, so there is no foreign key to join through.
     entity_id = models.BigIntegerField(null=True, blank=True)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import QuerySet
+from django.http import Http404
 from rest_framework.permissions import BasePermission
 
 from annotator.models import Document, DocumentQuerySet, Membership, Project, Role
@@ -79,6 +81,18 @@ class Access:
 NO_ACCESS = Access(role=None, languages=(), all_languages=False)
 
 
+def acting_user(actor: Any) -> Any:
+    """The person `actor` is, to record as who acted: the user, or None for no one (a task,
+    a management command, an anonymous request)."""
+    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+
+
+def acting_user_id(actor: Any) -> int | None:
+    """The id of the person `actor` is (`acting_user`); None for no one."""
+    pk = getattr(acting_user(actor), "pk", None)
+    return int(pk) if pk is not None else None
+
+
 def sees_every_language(role: str) -> bool:
     """Whether `role` works on every language of a project, not only a member's own."""
     return Can.VIEW_ALL_DOCUMENTS in ROLE_CAPABILITIES[role]
@@ -135,9 +149,26 @@ def can_view_document(user: Any, document: Document) -> bool:
         return True
     # Blind double annotation: an annotator opens a replica only when it is theirs, and never
     # the original of one they hold.
-    if document.replica_of_id is not None:
+    if document.is_blind:
         return bool(document.assignee_id == user.pk)
     return not Document.objects.filter(replica_of=document, assignee=user).exists()
+
+
+def document_or_404(
+    user: Any, project: Project, pk: Any, documents: QuerySet[Document] | None = None
+) -> Document:
+    """The document `pk` of `project` (read from `documents`, which may select or defer
+    columns), when `user` may open it (`can_view_document`). Http404 otherwise, the same
+    for a document that does not exist and one the user may not see, so that nobody learns
+    which documents exist in languages they do not work on; pages and the API alike."""
+    queryset = Document.objects.all() if documents is None else documents
+    document = queryset.filter(project=project, pk=pk).first()
+    if document is None:
+        raise Http404("No such document.")
+    document.project = project
+    if not can_view_document(user, document):
+        raise Http404("No such document.")
+    return document
 
 
 def visible_documents(user: Any, project: Project) -> DocumentQuerySet:
@@ -163,8 +194,6 @@ class ProjectPermission(BasePermission):
     """
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        from django.http import Http404
-
         project: Project = view.get_project()  # type: ignore[attr-defined]
         access = access_for(request.user, project)
         if not access.is_member:

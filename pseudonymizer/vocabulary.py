@@ -58,3 +58,40 @@ MACHINE_SOURCES: frozenset[str] = frozenset(
 # Detection profiles (`pseudonymizer.recognizers.profiles` says what each one runs).
 PROFILES: tuple[str, ...] = ("recall", "precise")
 DEFAULT_PROFILE = "recall"
+
+# What a reason to keep may hold (`Span.keep_reason` and the table's `Entity.keep_reason`).
+MAX_KEEP_REASON = 255
+
+
+class DecisionRefused(ValueError):
+    """A decision outside the vocabulary, or a reason to keep that the rule refuses."""
+
+
+def check_known_decision(decision: str) -> Decision:
+    """`decision` as a Decision; DecisionRefused when it is none of them."""
+    if decision not in DECISIONS:
+        raise DecisionRefused(
+            f"unknown decision {decision!r}; decisions are {', '.join(DECISIONS)}"
+        )
+    return Decision(decision)
+
+
+def kept_reason(decision: str, keep_reason: str | None) -> str:
+    """The reason `decision` carries: `keep_reason` without its outer spaces for `keep`, none
+    for any other decision (a replaced or deleted identifier has nothing to justify)."""
+    return (keep_reason or "").strip() if decision == Decision.KEEP else ""
+
+
+def check_decision(decision: str, keep_reason: str | None, *, subject: str = "span") -> str:
+    """The rule for a decision a person makes: refuse (DecisionRefused) an unknown decision,
+    a reason to keep longer than MAX_KEEP_REASON (whatever the decision), and a `keep`
+    without a reason. The reason the decision carries (`kept_reason`)."""
+    check_known_decision(decision)
+    if len(keep_reason or "") > MAX_KEEP_REASON:
+        raise DecisionRefused(f"a reason to keep is at most {MAX_KEEP_REASON} characters")
+    reason = kept_reason(decision, keep_reason)
+    if decision == Decision.KEEP and not reason:
+        raise DecisionRefused(
+            f"say why the {subject} is kept (keep_reason): a public figure, a media…"
+        )
+    return reason

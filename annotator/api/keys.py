@@ -39,6 +39,7 @@ from annotator.services.table import (
     link_candidates_read,
 )
 from annotator.views.keys import EDIT_KEYS
+from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 VERSION_MAX = 2**31 - 1
 ID_MAX = 2**63 - 1
@@ -91,7 +92,7 @@ class EntityPatchSerializer(serializers.Serializer[Any]):
         min_value=1, max_value=VERSION_MAX, help_text="The version you read"
     )
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacements = serializers.ListField(
         child=ReplacementSerializer(), required=False, max_length=100
     )
@@ -112,7 +113,7 @@ class EntityMergeSerializer(serializers.Serializer[Any]):
         required=False,
         help_text="Needed when the two are decided differently",
     )
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
 
 
 class EntitySplitSerializer(serializers.Serializer[Any]):

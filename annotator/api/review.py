@@ -31,6 +31,7 @@ from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError
 from annotator.services.review import resolve, scan
 from annotator.services.table import Note, review_notes_read
+from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 
 class CommentSerializer(serializers.ModelSerializer[Comment]):
@@ -117,7 +118,7 @@ class ReviewResolveSerializer(serializers.Serializer[Any]):
     )
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
     label = StrictCharField(max_length=64, required=False)  # type: ignore[assignment]
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     rationale = StrictCharField(
         max_length=resolve.MAX_RATIONALE, help_text="Why: the annotators read it"
     )

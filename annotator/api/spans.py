@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
@@ -25,7 +24,7 @@ from annotator.api.fields import StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
-from annotator.permissions import Can, can_view_document
+from annotator.permissions import Can, document_or_404
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     SpanChange,
@@ -37,7 +36,7 @@ from annotator.services.spans import (
     span_update,
 )
 from annotator.services.table import Choice, SurfaceConflict
-from pseudonymizer.vocabulary import Decision
+from pseudonymizer.vocabulary import MAX_KEEP_REASON, Decision
 
 STATUS_CHOICES = [(value, label) for value, label in SpanStatus.choices]
 
@@ -95,7 +94,7 @@ class SpanCreateSerializer(serializers.Serializer[Any]):
     # The metaclass takes it as a field; mypy sees Field.label, the field's title.
     label = StrictCharField(max_length=64)  # type: ignore[assignment]
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE)
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
 
 
@@ -108,7 +107,7 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
     start = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
     end = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False)
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, required=False)
-    keep_reason = StrictCharField(max_length=255, required=False, allow_blank=True)
+    keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
     flag = StrictCharField(
         max_length=5000, required=False, help_text="Flag the span for the lead, with a comment"
@@ -153,14 +152,10 @@ class DocumentScoped(ProjectScoped):
 
     def get_document(self) -> Document:
         if not hasattr(self, "_document"):
-            project = self.get_project()
-            document = get_object_or_404(
-                Document.objects.defer("search_text"), project=project, pk=self.kwargs["pk"]
+            documents = Document.objects.defer("search_text")
+            self._document = document_or_404(
+                self.request.user, self.get_project(), self.kwargs["pk"], documents
             )
-            document.project = project
-            if not can_view_document(self.request.user, document):
-                raise Http404("No such document.")
-            self._document = document
         return self._document
 
     def conflict(self, error: StaleVersion | SurfaceConflict) -> Response:

@@ -6,7 +6,6 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
@@ -29,7 +28,7 @@ from annotator.api.serializers import (
     ProjectSerializer,
 )
 from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project
-from annotator.permissions import Can, ProjectPermission, can_view_document
+from annotator.permissions import Can, ProjectPermission, document_or_404
 from annotator.services.imports import import_job_create
 from annotator.services.spans import document_status_set
 
@@ -165,14 +164,8 @@ class DocumentDetail(ProjectScoped, generics.RetrieveAPIView[Document]):
     conflict_responses = ("PATCH",)
 
     def get_object(self) -> Document:
-        document = get_object_or_404(
-            Document.objects.prefetch_related("spans"),
-            project=self.get_project(),
-            pk=self.kwargs["pk"],
-        )
-        if not can_view_document(self.request.user, document):
-            raise Http404("No such document.")
-        return document
+        documents = Document.objects.prefetch_related("spans")
+        return document_or_404(self.request.user, self.get_project(), self.kwargs["pk"], documents)
 
     @extend_schema(request=DocumentStatusSerializer, responses={200: DocumentSerializer})
     def patch(self, request: Request, slug: str, pk: int) -> Response:

@@ -10,7 +10,7 @@ another gets `Stale`. Nothing here logs an original or puts one in what it retur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,22 +23,25 @@ from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale
 from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import (
+    InCorpus,
     _add_token_aliases,
     _aliases,
     _DigestSet,
     _replacements_in_use,
+    check_replacement,
 )
 from annotator.keys.words import replacement_words_rewrite
 from annotator.routers import keys_alias
 from pseudonymizer.pseudonyms import invalidate, suggest
-from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import (
+    REPLACED_DECISIONS,
+    Decision,
+    DecisionRefused,
+    check_decision,
+    kept_reason,
+)
 
 DRAWS = 5  # pseudonyms drawn at once when an entity becomes pseudonymized
-
-# Whether a pseudonym occurs in a document of the project (the Domain reads the documents).
-InCorpus = Callable[[str], bool]
-# The Domain's rule for a valid decision and reason to keep; raises when it is not.
-CheckDecision = Callable[[str, str], None]
 
 
 @dataclass(frozen=True)
@@ -100,30 +103,6 @@ def _entities(scope: Scope) -> Any:
     return Entity.objects.using(keys_alias()).filter(project_id=scope.project_id)
 
 
-def check_replacement(
-    scope: Scope, alias: Alias, original: str, replacement: str, in_corpus: InCorpus
-) -> None:
-    """The rules for a pseudonym a lead gives `alias` (whose own pseudonym and token-level
-    aliases are about to go): not empty, not the original, no other surface's pseudonym, no
-    original of the table, found in no document of the project. A lead may see every
-    original, so the reasons are told apart."""
-    key = crypto.normalise_surface(replacement)
-    if not key:
-        raise ReplacementRefused("a pseudonym cannot be empty")
-    if len(replacement) > Alias._meta.get_field("replacement").max_length:  # type: ignore[operator]
-        raise ReplacementRefused("this pseudonym is too long")
-    if key == crypto.normalise_surface(original):
-        raise ReplacementRefused("a pseudonym cannot be the original itself")
-    digest = crypto.surface_digest(scope.secret, replacement)
-    if _aliases(scope).filter(original_digest=digest).exists():
-        raise ReplacementRefused("this pseudonym is an original in the project's table")
-    others = _aliases(scope).filter(replacement_key=key).exclude(pk=alias.pk)
-    if others.exclude(parent_id=alias.pk).exists():
-        raise ReplacementRefused("another surface already has this pseudonym")
-    if in_corpus(replacement):
-        raise ReplacementRefused("this pseudonym occurs in a document of the project")
-
-
 def _set_replacement(scope: Scope, alias: Alias, replacement: str) -> None:
     alias.set_replacement(replacement)
     alias.save(using=keys_alias(), update_fields=["replacement", "replacement_key"])
@@ -156,7 +135,7 @@ def _replace(
         if replacement != alias.replacement:  # only its capitals change
             _set_replacement(scope, alias, replacement)
         return
-    check_replacement(scope, alias, original, replacement, in_corpus)
+    check_replacement(scope, original, replacement, in_corpus, alias_id=alias.pk, told=True)
     if alias.parent_id is None:
         Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
     _set_replacement(scope, alias, replacement)
@@ -180,7 +159,7 @@ def _draw_checked(
     )
     for candidate in drawn:
         try:
-            check_replacement(scope, alias, original, candidate, in_corpus)
+            check_replacement(scope, original, candidate, in_corpus, alias_id=alias.pk, told=True)
         except ReplacementRefused:
             continue
         return candidate
@@ -209,7 +188,7 @@ def _settle(
                 drawn = _draw_checked(scope, alias, original, entity.label, in_corpus)
             else:
                 drawn = invalidate(original, scope.secret)
-                check_replacement(scope, alias, original, drawn, in_corpus)
+                check_replacement(scope, original, drawn, in_corpus, alias_id=alias.pk, told=True)
             _set_replacement(scope, alias, drawn)
             _cut_tokens(scope, alias, original, entity.label, decision, user_id)
         else:
@@ -231,8 +210,16 @@ def _follow(
     entity_ids: Iterable[int], decision: str, keep_reason: str, *, entity_id: int | None = None
 ) -> Follow:
     """The spans of `entity_ids` take the entity's decision (and, when given, its id)."""
-    reason = keep_reason if decision == Decision.KEEP else ""
-    return Follow(tuple(entity_ids), decision, reason, entity_id)
+    return Follow(tuple(entity_ids), decision, kept_reason(decision, keep_reason), entity_id)
+
+
+def _checked_decision(decision: str, keep_reason: str) -> str:
+    """The reason an entity's `decision` carries, by the engine's rule (`check_decision`);
+    Refused when the rule refuses it."""
+    try:
+        return check_decision(decision, keep_reason, subject="entity")
+    except DecisionRefused as error:
+        raise Refused(str(error)) from None
 
 
 def _bump(entity: Entity, **fields: Any) -> None:
@@ -250,7 +237,6 @@ def entity_update(
     change: EntityChange,
     user_id: int | None,
     in_corpus: InCorpus,
-    check_decision: CheckDecision,
 ) -> Edit:
     """Apply a lead's `change` to one entity, or raise having changed nothing."""
     with transaction.atomic(using=keys_alias()):
@@ -259,8 +245,7 @@ def entity_update(
         prior = entity.decision
         decision = change.decision if change.decision is not None else prior
         keep_reason = change.keep_reason if change.keep_reason is not None else entity.keep_reason
-        keep_reason = keep_reason.strip() if decision == Decision.KEEP else ""
-        check_decision(decision, keep_reason)
+        keep_reason = _checked_decision(decision, keep_reason)
         aliases = {
             alias.pk: alias
             for alias in Alias.objects.using(keys_alias()).filter(entity_id=entity.pk)
@@ -303,7 +288,6 @@ def entity_merge(
     keep_reason: str | None,
     user_id: int | None,
     in_corpus: InCorpus,
-    check_decision: CheckDecision,
 ) -> Edit:
     """Fold `other_id` into `entity_id`: its aliases move (its spans follow), it goes. Two
     entities decided differently merge only with the `decision` the merged one takes; the
@@ -323,8 +307,7 @@ def entity_merge(
                 )
             decision = entity.decision
         reason = keep_reason if keep_reason is not None else entity.keep_reason or other.keep_reason
-        reason = reason.strip() if decision == Decision.KEEP else ""
-        check_decision(decision, reason)
+        reason = _checked_decision(decision, reason)
         names = [
             (alias, entity.decision if alias.entity_id == entity.pk else other.decision)
             for alias in _names([entity.pk, other.pk])

@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotator.keys import crypto
-from pseudonymizer.vocabulary import Decision
+from pseudonymizer.vocabulary import MAX_KEEP_REASON, Decision
 
 # The engine's decisions, as `annotator.Span.decision` takes them.
 DECISION_CHOICES = [(decision.value, decision.label) for decision in Decision]
@@ -22,7 +22,7 @@ class Entity(models.Model):
     decision = models.CharField(
         max_length=16, choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE.value
     )
-    keep_reason = models.CharField(max_length=255, blank=True)
+    keep_reason = models.CharField(max_length=MAX_KEEP_REASON, blank=True)
     # Optimistic concurrency for the lead's edits (API conventions: a stale version gets 409).
     version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(

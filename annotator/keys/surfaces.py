@@ -34,11 +34,19 @@ from annotator.routers import keys_alias
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
 from pseudonymizer.pseudonyms.shape import script_of, word_keys
-from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import (
+    REPLACED_DECISIONS,
+    Decision,
+    DecisionRefused,
+    check_known_decision,
+    kept_reason,
+)
 
 logger = logging.getLogger(__name__)
 
 SUGGESTIONS = 5
+# Whether a pseudonym occurs in a document of the project (the Domain reads the documents).
+InCorpus = Callable[[str], bool]
 # How often a drawn pseudonym is drawn again when another surface took it between the draw
 # and the write (annotators deciding at once): each loss means a concurrent winner, so a
 # few are plenty.
@@ -262,22 +270,47 @@ def suggestions_for(
     return [*first, *(s for s in fresh if s not in first)][:count]
 
 
-def _check_replacement(scope: Scope, surface: str, replacement: str) -> None:
+def check_replacement(
+    scope: Scope,
+    original: str,
+    replacement: str,
+    in_corpus: InCorpus,
+    *,
+    alias_id: int | None = None,
+    told: bool = False,
+) -> None:
+    """The one rule for a pseudonym given to the surface `original`, whoever gives it (a
+    person's pick, an invalidated form, a lead's edit, a key file): not empty, not too long,
+    not the original itself, no original of the table, no other surface's pseudonym (the
+    alias `alias_id`'s own, and its words', aside: they are about to go), and found in no
+    document of the project (`in_corpus`, the Domain's to answer). Raises ReplacementRefused.
+
+    `told`: the reasons are told apart, for a lead or an admin, who may see every original.
+    Otherwise the three that would say a name occurs in the project share one answer: an
+    annotator must not learn which names occur in documents they cannot open."""
     key = crypto.normalise_surface(replacement)
     if not key:
         raise ReplacementRefused("a pseudonym cannot be empty")
     if len(replacement) > Alias._meta.get_field("replacement").max_length:  # type: ignore[operator]
         raise ReplacementRefused("this pseudonym is too long")
-    if key == crypto.normalise_surface(surface):
+    if key == crypto.normalise_surface(original):
         raise ReplacementRefused("a pseudonym cannot be the original itself")
-    if (
-        _aliases(scope)
-        .filter(original_digest=crypto.surface_digest(scope.secret, replacement))
-        .exists()
-    ):
-        raise ReplacementRefused(_UNUSABLE)
-    if _aliases(scope).filter(replacement_key=key).exists():
-        raise ReplacementRefused(_UNUSABLE)
+    digest = crypto.surface_digest(scope.secret, replacement)
+    if _aliases(scope).filter(original_digest=digest).exists():
+        raise ReplacementRefused(
+            "this pseudonym is an original in the project's table" if told else _UNUSABLE
+        )
+    others = _aliases(scope).filter(replacement_key=key)
+    if alias_id is not None:
+        others = others.exclude(pk=alias_id).exclude(parent_id=alias_id)
+    if others.exists():
+        raise ReplacementRefused(
+            "another surface already has this pseudonym" if told else _UNUSABLE
+        )
+    if in_corpus(replacement):
+        raise ReplacementRefused(
+            "this pseudonym occurs in a document of the project" if told else _UNUSABLE
+        )
 
 
 def _draw(
@@ -366,6 +399,7 @@ def surface_decide(
     decision: str,
     replacement: str | None = None,
     keep_reason: str = "",
+    in_corpus: InCorpus,
     user_id: int | None = None,
     relied_on: Callable[[int], bool] = lambda entity_id: True,
 ) -> Choice:
@@ -374,12 +408,17 @@ def surface_decide(
     A new surface gets a new entity and alias (and, for a person pseudonymized, the
     token-level aliases of its words that no other surface has). `replacement` is the
     pseudonym the person picked; when None, the one already recorded, else the first
-    suggestion. A surface with another choice raises Taken with it, unless the choice is
+    suggestion. A pseudonym given or invalidated keeps the one rule (`check_replacement`,
+    `in_corpus` the Domain's part of it); one drawn that occurs in a document is drawn
+    again. A surface with another choice raises Taken with it, unless the choice is
     the person `user_id`'s own and nothing else relies on it (`relied_on`, asked of its
     entity's id): then it is changed.
     """
-    if decision not in Decision.__members__.values():
-        raise Refused(f"unknown decision {decision!r}")
+    try:
+        check_known_decision(decision)
+    except DecisionRefused as error:
+        raise Refused(str(error)) from None
+    keep_reason = kept_reason(decision, keep_reason)
     if not crypto.normalise_surface(surface):
         raise Refused("an empty surface cannot be decided")
     database = keys_alias()
@@ -417,6 +456,7 @@ def surface_decide(
             replacement=replacement,
             keep_reason=keep_reason,
             user_id=user_id,
+            in_corpus=in_corpus,
         )
 
 
@@ -431,16 +471,17 @@ def _create(
     replacement: str | None,
     keep_reason: str,
     user_id: int | None,
+    in_corpus: InCorpus,
 ) -> Choice:
     database = keys_alias()
     requested = replacement  # what the person typed, if anything, before a draw fills it
     drawn = decision == Decision.PSEUDONYMIZE and not replacement
     if decision == Decision.PSEUDONYMIZE:
         if replacement:
-            _check_replacement(scope, surface, replacement)
+            check_replacement(scope, surface, replacement, in_corpus)
     elif decision == Decision.INVALIDATE:
         replacement = replacement or invalidate(surface, scope.secret)
-        _check_replacement(scope, surface, replacement)
+        check_replacement(scope, surface, replacement, in_corpus)
     else:
         replacement = ""
     chosen = replacement or ""  # typed or invalidated; drawn below; "" for keep and delete
@@ -448,6 +489,11 @@ def _create(
     while True:
         if drawn:
             chosen = _draw(scope, surface, label, language, lost=lost)
+            if in_corpus(chosen):  # a word of the documents: drawn again, as if taken
+                lost.append(chosen)
+                if len(lost) >= DRAWS:
+                    raise Refused("no pseudonym could be drawn for this surface: type one")
+                continue
         try:
             # A savepoint: when another choice for the surface (or its pseudonym) committed
             # first, the entity made here goes too, and the winner is read back.
@@ -456,7 +502,7 @@ def _create(
                     project_id=scope.project_id,
                     label=label,
                     decision=decision,
-                    keep_reason=keep_reason if decision == Decision.KEEP else "",
+                    keep_reason=keep_reason,
                     created_by_id=user_id,
                 )
                 alias = Alias(

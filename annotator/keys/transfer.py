@@ -38,7 +38,7 @@ from annotator.keys import crypto
 from annotator.keys.errors import FileConflicts, KeyFileRefused, KeysError, Refused, Taken
 from annotator.keys.models import Alias, Entity
 from annotator.keys.scope import Scope
-from annotator.keys.surfaces import Choice, surface_choices, surface_decide
+from annotator.keys.surfaces import Choice, InCorpus, surface_choices, surface_decide
 from annotator.routers import keys_alias
 from pseudonymizer import keyfile
 from pseudonymizer.keytable import Alias as KeyAlias
@@ -209,7 +209,9 @@ def _words(alias: KeyAlias) -> int:
     return len(crypto.normalise_surface(alias.surface).split())
 
 
-def import_table(scope: Scope, table: KeyTable, user_id: int | None = None) -> ImportCounts:
+def import_table(
+    scope: Scope, table: KeyTable, user_id: int | None = None, *, in_corpus: InCorpus
+) -> ImportCounts:
     """Add the file's aliases the project lacks; all or nothing (see the module's docstring).
 
     Raises KeyFileRefused for a file that breaks the rules on its own, FileConflicts when
@@ -249,7 +251,7 @@ def import_table(scope: Scope, table: KeyTable, user_id: int | None = None) -> I
     if report.conflicts:
         raise FileConflicts(report.counts, report.conflicts)
     with transaction.atomic(using=keys_alias()):
-        _add(scope, rows, new, existing, report, user_id)
+        _add(scope, rows, new, existing, report, user_id, in_corpus)
         if report.conflicts:
             # Leaving the block by an exception rolls back every alias added above.
             raise FileConflicts(report.counts, report.conflicts)
@@ -277,6 +279,7 @@ def _add(
     existing: dict[str, Choice],
     report: _Report,
     user_id: int | None,
+    in_corpus: InCorpus,
 ) -> None:
     # Whole names before the words cut from them, shorter names first: a word with a choice
     # of its own in the file is recorded before a longer name would cut it from itself.
@@ -293,6 +296,7 @@ def _add(
                 label=alias.label,
                 decision=alias.decision,
                 replacement=alias.replacement or None,
+                in_corpus=in_corpus,
             )
         except Taken as error:
             winner = error.winner
@@ -381,11 +385,11 @@ def _set_creator(scope: Scope, created: dict[int, Choice], user_id: int | None) 
 
 
 def keys_import(
-    scope: Scope, *, data: bytes, passphrase: str, user_id: int | None = None
+    scope: Scope, *, data: bytes, passphrase: str, in_corpus: InCorpus, user_id: int | None = None
 ) -> ImportCounts:
     """Import a key file's bytes into the project, all or nothing (see the module's
     docstring): KeyFileRefused or FileConflicts, having changed nothing, or the counts."""
-    return import_table(scope, table_from_bytes(data, passphrase), user_id)
+    return import_table(scope, table_from_bytes(data, passphrase), user_id, in_corpus=in_corpus)
 
 
 def conflicts_as_dicts(conflicts: Iterable[ImportConflict]) -> list[dict[str, Any]]:

@@ -17,8 +17,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotator.models import AuditAction, Document, Membership, Project
-from annotator.permissions import access_from_membership
+from annotator.models import AuditAction, Document, Project
+from annotator.permissions import access_for
 from annotator.selectors.assignments import annotators_by_language
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
@@ -68,15 +68,9 @@ def documents_assign(
     user = None
     if assignee:
         user = get_user_model().objects.filter(username=assignee).first()
-        membership = Membership.objects.filter(project=project, user=user).first() if user else None
-        if user is None or (membership is None and not user.is_superuser):
+        access = access_for(user, project)
+        if user is None or not access.is_member:
             raise DomainError(f"{assignee!r} is not a member of {project.slug}")
-        access = access_from_membership(
-            user,
-            project,
-            role=membership.role if membership else None,
-            languages=membership.languages if membership else (),
-        )
         unseen = sorted({lang for lang in found.values() if not access.can_see_language(lang)})
         if unseen:
             raise DomainError(

@@ -8,6 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from annotator.models import AuditEvent, Project
+from annotator.permissions import acting_user
 
 
 def audit_record(
@@ -20,7 +21,7 @@ def audit_record(
     ip_address: str | None = None,
 ) -> AuditEvent:
     return AuditEvent.objects.create(
-        actor=actor if actor is not None and actor.is_authenticated else None,
+        actor=acting_user(actor),
         project=project,
         action=action,
         target=target,

@@ -1,25 +1,28 @@
-"""What makes a decision valid, for a span and for an entity of the correspondence table."""
+"""What makes a decision valid, for a span and for an entity of the correspondence table, in
+the Domain's errors. The rule itself is the engine's (`pseudonymizer.vocabulary`), which the
+keys apply too."""
 
 from __future__ import annotations
 
 from annotator.services.errors import DomainError
-from pseudonymizer.vocabulary import Decision
+from pseudonymizer import vocabulary
+from pseudonymizer.vocabulary import MAX_KEEP_REASON, Decision, DecisionRefused, kept_reason
 
-# Span.keep_reason and Entity.keep_reason hold this much.
-MAX_KEEP_REASON = 255
-
-
-def check_known_decision(decision: str) -> None:
-    if decision not in set(Decision):
-        raise DomainError(
-            f"unknown decision {decision!r}; decisions are {', '.join(d.value for d in Decision)}"
-        )
+__all__ = ["MAX_KEEP_REASON", "check_decision", "check_known_decision", "kept_reason"]
 
 
-def check_decision(decision: str, keep_reason: str, *, subject: str = "span") -> None:
-    """Refuse an unknown decision, and a `keep` without a reason (or with one too long)."""
-    check_known_decision(decision)
-    if len(keep_reason) > MAX_KEEP_REASON:
-        raise DomainError(f"a reason to keep is at most {MAX_KEEP_REASON} characters")
-    if decision == Decision.KEEP and not keep_reason.strip():
-        raise DomainError(f"say why the {subject} is kept (keep_reason): a public figure, a media…")
+def check_known_decision(decision: str) -> Decision:
+    """`decision` as a Decision; DomainError when it is none of them."""
+    try:
+        return vocabulary.check_known_decision(decision)
+    except DecisionRefused as error:
+        raise DomainError(str(error)) from None
+
+
+def check_decision(decision: str, keep_reason: str | None, *, subject: str = "span") -> str:
+    """The reason `decision` carries, or DomainError for an unknown decision, a reason to
+    keep too long, or a `keep` without one (`pseudonymizer.vocabulary.check_decision`)."""
+    try:
+        return vocabulary.check_decision(decision, keep_reason, subject=subject)
+    except DecisionRefused as error:
+        raise DomainError(str(error)) from None

@@ -25,11 +25,10 @@ from annotator.models import (
     AuditAction,
     Document,
     DocumentStatus,
-    Membership,
     Project,
     Span,
 )
-from annotator.permissions import Can, access_from_membership
+from annotator.permissions import Can, access_for
 from annotator.selectors.documents import double_candidates
 from annotator.services.assignments import MAX_ASSIGN
 from annotator.services.audit import audit_record
@@ -91,15 +90,9 @@ def _second_annotator(project: Project, annotator: Any, language: str) -> Any:
     name = annotator if isinstance(annotator, str) else getattr(user, "username", "")
     if user is None or getattr(user, "pk", None) is None:
         raise DomainError(f"{name!r} is not a member of {project.slug}")
-    membership = Membership.objects.filter(project=project, user=user).first()
-    if membership is None and not user.is_superuser:
+    access = access_for(user, project)
+    if not access.is_member:
         raise DomainError(f"{name!r} is not a member of {project.slug}")
-    access = access_from_membership(
-        user,
-        project,
-        role=membership.role if membership else None,
-        languages=membership.languages if membership else (),
-    )
     if not access.can(Can.ANNOTATE) or not access.can_see_language(language):
         raise DomainError(f"{name} does not work on {language}: choose a member who does")
     if access.can(Can.VIEW_ALL_DOCUMENTS):

@@ -44,6 +44,7 @@ from annotator.models import (
     Span,
     SpanSource,
 )
+from annotator.permissions import acting_user
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, ImportRefused
@@ -527,7 +528,7 @@ def import_job_create(
             out.write(chunk)
     job = ImportJob.objects.create(
         project=project,
-        created_by=actor if actor is not None and actor.is_authenticated else None,
+        created_by=acting_user(actor),
         filename=original_name,
         stored_path=str(stored),
         format=fmt,

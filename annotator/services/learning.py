@@ -40,7 +40,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.models import AuditAction, LearnedModel, LearnedModelStatus, Project
+from annotator.models import AuditAction, JobStatus, LearnedModel, Project
+from annotator.permissions import acting_user
 from annotator.selectors.learning import (
     learned_active,
     learning_decided_count,
@@ -88,7 +89,7 @@ def sealed_context(model_id: int) -> str:
 
 def _stale(model: LearnedModel) -> bool:
     """A running model whose worker stopped reporting: it will never finish."""
-    if model.status != LearnedModelStatus.RUNNING:
+    if model.status != JobStatus.RUNNING:
         return False
     cutoff = timezone.now() - timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
     return job_last_seen(model) < cutoff
@@ -130,7 +131,7 @@ def learned_model_train(
     last = LearnedModel.objects.filter(project=project, language=language).aggregate(
         last=Max("version")
     )["last"]
-    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    user = acting_user(actor)
     model = LearnedModel.objects.create(
         project=project,
         language=language,
@@ -279,7 +280,7 @@ def learned_recognizer(model: LearnedModel) -> LearnedRecognizer:
     """The ready model, opened and loaded in memory once per process (by path and version).
     Raises NotFoundError when it is not ready, LearningError when its file cannot be opened
     or loaded."""
-    if model.status != LearnedModelStatus.DONE or not model.path:
+    if model.status != JobStatus.DONE or not model.path:
         raise NotFoundError(f"model v{model.version} of {model.language} is not ready")
     path = Path(settings.MEDIA_ROOT) / model.path
     key = (str(path), model.version)

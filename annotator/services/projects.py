@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotator.models import AuditAction, Membership, Project, Role
+from annotator.permissions import acting_user
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
@@ -67,7 +68,7 @@ def project_create(
         languages=_clean_languages(languages),
         schema_preset=preset_name,
         label_schema=label_schema,
-        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        created_by=acting_user(created_by),
     )
     audit_record(
         action=AuditAction.PROJECT_CHANGE,
@@ -160,7 +161,7 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
     Refused (ConflictError) while an import, a run or a release of the project is running:
     its worker would write into what is being deleted. Files go once the rows are gone.
     """
-    from annotator.models import ImportJob, PreannotationRun, Release, ReleaseStatus
+    from annotator.models import ImportJob, JobStatus, PreannotationRun, Release
     from annotator.routers import keys_alias
     from annotator.services.errors import ConflictError
     from annotator.services.jobs import upload_delete
@@ -171,7 +172,7 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
     if (
         ImportJob.objects.filter(project=project, status=running).exists()
         or PreannotationRun.objects.filter(project=project, status=running).exists()
-        or Release.objects.filter(project=project, status=ReleaseStatus.RUNNING).exists()
+        or Release.objects.filter(project=project, status=JobStatus.RUNNING).exists()
     ):
         raise ConflictError(
             f"project {project.slug} has an import, a run or a release running: wait for it "

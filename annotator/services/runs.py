@@ -54,6 +54,7 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
+from annotator.permissions import acting_user
 from annotator.selectors.learning import learned_latest
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
@@ -198,7 +199,7 @@ def run_create(
         recognizers=recognizers,
         models_used=models_used,
         documents_total=len(rows),
-        created_by=actor if actor is not None and actor.is_authenticated else None,
+        created_by=acting_user(actor),
     )
     size = max(1, settings.CLOAK_RUN_BATCH_SIZE)
     numbers = itertools.count(1)

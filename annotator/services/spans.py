@@ -35,6 +35,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.permissions import acting_user, acting_user_id
 from annotator.services.decided import (
     Decided,
     NewChoice,
@@ -78,10 +79,6 @@ class SpanChange:
     keep_reason: str | None = None
     replacement: str | None = None
     flag: str | None = None
-
-
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
 
 
 def _locked_document(document: Document) -> Document:
@@ -196,7 +193,7 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
     """Record the span's decision for its surface in the correspondence table. A replica's
     decision stays on its span (None): a second annotation is measured, never a choice of
     the project, so it neither writes the table nor propagates."""
-    if document.replica_of_id is not None:
+    if document.is_blind:
         span.entity_id = None
         return None
     previous = span.entity_id
@@ -235,8 +232,8 @@ def _publish(
             project=document.project,
             document_id=document.pk,
             language=document.language,
-            replica=document.replica_of_id is not None,
-            actor_id=getattr(actor, "pk", None),
+            replica=document.is_blind,
+            actor_id=acting_user_id(actor),
             span_ids=() if span_id is None else (span_id,),
             new_choices=new,
             done=done,
@@ -247,7 +244,7 @@ def _publish(
 def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> None:
     """The span no longer holds the surface its entity names: the person's own choice leaves
     the table if nothing else relies on it (`entity_withdraw`)."""
-    if document.replica_of_id is None:
+    if not document.is_blind:
         entity_withdraw(project=document.project, entity_id=entity_id, actor=actor,
                         span_id=span.pk)  # fmt: skip
 
@@ -297,7 +294,7 @@ def span_create(
     except SurfaceConflict as conflict:
         if replacement is not None or decision != Decision.PSEUDONYMIZE:
             refused_publish(Refused(
-                document=document, actor=_user(actor), conflict=conflict, decision=decision,
+                document=document, actor=acting_user(actor), conflict=conflict, decision=decision,
                 replacement=replacement, keep_reason=keep_reason, start=start, end=end,
             ))  # fmt: skip
         raise
@@ -314,10 +311,10 @@ def _create_locked(
     keep_reason: str,
     replacement: str | None,
 ) -> Span:
-    user = _user(actor)
+    user = acting_user(actor)
     _check_offsets(document.text, start, end)
     _check_label(document, label)
-    check_decision(decision, keep_reason)
+    keep_reason = check_decision(decision, keep_reason)
     _make_room(document, start, end, user, keep=None)
     now = timezone.now()
     span = Span(
@@ -328,7 +325,7 @@ def _create_locked(
         source=SpanSource.HUMAN,
         status=SpanStatus.ACCEPTED,
         decision=decision,
-        keep_reason=keep_reason if decision == Decision.KEEP else "",
+        keep_reason=keep_reason,
         created_by=user,
         decided_by=user,
         decided_at=now,
@@ -357,7 +354,7 @@ def span_update(
     except SurfaceConflict as conflict:
         if change.decision is not None or change.replacement is not None:
             refused_publish(Refused(
-                document=document, actor=_user(actor), conflict=conflict, span_id=span_id,
+                document=document, actor=acting_user(actor), conflict=conflict, span_id=span_id,
                 decision=change.decision, replacement=change.replacement,
                 keep_reason=change.keep_reason or "",
             ))  # fmt: skip
@@ -374,7 +371,7 @@ def _update_locked(
         # A form sent twice, or saved without an edit, is not a new version: another
         # annotator's form still holding this version stays valid.
         return span
-    user = _user(actor)
+    user = acting_user(actor)
     now = timezone.now()
     fields = {"version", "updated_by", "updated_at"}
 
@@ -403,9 +400,8 @@ def _update_locked(
     if change.decision is not None or change.keep_reason is not None:
         decision = span.decision if change.decision is None else change.decision
         keep_reason = span.keep_reason if change.keep_reason is None else change.keep_reason
-        check_decision(decision, keep_reason)
+        span.keep_reason = check_decision(decision, keep_reason)
         span.decision = decision
-        span.keep_reason = keep_reason if decision == Decision.KEEP else ""
         fields |= {"decision", "keep_reason"}
     if status is not None and status != span.status:
         span.status = status
@@ -461,7 +457,7 @@ def _changes_nothing(document: Document, span: Span, change: SpanChange) -> bool
     deciding = change.decision is not None or change.replacement is not None
     if deciding and span.status != SpanStatus.ACCEPTED:
         return False  # a decision accepts a proposal, and a rejected span refuses one
-    if document.replica_of_id is not None:
+    if document.is_blind:
         return True  # a replica's replacement is never recorded (`_decide`)
     if span.status == SpanStatus.ACCEPTED and span.entity_id is None:
         return False  # accepted without its entity: the update links it to the table
@@ -482,7 +478,7 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
     document = _locked_document(document)
     span = _locked_span(document, span_id)
     _check_version(span, version)
-    user = _user(actor)
+    user = acting_user(actor)
     if span.entity_id is not None:
         _withdraw(document, span.entity_id, user, span)
     if span.source == SpanSource.HUMAN:
@@ -593,7 +589,7 @@ def span_choices(document: Document, spans: list[Span]) -> dict[int, Choice]:
     rejected, by span id: the one replacement for a surface the caller is annotating (already
     chosen elsewhere, it is preselected), and nothing else of the table. None for a replica:
     its annotator is blind to the choices of the project, the first annotator's among them."""
-    if document.replica_of_id is not None:
+    if document.is_blind:
         return {}
     surfaces = {
         span.pk: document.text[span.start : span.end]
@@ -610,7 +606,7 @@ def surface_pseudonyms(document: Document, surfaces: set[str]) -> dict[str, str]
     """The pseudonym a row of `document` shows for each of `surfaces` (of spans not rejected)
     that has one: what `span_choices` gives its spans, by surface, for a caller that has
     offsets and no Span to build (the page's check of what changed). None for a replica."""
-    if document.replica_of_id is not None:
+    if document.is_blind:
         return {}
     choices = surface_choices(document.project, surfaces)
     return {surface: choice.replacement for surface, choice in choices.items()}
@@ -619,7 +615,7 @@ def surface_pseudonyms(document: Document, surfaces: set[str]) -> dict[str, str]
 def pseudonym_chosen(document: Document, surface: str) -> Choice | None:
     """The choice the project holds for `surface`, as shown to whoever annotates `document`:
     none on a replica (blind to the first annotator's)."""
-    if document.replica_of_id is not None:
+    if document.is_blind:
         return None
     return surface_choice(document.project, surface)
 
@@ -630,7 +626,7 @@ def pseudonym_suggestions(
     """Pseudonyms for `surface` in `document` (`suggestions_for`). On a replica the one
     already chosen is not put first, nor anywhere: it would show the first annotator's
     choice; the fresh ones are as many as anywhere else."""
-    if document.replica_of_id is None:
+    if not document.is_blind:
         return suggestions_for(document.project, surface, label, document.language, count=count)
     chosen = surface_choice(document.project, surface)
     if chosen is None:

@@ -23,12 +23,12 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus
+from annotator.permissions import acting_user
 from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     _decide,
     _locked_document,
     _touch_document,
-    _user,
     span_choices,
 )
 
@@ -91,7 +91,7 @@ def undo_apply(
     """Put each span of `entry` back as it was; the ids of the spans changed. Raises
     StaleVersion (and changes nothing) when any of them changed since."""
     document = _locked_document(document)
-    user = _user(actor)
+    user = acting_user(actor)
     ids = [item["id"] for item in entry]
     spans = {span.pk: span for span in Span.objects.select_for_update().filter(pk__in=ids)}
     for item in entry:

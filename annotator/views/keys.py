@@ -44,6 +44,7 @@ from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.workspace import no_store
+from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 READ_KEYS = Can.READ_KEYS
 # Leads and admins both edit the table: the same people who may read it.
@@ -87,7 +88,9 @@ class KeySearchForm(forms.Form):
 class EntityEditForm(forms.Form):
     version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
     decision = forms.ChoiceField(label="Decision", choices=DECISION_CHOICES)
-    keep_reason = forms.CharField(label="Why it is kept", required=False, max_length=255)
+    keep_reason = forms.CharField(
+        label="Why it is kept", required=False, max_length=MAX_KEEP_REASON
+    )
 
     def __init__(self, *args: Any, row: EntityRow, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -130,7 +133,9 @@ class MergeForm(forms.Form):
         required=False,
         choices=[("", "Theirs, when they agree"), *DECISION_CHOICES],
     )
-    keep_reason = forms.CharField(label="Why it is kept", required=False, max_length=255)
+    keep_reason = forms.CharField(
+        label="Why it is kept", required=False, max_length=MAX_KEEP_REASON
+    )
 
 
 class SplitForm(forms.Form):

@@ -35,6 +35,7 @@ from annotator.services.table import review_notes_read
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import form_errors, language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
+from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 ITEMS_PER_PAGE = 50
 STATUS_CHOICES = [
@@ -60,7 +61,7 @@ class ResolveForm(forms.Form):
     decision = forms.ChoiceField(required=False, choices=[("", "—"), *DECISION_CHOICES])
     replacement = forms.CharField(required=False, max_length=500, label="Pseudonym")
     label = forms.ChoiceField(required=False)
-    keep_reason = forms.CharField(required=False, max_length=255, label="Why keep it")
+    keep_reason = forms.CharField(required=False, max_length=MAX_KEEP_REASON, label="Why keep it")
     rationale = forms.CharField(
         max_length=resolve.MAX_RATIONALE,
         widget=forms.Textarea(attrs={"rows": 3}),

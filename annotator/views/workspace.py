@@ -19,16 +19,16 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.views.decorators.http import require_POST
 
 from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document
-from annotator.permissions import Can, can_view_document
+from annotator.permissions import Can, document_or_404
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
 from annotator.selectors.workspace import (
@@ -76,16 +76,8 @@ def label_colour(labels: Sequence[str], label: str) -> str:
 
 def open_document(request: ProjectRequest, pk: int) -> Document:
     """The project's document `pk`; 404 when the caller may not see its language."""
-    document = get_object_or_404(
-        Document.objects.select_related("assignee").defer("search_text"),
-        project=request.project,
-        pk=pk,
-    )
-    document.project = request.project
-    # A document in a language the user may not see does not exist for them.
-    if not can_view_document(request.user, document):
-        raise Http404("No such document.")
-    return document
+    documents = Document.objects.select_related("assignee").defer("search_text")
+    return document_or_404(request.user, request.project, pk, documents)
 
 
 def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike],

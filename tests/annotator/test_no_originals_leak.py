@@ -256,6 +256,12 @@ def test_no_review_item_pairs_an_original_with_its_pseudonym_for_the_web_role(
     team = corpus
     project = team.project
     text = f"Dear {ENGLISH}, write to Zorba Quintrell at {OTHER_TEXT}."
+    # A pseudonym that occurs as an original: "Zorba Quintrell" is written in the document,
+    # imported after the choice (a pseudonym found in the corpus is refused when given).
+    surface_decide(
+        project=project, surface="Acme Corp", language="en", label="ORG",
+        decision="pseudonymize", replacement="Zorba Quintrell",
+    )  # fmt: skip
     document = DocumentFactory(project=project, language="en", text=text)
     # One word given two pseudonyms: "Moshe" is "Raj" in "Raj Avrom" and "Dov" in "Dov Levi".
     choice = surface_decide(
@@ -266,11 +272,6 @@ def test_no_review_item_pairs_an_original_with_its_pseudonym_for_the_web_role(
     alias.set_original("Moshe Cohen", project.secret)
     alias.set_replacement("Dov Levi")
     alias.save(using=keys_alias())
-    # A pseudonym that occurs as an original: "Zorba Quintrell" is written in the document.
-    surface_decide(
-        project=project, surface="Acme Corp", language="en", label="ORG",
-        decision="pseudonymize", replacement="Zorba Quintrell",
-    )  # fmt: skip
     # A choice the table refused: the annotator wanted another pseudonym for Moshe Chaya.
     start = text.index(ENGLISH)
     with pytest.raises(SurfaceConflict):

@@ -15,16 +15,13 @@ from django.db.models import Max
 
 from annotator import tasks
 from annotator.models import AuditAction, Project, Release, ReleaseBatch, ReleaseFormat
+from annotator.permissions import acting_user
 from annotator.selectors.releases import ner_documents
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.jobs import job_dispatch
 from pseudonymizer.detection import Detector
 from pseudonymizer.strategies import Strategy
-
-
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
 
 
 def _check(project: Project, strategy: str, format: str, language: str) -> None:
@@ -70,7 +67,7 @@ def release_create(
     format = str(format or "")
     language = str(language or "")
     _check(project, strategy, format, language)
-    user = _user(actor)
+    user = acting_user(actor)
     ner_models = _ner_models(project, language)
     for attempt in range(3):
         try:

@@ -17,9 +17,9 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseStatus,
 )
+from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
-from annotator.services.releases.create import _user
 from pseudonymizer.release import LEAK, Finding
 
 REASON_MAX = 2000
@@ -80,7 +80,7 @@ def release_hit_dismiss(
     document = Document.objects.filter(pk=document_id, project=release.project).first()
     if document is None:
         raise NotFoundError(f"document {document_id} is gone")
-    user = _user(actor)
+    user = acting_user(actor)
     try:
         with transaction.atomic():
             dismissal = HitDismissal.objects.create(

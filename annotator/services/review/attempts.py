@@ -9,11 +9,12 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from annotator.models import Comment, Document, ReviewItem, ReviewKind, ReviewStatus, Span
+from annotator.permissions import acting_user
 from annotator.services.decided import Refused, on_refused
-from annotator.services.review.resolve import MAX_COMMENT, _user
+from annotator.services.decisions import kept_reason
+from annotator.services.review.resolve import MAX_COMMENT
 from annotator.services.review.scan import _fingerprint
 from annotator.services.table import SurfaceConflict, pseudonym_digest, review_note_write
-from pseudonymizer.vocabulary import Decision
 
 
 @on_refused
@@ -60,7 +61,7 @@ def review_attempt_record(
         pseudonym_digest(project, replacement or ""),
         winner.entity_id,
     )
-    user = _user(actor)
+    user = acting_user(actor)
     try:
         with transaction.atomic():
             if ReviewItem.objects.filter(
@@ -85,8 +86,9 @@ def review_attempt_record(
                     "recorded": {"decision": winner.decision},
                 },
             )
-            if keep_reason.strip() and decision == Decision.KEEP:
-                body = f"Wanted to keep it: {keep_reason.strip()}"
+            wanted = kept_reason(decision, keep_reason)
+            if wanted:
+                body = f"Wanted to keep it: {wanted}"
                 Comment.objects.create(review_item=item, author=user, body=body[:MAX_COMMENT])
     except IntegrityError:
         return None  # recorded meanwhile

@@ -22,8 +22,9 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
+from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
-from annotator.services.decisions import MAX_KEEP_REASON, check_known_decision
+from annotator.services.decisions import check_decision, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import task_send_on_commit
 from annotator.services.table import (
@@ -42,10 +43,6 @@ MAX_RATIONALE = 5000
 MAX_COMMENT = 5000
 RESOLVE = "resolve"
 DISMISS = "dismiss"
-
-
-def _user(actor: Any) -> Any:
-    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
 
 
 def _locked_open(item: ReviewItem) -> ReviewItem:
@@ -182,9 +179,10 @@ def review_resolve(
     if label and label not in project.labels:
         raise DomainError(f"unknown label {label!r}; the project's labels are "
                           f"{', '.join(project.labels)}")  # fmt: skip
-    keep_reason = (keep_reason or "").strip() or rationale
-    keep_reason = keep_reason[:MAX_KEEP_REASON] if decision == Decision.KEEP else ""
-    user = _user(actor)
+    # Kept without a reason of its own: the rationale says why, when it fits as one.
+    reason = (keep_reason or "").strip() or (rationale if decision == Decision.KEEP else "")
+    keep_reason = check_decision(decision, reason, subject="entity")
+    user = acting_user(actor)
     span = item.span
     entity_id = item.entity_id or (span.entity_id if span is not None else None)
     if entity_id is None:
@@ -217,9 +215,8 @@ def review_resolve(
     behind = ~Q(decision=decision) | ~Q(keep_reason=changes["keep_reason"])
     if label:
         behind |= ~Q(label=label)
-    Span.objects.filter(
-        document__project=project, document__replica_of__isnull=True, entity_id=entity_id
-    ).exclude(status=SpanStatus.REJECTED).filter(behind).update(**changes)
+    following = Span.objects.on_originals().filter(document__project=project, entity_id=entity_id)
+    following.exclude(status=SpanStatus.REJECTED).filter(behind).update(**changes)
     if span is not None and span.status != SpanStatus.REJECTED:
         # The item's own span: the lead's decision accepts it (a flagged proposal too).
         own = {**changes, "entity_id": entity_id}
@@ -253,7 +250,7 @@ def review_dismiss(
     to change. A scan does not raise the same conflict again while it stays the same."""
     rationale = _check_rationale(rationale)
     item = _locked_open(item)
-    return _close(item, _user(actor), rationale, {"action": DISMISS}, ip_address)
+    return _close(item, acting_user(actor), rationale, {"action": DISMISS}, ip_address)
 
 
 def _close(
@@ -293,4 +290,4 @@ def review_comment(*, item: ReviewItem, actor: Any, body: str) -> Comment:
         raise DomainError("a comment cannot be empty")
     if len(body) > MAX_COMMENT:
         raise DomainError(f"a comment is at most {MAX_COMMENT} characters")
-    return Comment.objects.create(review_item=item, author=_user(actor), body=body)
+    return Comment.objects.create(review_item=item, author=acting_user(actor), body=body)

@@ -146,12 +146,11 @@ class _Raiser:
 
 def _decided_spans(project: Project) -> Any:
     """The corpus's spans a person accepted that point at an entity (no replica's)."""
-    return Span.objects.filter(
-        document__project=project,
-        document__replica_of__isnull=True,
-        status=SpanStatus.ACCEPTED,
-        entity_id__isnull=False,
-    ).order_by()
+    return (
+        Span.objects.on_originals()
+        .filter(document__project=project, status=SpanStatus.ACCEPTED, entity_id__isnull=False)
+        .order_by()
+    )
 
 
 def _chunks(values: list[int], size: int = CHUNK) -> Iterator[list[int]]:
@@ -345,7 +344,8 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
     sizes = sorted({len(words) for words in index})
     found: dict[tuple[str, ...], list[int]] = defaultdict(list)
     documents = (
-        Document.objects.filter(project=project, replica_of__isnull=True)
+        Document.objects.filter(project=project)
+        .originals()
         .values_list("pk", "search_text")
         .order_by("pk")
     )

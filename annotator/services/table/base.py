@@ -1,5 +1,5 @@
-"""What every part of the door needs: the keys' scope of a project, the person an actor is,
-and the audit of a person's read of the table."""
+"""What every part of the door needs: the keys' scope of a project, the Domain's part of the
+rule for a pseudonym (`in_corpus`), and the audit of a person's read of the table."""
 
 from __future__ import annotations
 
@@ -7,20 +7,32 @@ from typing import Any
 
 from annotator.keys.reads import KeyFilters
 from annotator.keys.scope import Scope
-from annotator.models import AuditAction, Project
+from annotator.models import AuditAction, Document, Project
 from annotator.services.audit import audit_record
+from pseudonymizer.folding import fold_key
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 
 
 def scope_of(project: Project) -> Scope:
     return Scope(project.pk, project.secret)
 
 
-def user_id_of(actor: Any) -> int | None:
-    """The id of the person `actor` is; None for no one (a task, an anonymous request)."""
-    if actor is None or not getattr(actor, "is_authenticated", False):
-        return None
-    pk = getattr(actor, "pk", None)
-    return int(pk) if pk is not None else None
+def in_corpus(project: Project, replacement: str) -> bool:
+    """Whether `replacement` occurs in a document of the project where the known-entity
+    recognizer would find it (case, accents, Arabic variants and proclitics as it reads
+    them): the database narrows the documents by a substring of their folded text."""
+    key = fold_key(replacement)
+    if len(key) < 2:
+        return False
+    if key.startswith("\u0627\u0644") and len(key) > 3:
+        key = key[1:]  # found with its article's alef elided too
+    matcher = KnownEntityRecognizer([(replacement, "X")])
+    candidates = (
+        Document.objects.filter(project=project, search_text__contains=key)
+        .values_list("text", flat=True)
+        .order_by()
+    )
+    return any(matcher.recognize_one(text) for text in candidates.iterator(chunk_size=100))
 
 
 def read_record(

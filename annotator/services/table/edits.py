@@ -38,39 +38,15 @@ from django.utils import timezone
 from annotator.keys import crypto
 from annotator.keys import edits as keys
 from annotator.keys.edits import Edit, EntityChange, Follow
-from annotator.models import AuditAction, Document, Project, Span
+from annotator.models import AuditAction, Project, Span
+from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
-from annotator.services.decisions import check_decision
-from annotator.services.table.base import scope_of, user_id_of
+from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
-from pseudonymizer.folding import fold_key
-from pseudonymizer.recognizers.known import KnownEntityRecognizer
 
 __all__ = ["EntityChange", "alias_link", "entity_merge", "entity_split", "entity_update"]
-
-
-def in_corpus(project: Project, replacement: str) -> bool:
-    """Whether `replacement` occurs in a document of the project where the known-entity
-    recognizer would find it (case, accents, Arabic variants and proclitics as it reads
-    them): the database narrows the documents by a substring of their folded text."""
-    key = fold_key(replacement)
-    if len(key) < 2:
-        return False
-    if key.startswith("\u0627\u0644") and len(key) > 3:
-        key = key[1:]  # found with its article's alef elided too
-    matcher = KnownEntityRecognizer([(replacement, "X")])
-    candidates = (
-        Document.objects.filter(project=project, search_text__contains=key)
-        .values_list("text", flat=True)
-        .order_by()
-    )
-    return any(matcher.recognize_one(text) for text in candidates.iterator(chunk_size=100))
-
-
-def _entity_decision(decision: str, keep_reason: str) -> None:
-    check_decision(decision, keep_reason, subject="entity")
 
 
 def _spans_follow(project: Project, follow: Follow) -> int:
@@ -149,9 +125,8 @@ def entity_update(
             entity_id=entity_id,
             version=version,
             change=change,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
-            check_decision=_entity_decision,
         ),
     )
     return entity_get(project, edit.entity_id)
@@ -184,9 +159,8 @@ def entity_merge(
             other_version=other_version,
             decision=decision,
             keep_reason=keep_reason,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
-            check_decision=_entity_decision,
         ),
     )
     return entity_get(project, edit.entity_id)
@@ -212,7 +186,7 @@ def entity_split(
             entity_id=entity_id,
             alias_ids=alias_ids,
             version=version,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
     )
@@ -241,7 +215,7 @@ def alias_link(
             entity_id=entity_id,
             alias_id=alias_id,
             version=version,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
     )

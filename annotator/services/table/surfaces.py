@@ -21,8 +21,9 @@ from annotator.keys.notes import pseudonym_digest as _pseudonym_digest
 from annotator.keys.reads import NamedAlias
 from annotator.keys.surfaces import SUGGESTIONS, Choice
 from annotator.models import Project, ReviewItem, Span, SpanSource, SpanStatus
+from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
-from annotator.services.table.base import scope_of, user_id_of
+from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 
 __all__ = ["SUGGESTIONS", "Choice", "NamedAlias"]
@@ -106,7 +107,8 @@ def surface_decide(
             decision=decision,
             replacement=replacement,
             keep_reason=keep_reason,
-            user_id=user_id_of(actor),
+            in_corpus=lambda text: in_corpus(project, text),
+            user_id=acting_user_id(actor),
             relied_on=lambda entity_id: _spans_of(project, entity_id, span_id).exists(),
         )
 
@@ -136,7 +138,7 @@ def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: in
         withdrawn = surfaces.entity_withdraw(
             scope_of(project),
             entity_id=entity_id,
-            user_id=user_id_of(actor),
+            user_id=acting_user_id(actor),
             relied_on=relied_on,
         )
         if withdrawn:

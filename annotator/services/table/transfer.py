@@ -17,8 +17,9 @@ from annotator.keys.transfer import (
     conflicts_as_dicts,
 )
 from annotator.models import AuditAction, Project
+from annotator.permissions import acting_user_id
 from annotator.services.audit import audit_record
-from annotator.services.table.base import scope_of, user_id_of
+from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 
 __all__ = [
@@ -76,7 +77,11 @@ def keys_import(
     with translated():
         try:
             counts = keys.keys_import(
-                scope_of(project), data=data, passphrase=passphrase, user_id=user_id_of(actor)
+                scope_of(project),
+                data=data,
+                passphrase=passphrase,
+                user_id=acting_user_id(actor),
+                in_corpus=lambda text: in_corpus(project, text),
             )
         except errors.FileConflicts as error:
             audit("refused: conflicts", error.counts.as_dict())

@@ -93,9 +93,9 @@ def test_a_typed_pseudonym_another_surface_took_meanwhile_is_refused(
 ) -> None:
     project = ProjectFactory(languages=["en"])
     check = after_first_call(
-        keys._check_replacement, lambda _: rival_takes(project, "Raj Avrom")
+        keys.check_replacement, lambda _: rival_takes(project, "Raj Avrom")
     )  # free when checked; taken the moment after
-    monkeypatch.setattr(keys, "_check_replacement", check)
+    monkeypatch.setattr(keys, "check_replacement", check)
 
     with pytest.raises(ReplacementRefused, match="just taken for another surface"):
         decide(project, SURFACE, replacement="Raj Avrom")

@@ -41,11 +41,12 @@ def _old_items(team: Team) -> tuple[ReviewItem, ReviewItem, ReviewItem]:
     """A pseudonym found as an original, an entity conflict and a refused choice, resolved,
     as they were stored before: pseudonyms in the item."""
     project = team.project
-    document = DocumentFactory(project=project, text=TEXT)
     clash = surface_decide(
         project=project, surface="Acme Corp", language="en", label="ORG",
         decision="pseudonymize", replacement="Alphonse METAYER",
     )  # fmt: skip
+    # Imported after the choice: a pseudonym found in the corpus is refused when given.
+    document = DocumentFactory(project=project, text=TEXT)
     found = ReviewItem.objects.create(
         project=project, kind=ReviewKind.ORIGINAL_REPLACEMENT, document=document,
         entity_id=clash.entity_id,

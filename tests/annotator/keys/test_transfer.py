@@ -22,6 +22,7 @@ from annotator.services.table import (
     surface_choice,
     surface_decide,
 )
+from annotator.services.table.base import in_corpus
 from annotator.services.table.errors import translated
 from pseudonymizer.keytable import Alias as KeyAlias
 from pseudonymizer.keytable import KeyTable
@@ -39,7 +40,10 @@ def import_table(project: Project, table: KeyTable, actor: Any = None) -> transf
     """The keys' own import, its refusals in the Domain's words."""
     with translated():
         return transfer.import_table(
-            Scope(project.pk, project.secret), table, actor.pk if actor is not None else None
+            Scope(project.pk, project.secret),
+            table,
+            actor.pk if actor is not None else None,
+            in_corpus=lambda text: in_corpus(project, text),
         )
 
 

@@ -155,9 +155,10 @@ def test_two_pseudonyms_for_one_word_of_an_entity_is_an_entity_conflict(team: Te
 
 
 def test_a_pseudonym_that_is_a_word_run_of_the_corpus_is_raised(team: Team) -> None:
-    document = DocumentFactory(project=team.project, text=TEXT)
     clash = decide(team, "Acme Corp", label="ORG", replacement="Alphonse METAYER")
     decide(team, "Cohen Ltd", label="ORG", replacement="Metay Ltd")  # not a whole word
+    # Imported after the choices: a pseudonym found in the corpus is refused when given.
+    document = DocumentFactory(project=team.project, text=TEXT)
 
     review_scan(project=team.project)
 
