@@ -23,7 +23,13 @@ from typing import Any
 from pseudonymizer.folding import fold_key
 from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, suggest
 from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
-from pseudonymizer.vocabulary import DECISIONS, REPLACED_DECISIONS, Decision
+from pseudonymizer.vocabulary import (
+    DECISIONS,
+    REPLACED_DECISIONS,
+    Decision,
+    DecisionRefused,
+    check_known_decision,
+)
 
 __all__ = [
     "DECISIONS",
@@ -182,8 +188,7 @@ class KeyTable:
         replacement already used by another surface; a replacement equal to an original; a
         surface equal to a replacement in use. Adding an identical alias again does nothing.
         """
-        if alias.decision not in DECISIONS:
-            raise ValueError(f"unknown decision {alias.decision!r}; expected one of {DECISIONS}")
+        check_known_decision(alias.decision)
         key = fold_key(alias.surface)
         if not key:
             raise ValueError("an alias needs a surface")
@@ -319,8 +324,8 @@ class KeyTable:
         decision. A decision other than the one the table holds for the surface raises
         KeyConflict: one surface, one decision.
         """
-        if decision is not None and decision not in DECISIONS:
-            raise ValueError(f"unknown decision {decision!r}; expected one of {DECISIONS}")
+        if decision is not None:
+            check_known_decision(decision)
         alias = self.lookup(surface)
         if alias is not None:
             if decision is not None and decision != alias.decision:
@@ -457,8 +462,10 @@ def _alias_from(row: Any, number: int) -> Alias:
     entity = row.get("entity")
     if not isinstance(entity, int) or isinstance(entity, bool):
         raise ValueError(f"alias {number}: entity must be an integer")
-    if row["decision"] not in DECISIONS:
-        raise ValueError(f"alias {number}: unknown decision {row['decision']!r}")
+    try:
+        check_known_decision(row["decision"])
+    except DecisionRefused as refused:
+        raise ValueError(f"alias {number}: {refused}") from None
     parent = row.get("parent")
     if parent is not None and not isinstance(parent, str):
         raise ValueError(f"alias {number}: parent must be a string")

@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import Protocol, TypeVar
 
 from pseudonymizer.spans import Span
-from pseudonymizer.vocabulary import DECISIONS, Decision
+from pseudonymizer.vocabulary import Decision, DecisionRefused, check_known_decision
 
 KEEP = Decision.KEEP
 INVALIDATE = Decision.INVALIDATE
@@ -118,11 +118,13 @@ def check_spans(text: str, spans: Sequence[P]) -> list[P]:
                 f"span [{span.start}, {span.end}) {span.label} lies outside the text "
                 f"({len(text)} characters)"
             )
-        if span.decision is not None and span.decision not in DECISIONS:
-            raise ValueError(
-                f"span [{span.start}, {span.end}) {span.label} has an unknown decision "
-                f"{span.decision!r}; expected one of {', '.join(sorted(DECISIONS))}"
-            )
+        if span.decision is not None:
+            try:
+                check_known_decision(span.decision)
+            except DecisionRefused as refused:
+                raise ValueError(
+                    f"span [{span.start}, {span.end}) {span.label}: {refused}"
+                ) from None
     for before, after in zip(ordered, ordered[1:], strict=False):
         if after.start < before.end:  # sorted by start: they overlap
             raise ValueError(

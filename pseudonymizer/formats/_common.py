@@ -15,7 +15,7 @@ from typing import BinaryIO, TypeGuard
 
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
 from pseudonymizer.spans import Span
-from pseudonymizer.vocabulary import DECISIONS
+from pseudonymizer.vocabulary import DecisionRefused, check_known_decision
 
 BOM = b"\xef\xbb\xbf"
 CHUNK_SIZE = 1 << 16
@@ -248,11 +248,12 @@ def make_span(
         score_value = float(score)
     decision_value: str | None = None
     if decision is not None:
-        if not isinstance(decision, str) or decision not in DECISIONS:
-            raise ctx.error(
-                line,
-                f"unknown decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}",
-            )
+        if not isinstance(decision, str):
+            raise ctx.error(line, f"a decision is a string, not {decision!r}")
+        try:
+            check_known_decision(decision)
+        except DecisionRefused as refused:
+            raise ctx.error(line, str(refused)) from None
         decision_value = decision
     return Span(start, end, label, score=score_value, source="import", decision=decision_value)
 
