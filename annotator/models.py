@@ -318,10 +318,6 @@ class JobStatus(models.TextChoices):
 # The states every job goes through.
 JOB_LIFECYCLE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.DONE, JobStatus.FAILED)
 
-# The names the status enum had when each kind had its own: the same enum, whose callers
-# read as they did. New code writes JobStatus.
-ImportStatus = BatchStatus = RunStatus = ReleaseStatus = LearnedModelStatus = JobStatus
-
 
 def job_statuses(*also: JobStatus, labels: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """The choices of a kind's status field: the lifecycle, what only that kind reaches

@@ -133,7 +133,7 @@ def people(job_id: int, document_id: int, usernames: dict[str, str]) -> dict[str
     from django.test import Client
     from django.urls import reverse
 
-    from annotator.models import Document, ImportJob, ImportStatus
+    from annotator.models import Document, ImportJob, JobStatus
     from annotator.services.imports import import_job_progress
 
     users = get_user_model().objects.in_bulk(field_name="username")
@@ -187,7 +187,7 @@ def people(job_id: int, document_id: int, usernames: dict[str, str]) -> dict[str
                 "documents_stored": stored,
             }
         )
-        if job.status not in (ImportStatus.QUEUED, ImportStatus.RUNNING):
+        if job.status not in (JobStatus.QUEUED, JobStatus.RUNNING):
             break
         time.sleep(0.2)
     return {

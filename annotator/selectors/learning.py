@@ -17,8 +17,8 @@ from annotator.models import (
     Document,
     DocumentQuerySet,
     DocumentStatus,
+    JobStatus,
     LearnedModel,
-    LearnedModelStatus,
     Project,
     Span,
     SpanStatus,
@@ -28,7 +28,7 @@ from pseudonymizer.spans import Span as EngineSpan
 
 # A document a person finished: its spans are decisions, its unmarked text holds no entity.
 FINISHED_STATUSES = (DocumentStatus.DONE.value, DocumentStatus.REVIEWED.value)
-ACTIVE_STATUSES = (LearnedModelStatus.QUEUED.value, LearnedModelStatus.RUNNING.value)
+ACTIVE_STATUSES = (JobStatus.QUEUED.value, JobStatus.RUNNING.value)
 CHUNK_SIZE = 200
 
 
@@ -95,9 +95,7 @@ def learned_models_of(project: Project, language: str | None = None) -> QuerySet
 def learned_latest(project: Project, language: str) -> LearnedModel | None:
     """The newest ready model of the language: the one the next pre-annotation run uses."""
     return (
-        LearnedModel.objects.filter(
-            project=project, language=language, status=LearnedModelStatus.DONE
-        )
+        LearnedModel.objects.filter(project=project, language=language, status=JobStatus.DONE)
         .order_by("-version")
         .first()
     )
@@ -129,6 +127,6 @@ def learning_overview(project: Project, languages: Sequence[str]) -> list[Langua
     rows = []
     for language in languages:
         versions = by_language.get(language, [])
-        current = next((m for m in versions if m.status == LearnedModelStatus.DONE), None)
+        current = next((m for m in versions if m.status == JobStatus.DONE), None)
         rows.append(LanguageModels(language=language, current=current, versions=versions))
     return rows

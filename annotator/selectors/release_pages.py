@@ -18,15 +18,15 @@ from annotator.languages import language_label
 from annotator.models import (
     Document,
     HitDismissal,
+    JobStatus,
     Project,
     Release,
     ReleaseFormat,
     ReleaseLeak,
-    ReleaseStatus,
 )
 from pseudonymizer.release import ORIGINAL_SOURCE
 
-ACTIVE = frozenset({ReleaseStatus.QUEUED.value, ReleaseStatus.RUNNING.value})
+ACTIVE = frozenset({JobStatus.QUEUED.value, JobStatus.RUNNING.value})
 CONTENT_TYPES = {
     ReleaseFormat.JSONL.value: "application/x-ndjson",
     ReleaseFormat.CSV.value: "text/csv",
@@ -91,7 +91,7 @@ def release_row(release: Release, progress: Mapping[str, Any]) -> ReleaseRow:
         error=str(progress.get("error") or release.error or ""),
         language=release_language_label(release),
         sha_short=release.sha256[:SHA_SHORT],
-        downloadable=release.status == ReleaseStatus.DONE,
+        downloadable=release.status == JobStatus.DONE,
         ner_done=int(ner.get("done") or 0),
         ner_total=int(ner.get("total") or 0),
         leak_documents=int(check.get("documents_with_findings") or 0),

@@ -38,7 +38,6 @@ from annotator.models import (
     Document,
     DocumentStatus,
     ImportJob,
-    ImportStatus,
     JobStatus,
     Project,
     Span,
@@ -662,7 +661,7 @@ class ImportProgress:
 
 def import_job_progress(job: ImportJob) -> ImportProgress:
     size = job.size_bytes
-    if job.status == ImportStatus.RUNNING:
+    if job.status == JobStatus.RUNNING:
         reported = job_progress(job)
         documents = reported.detail.get("documents", 0)
         spans = reported.detail.get("spans", 0)
@@ -675,12 +674,12 @@ def import_job_progress(job: ImportJob) -> ImportProgress:
             "reading", documents, spans, reported.done, size, reported.done, size or None,
             READING, reported.updated_at,
         )  # fmt: skip
-    if job.status == ImportStatus.DONE:
+    if job.status == JobStatus.DONE:
         return ImportProgress(
             "done", job.documents_created, job.spans_created, size, size,
             job.documents_created, job.documents_created, WRITING, job.finished_at,
         )  # fmt: skip
-    stage = "failed" if job.status == ImportStatus.FAILED else "queued"
+    stage = "failed" if job.status == JobStatus.FAILED else "queued"
     return ImportProgress(stage, 0, 0, 0, size, 0, size or None, READING, job.finished_at)
 
 

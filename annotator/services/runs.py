@@ -41,16 +41,13 @@ from django.utils import timezone
 from annotator import tasks
 from annotator.models import (
     AuditAction,
-    BatchStatus,
     Document,
     DocumentStatus,
     JobStatus,
     LearnedModel,
-    LearnedModelStatus,
     PreannotationRun,
     Project,
     RunBatch,
-    RunStatus,
     Span,
     SpanStatus,
 )
@@ -81,7 +78,7 @@ from pseudonymizer.vocabulary import DECISIONS, DEFAULT_PROFILE, MACHINE_SOURCES
 
 logger = logging.getLogger(__name__)
 
-ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 # A warning about a batch that failed: dropped when the run is resumed.
 BATCH_RECOGNIZER = "batch"
 # In a run's `models_used`, beside each language's NER model: "learned:<language>" → "v<version>".
@@ -236,25 +233,25 @@ def run_resume(
     nothing."""
     # The batches before the run, in the order a batch's write locks them: a write finishing
     # now waits for the resumption (or it for the write), and neither deadlocks.
-    pending = RunBatch.objects.filter(run_id=run.pk).exclude(status=BatchStatus.DONE)
+    pending = RunBatch.objects.filter(run_id=run.pk).exclude(status=JobStatus.DONE)
     list(pending.select_for_update().order_by("pk").values_list("pk", flat=True))
     run = PreannotationRun.objects.select_for_update().get(pk=run.pk)
-    if run.status == RunStatus.DONE:
+    if run.status == JobStatus.DONE:
         raise DomainError(
             f"run {run.pk} is done: there is nothing to resume. Start a new run to "
             "pre-annotate again."
         )
     batches = list(pending.order_by("number").values_list("pk", "language"))
-    pending.update(status=BatchStatus.QUEUED, error="", finished_at=None)
+    pending.update(status=JobStatus.QUEUED, error="", finished_at=None)
     warnings = [w for w in run.warnings if w.get("recognizer") != BATCH_RECOGNIZER]
     now = timezone.now()
     if not batches:
         # Every batch got written, but the run was taken for dead before the last one said so.
         PreannotationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.DONE, error="", warnings=warnings, finished_at=now
+            status=JobStatus.DONE, error="", warnings=warnings, finished_at=now
         )
     else:
-        status = RunStatus.RUNNING if run.status == RunStatus.RUNNING else RunStatus.QUEUED
+        status = JobStatus.RUNNING if run.status == JobStatus.RUNNING else JobStatus.QUEUED
         PreannotationRun.objects.filter(pk=run.pk).update(
             status=status, error="", warnings=warnings, finished_at=None
         )
@@ -323,7 +320,7 @@ def _claimed_batch(batch_id: int, claimed_at: datetime) -> RunBatch | None:
     """The batch, while it is still this claim's and its run is active; else None (and a
     batch whose run ended goes back to the queue)."""
     batch = RunBatch.objects.select_related("run__project").filter(pk=batch_id).first()
-    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+    if batch is None or batch.status != JobStatus.RUNNING or batch.started_at != claimed_at:
         return None
     if batch.run.status not in ACTIVE:
         _batch_release(batch_id, claimed_at)
@@ -335,8 +332,8 @@ def _batch_release(batch_id: int, claimed_at: datetime) -> None:
     """Put a claimed batch whose run has ended back in the queue, as the reaper does with
     the running batches of the run it fails: `run_resume` sends it again."""
     released = RunBatch.objects.filter(
-        pk=batch_id, status=BatchStatus.RUNNING, started_at=claimed_at
-    ).update(status=BatchStatus.QUEUED)
+        pk=batch_id, status=JobStatus.RUNNING, started_at=claimed_at
+    ).update(status=JobStatus.QUEUED)
     if released:
         logger.info("batch %s: its run has ended; queued again for a resumption", batch_id)
 
@@ -439,7 +436,7 @@ def _learned_spans(
         project_id=run.project_id,
         language=language,
         version=int(version.lstrip("v") or 0),
-        status=LearnedModelStatus.DONE,
+        status=JobStatus.DONE,
     ).first()
     if model is None:
         return None, {name: f"learned model {version} is gone"}
@@ -509,7 +506,7 @@ def _batch_write(
     warnings: Iterable[Warning],
 ) -> bool:
     batch = RunBatch.objects.select_for_update().filter(pk=batch_id).first()
-    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+    if batch is None or batch.status != JobStatus.RUNNING or batch.started_at != claimed_at:
         return False
     run = PreannotationRun.objects.select_related("project").get(pk=batch.run_id)
     if run.status not in ACTIVE:  # failed since the claim: its batches wait for a resumption
@@ -598,9 +595,9 @@ def _run_settle(run_id: int) -> bool:
     """Finish the run when no batch is left to do (the caller holds the run's row lock);
     True when this call ended it."""
     batches = RunBatch.objects.filter(run_id=run_id)
-    if batches.filter(status__in=[BatchStatus.QUEUED, BatchStatus.RUNNING]).exists():
+    if batches.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).exists():
         return False
-    failed = batches.filter(status=BatchStatus.FAILED).count()
+    failed = batches.filter(status=JobStatus.FAILED).count()
     if not failed:
         return job_finish(PreannotationRun, run_id)
     total = batches.count()
@@ -640,7 +637,7 @@ def run_execute(
 ) -> PreannotationRun:
     """Run the queued batches of `run` in this process, one after the other (the command's
     `--here`: no broker, no worker). A bug fails its batch, as in a worker."""
-    pending = RunBatch.objects.filter(run=run, status=BatchStatus.QUEUED).order_by("number")
+    pending = RunBatch.objects.filter(run=run, status=JobStatus.QUEUED).order_by("number")
     for batch_id, language in list(pending.values_list("pk", "language")):
         try:
             ner = run_batch_ner(batch_id=batch_id) if run.models_used.get(language) else None

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget, trigger_client_event
 
-from annotator.models import ImportJob, ImportStatus
+from annotator.models import ImportJob, JobStatus
 from annotator.permissions import Can
 from annotator.selectors.imports import imports_of
 from annotator.services.errors import DomainError
@@ -21,7 +21,7 @@ from annotator.views.forms import ImportForm
 from annotator.views.nav import HtmxProjectRequest, project_nav
 
 JOBS_PER_PAGE = 25
-ACTIVE = (ImportStatus.QUEUED, ImportStatus.RUNNING)
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 def job_context(job: ImportJob) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotator.languages import language_label
-from annotator.models import PreannotationRun, RunStatus
+from annotator.models import JobStatus, PreannotationRun
 from annotator.permissions import Can
 from annotator.selectors.runs import BatchCounts, batch_counts, runs_of
 from annotator.services import runs as service
@@ -87,7 +87,7 @@ def run_row(run: PreannotationRun, *, can_start: bool) -> RunRow:
         batches=batch_counts(run),
         language=language_label(run.language) if run.language else "Every language",
         models=_models(run.models_used),
-        can_resume=can_start and run.status != RunStatus.DONE,
+        can_resume=can_start and run.status != JobStatus.DONE,
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from annotator.celery import app as celery_app
-from annotator.models import BatchStatus, PreannotationRun, RunStatus, Span
+from annotator.models import JobStatus, PreannotationRun, Span
 from annotator.services import runs
 from tests.factories import DocumentFactory, ProjectFactory
 from tests.pseudonymizer.recognizers import tiny_model as tiny_model_module
@@ -82,11 +82,11 @@ def test_a_run_goes_through_both_queues_and_writes_every_batch(
 
     run = wait_for(runs.run_create(project=project, actor=None))
 
-    assert run.status == RunStatus.DONE, (run.error, run.warnings)
+    assert run.status == JobStatus.DONE, (run.error, run.warnings)
     assert run.warnings == []
     assert run.models_used == {"en": str(tiny_model), "fr": ""}
     assert (run.documents_done, run.documents_total) == (4, 4)
-    assert set(run.batches.values_list("status", flat=True)) == {BatchStatus.DONE}
+    assert set(run.batches.values_list("status", flat=True)) == {JobStatus.DONE}
     by_source = set(Span.objects.filter(run=run).values_list("source", "label"))
     assert ("ner", "PER") in by_source
     assert {("regex", "EMAIL"), ("regex", "HASHTAG")} <= by_source
@@ -115,12 +115,12 @@ def test_a_run_whose_worker_was_killed_is_resumed_without_duplicates(worker: Non
     assert runs.run_batch_detect(batch_id=first.pk, ner=payload)
     assert runs.run_batch_ner(batch_id=second.pk) is not None
     run.refresh_from_db()
-    assert run.status == RunStatus.RUNNING and run.documents_done == 2
+    assert run.status == JobStatus.RUNNING and run.documents_done == 2
     spans_before = set(Span.objects.filter(run=run).values_list("document_id", "start", "end"))
 
     run = wait_for(runs.run_resume(run=run))
 
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert (run.documents_done, run.documents_total) == (3, 3)
     spans = list(Span.objects.filter(run=run).values_list("document_id", "start", "end"))
     assert len(spans) == len(set(spans)) == run.spans_created

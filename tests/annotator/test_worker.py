@@ -10,7 +10,7 @@ from celery.contrib.testing.worker import start_worker
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotator.celery import app as celery_app
-from annotator.models import Document, ImportStatus
+from annotator.models import Document, JobStatus
 from annotator.services.imports import import_job_create
 from tests.factories import ProjectFactory
 
@@ -33,10 +33,10 @@ def test_an_uploaded_file_is_imported_by_a_worker(settings: Any) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             job.refresh_from_db()
-            if job.status in (ImportStatus.DONE, ImportStatus.FAILED):
+            if job.status in (JobStatus.DONE, JobStatus.FAILED):
                 break
             time.sleep(0.2)
-    assert job.status == ImportStatus.DONE, job.error
+    assert job.status == JobStatus.DONE, job.error
     assert job.documents_created == 5
     assert Document.objects.filter(project=project).count() == 5
 

@@ -42,9 +42,8 @@ import pytest
 from annotator.models import (
     Document,
     DocumentStatus,
-    ImportStatus,
+    JobStatus,
     ReviewItem,
-    RunStatus,
     Span,
     SpanSource,
     SpanStatus,
@@ -355,7 +354,7 @@ def highlight_failures(page: Any, root: str, spans: dict[str, Span]) -> list[str
 def swatches() -> str:
     """Samples of each class the issue names, in the contexts the pages put them in."""
     statuses = sorted(
-        {value for choices in (DocumentStatus, SpanStatus, ImportStatus, RunStatus)
+        {value for choices in (DocumentStatus, SpanStatus, JobStatus, JobStatus)
          for value in choices.values}
     )  # fmt: skip
     badges = " ".join(f'<span class="status status-{s}">{escape(s)}</span>' for s in statuses)

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotator.models import PreannotationRun, Project, RunStatus
+from annotator.models import JobStatus, PreannotationRun, Project
 from annotator.services.errors import DomainError
 from annotator.services.runs import ACTIVE, run_create, run_execute, run_resume
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
@@ -107,7 +107,7 @@ class Command(BaseCommand):
             progress(run)
             if run.status not in ACTIVE:
                 return run
-            if run.status == RunStatus.QUEUED and waited > NO_WORKER_HINT_S and not hinted:
+            if run.status == JobStatus.QUEUED and waited > NO_WORKER_HINT_S and not hinted:
                 hinted = True
                 self.stderr.write(
                     "The run waits for a worker: is one running "
@@ -124,7 +124,7 @@ class Command(BaseCommand):
             f"Run {run.pk} {run.get_status_display().lower()}: {run.documents_done} of "
             f"{run.documents_total} documents, {run.spans_created} spans proposed."
         )
-        if run.status != RunStatus.DONE:
+        if run.status != JobStatus.DONE:
             reason = f" {run.error}" if run.error else ""
             raise CommandError(f"{summary}{reason}")
         self.stdout.write(summary)

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotator.models import Project, ReleaseFormat, ReleaseStatus
+from annotator.models import JobStatus, Project, ReleaseFormat
 from annotator.selectors.release_pages import release_leak_rows
 from annotator.services.errors import DomainError
 from annotator.services.releases.build import release_build
@@ -63,7 +63,7 @@ class Command(BaseCommand):
             release = release_build(release.pk, progress=progress, ner_here=True)
         finally:
             bar.close()
-        if release.status == ReleaseStatus.REFUSED:
+        if release.status == JobStatus.REFUSED:
             for row in release_leak_rows(release).iterator(chunk_size=500):
                 for finding in row.findings:
                     self.stderr.write(
@@ -77,7 +77,7 @@ class Command(BaseCommand):
             raise CommandError(
                 f"release {release.version} of {project.slug} refused: {release.error}"
             )
-        if release.status != ReleaseStatus.DONE:
+        if release.status != JobStatus.DONE:
             raise CommandError(
                 f"release {release.version} of {project.slug} {release.status}: {release.error}"
             )

@@ -22,12 +22,11 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from annotator.models import (
-    BatchStatus,
+    JobStatus,
     Release,
     ReleaseBatch,
     ReleaseLeak,
     ReleaseNerHits,
-    ReleaseStatus,
     SpanStatus,
 )
 from annotator.selectors.learning import learned_latest
@@ -83,8 +82,8 @@ FINDINGS_PER_DOCUMENT = 50
 # Progress goes to the cache at most this often.
 REPORT_EVERY_S = 0.5
 
-FINISHED = (ReleaseStatus.DONE, ReleaseStatus.REFUSED, ReleaseStatus.FAILED)
-ACTIVE = (ReleaseStatus.QUEUED, ReleaseStatus.RUNNING)
+FINISHED = (JobStatus.DONE, JobStatus.REFUSED, JobStatus.FAILED)
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 LEFT_OUT_NOT_FINISHED = "not finished: the document is {status}, neither done nor reviewed"
@@ -99,18 +98,18 @@ def release_progress(release: Release) -> dict[str, Any]:
     "percent", "error", "ner"}; `ner` is {"done", "total"} batches of its documents' names on
     the `ner` queue while it waits for them (None when it sends none)."""
     done, total = release.documents_done, release.documents_total
-    if release.status == ReleaseStatus.RUNNING:
+    if release.status == JobStatus.RUNNING:
         reported = job_progress(release)
         done = reported.done
         total = reported.total if reported.total is not None else total
-    if release.status == ReleaseStatus.DONE or release.status == ReleaseStatus.REFUSED:
+    if release.status == JobStatus.DONE or release.status == JobStatus.REFUSED:
         percent = 100
     else:
         percent = min(100, int(100 * done / total)) if total else 0
     ner: dict[str, int] | None = None
-    if release.status == ReleaseStatus.QUEUED:
+    if release.status == JobStatus.QUEUED:
         counts = ReleaseBatch.objects.filter(release_id=release.pk).aggregate(
-            total=Count("pk"), done=Count("pk", filter=Q(status=BatchStatus.DONE))
+            total=Count("pk"), done=Count("pk", filter=Q(status=JobStatus.DONE))
         )
         if counts["total"]:
             ner = {"done": int(counts["done"]), "total": int(counts["total"])}
@@ -365,7 +364,7 @@ def release_build(
         raise NotFoundError(f"no release {release_id}")
     if release.status in FINISHED:
         return release
-    if ReleaseBatch.objects.filter(release=release).exclude(status=BatchStatus.DONE).exists():
+    if ReleaseBatch.objects.filter(release=release).exclude(status=JobStatus.DONE).exists():
         return release  # the last NER batch to finish sends the build again
     stale_after = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
     if not job_claim(Release, release.pk, stale_after=stale_after):
@@ -419,7 +418,7 @@ def _refuse(release: Release, build: _Build, part: Path, claimed_at: Any) -> Non
             Release, release.pk, claimed_at=claimed_at, documents_done=build.done,
             manifest=release_manifest(build, data=None), error=message,
         ):  # fmt: skip
-            Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.REFUSED)
+            Release.objects.filter(pk=release.pk).update(status=JobStatus.REFUSED)
     logger.warning(
         "release %s refused: %s leak(s) and %s undecided hit(s) in %s document(s)",
         release.pk,
@@ -450,7 +449,7 @@ def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> No
     if not finished:
         # Another worker took the release over (or the reaper failed it): unless that one
         # published it, nothing of this folder stands for the release.
-        if not Release.objects.filter(pk=release.pk, status=ReleaseStatus.DONE).exists():
+        if not Release.objects.filter(pk=release.pk, status=JobStatus.DONE).exists():
             shutil.rmtree(folder, ignore_errors=True)
         return
     logger.info(

@@ -13,9 +13,9 @@ from annotator.models import (
     AuditAction,
     Document,
     HitDismissal,
+    JobStatus,
     Release,
     ReleaseLeak,
-    ReleaseStatus,
 )
 from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
@@ -50,7 +50,7 @@ def release_hit_dismiss(
         raise DomainError("say why this is harmless: a dismissal needs a reason")
     if len(reason) > REASON_MAX:
         raise DomainError(f"the reason is too long: {REASON_MAX} characters at most")
-    if release.status != ReleaseStatus.REFUSED:
+    if release.status != JobStatus.REFUSED:
         raise DomainError(
             f"release {release.version} is {release.status}: only a refused release's "
             "findings can be dismissed"

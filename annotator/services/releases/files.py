@@ -18,12 +18,12 @@ from django.conf import settings
 
 from annotator.models import (
     AuditAction,
+    JobStatus,
     Project,
     Release,
     ReleaseFormat,
     ReleaseLeak,
     ReleaseNerHits,
-    ReleaseStatus,
 )
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, NotFoundError
@@ -71,7 +71,7 @@ def _within_root(path: Path) -> Path:
 def release_data_path(release: Release) -> Path:
     """The data file of a DONE release; DomainError for one not done, NotFoundError when the
     file is gone."""
-    if release.status != ReleaseStatus.DONE or not release.file_path:
+    if release.status != JobStatus.DONE or not release.file_path:
         raise DomainError(f"release {release.version} is {release.status}: it has no file")
     path = _within_root(Path(settings.MEDIA_ROOT) / release.file_path)
     if not path.is_file():

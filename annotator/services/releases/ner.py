@@ -14,12 +14,11 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from annotator.models import (
-    BatchStatus,
     Document,
+    JobStatus,
     Release,
     ReleaseBatch,
     ReleaseNerHits,
-    ReleaseStatus,
 )
 from annotator.services.jobs import job_claim, job_dispatch, job_fail, job_finish
 from annotator.services.releases.create import _audit_outcome
@@ -44,7 +43,7 @@ def _ner_detector(ner_models: dict[str, str]) -> Detector:
 def _of_queued_release() -> Q:
     # A subquery, not `release__status`: the claim's update must stay on the batch's own table
     # (annotator.services.jobs.job_claim).
-    return Q(release_id__in=Release.objects.filter(status=ReleaseStatus.QUEUED).values("pk"))
+    return Q(release_id__in=Release.objects.filter(status=JobStatus.QUEUED).values("pk"))
 
 
 def text_digest(text: str) -> str:
@@ -97,10 +96,10 @@ def _batch_store(
 ) -> bool:
     # The batch, then its release: the order in which the reaper locks them too.
     batch = ReleaseBatch.objects.select_for_update().filter(pk=batch_id).first()
-    if batch is None or batch.status != BatchStatus.RUNNING or batch.started_at != claimed_at:
+    if batch is None or batch.status != JobStatus.RUNNING or batch.started_at != claimed_at:
         return False
     release = Release.objects.select_for_update().get(pk=batch.release_id)
-    if release.status != ReleaseStatus.QUEUED:
+    if release.status != JobStatus.QUEUED:
         # Failed meanwhile (another batch's model, the reaper): nothing of this one counts.
         job_fail(ReleaseBatch, batch_id, "its release ended", claimed_at=claimed_at)
         return False
@@ -110,7 +109,7 @@ def _batch_store(
         for pk, (digest, spans) in found.items()
     )
     job_finish(ReleaseBatch, batch_id, claimed_at=claimed_at)
-    left = ReleaseBatch.objects.filter(release=release).exclude(status=BatchStatus.DONE)
+    left = ReleaseBatch.objects.filter(release=release).exclude(status=JobStatus.DONE)
     if not left.exists():
         # The last batch to finish, under the release's lock: exactly one sends the build.
         job_dispatch(release)

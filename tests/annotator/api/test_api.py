@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotator.models import Document, ImportStatus
+from annotator.models import Document, JobStatus
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -55,7 +55,7 @@ def test_an_admin_uploads_a_file_and_the_import_runs(
     assert response.status_code == 202
     job_url = reverse("api-import-detail", kwargs={"slug": "radical", "pk": response.json()["id"]})
     job = client_for(team.admin).get(job_url).json()
-    assert job["status"] == ImportStatus.DONE
+    assert job["status"] == JobStatus.DONE
     assert (job["progress"]["documents"], job["progress"]["spans"]) == (1, 1)
     assert Document.objects.get(external_id="api-1").spans.get().label == "USERNAME"
 
@@ -70,7 +70,7 @@ def test_a_refused_upload_reports_file_line_and_reason(
     with django_capture_on_commit_callbacks(execute=True):
         response = client_for(team.admin).post(url, {"file": upload})
     job = client_for(team.admin).get(f"{url}{response.json()['id']}/").json()
-    assert job["status"] == ImportStatus.FAILED
+    assert job["status"] == JobStatus.FAILED
     assert job["error"].startswith("bad.jsonl:2:")
     assert not Document.objects.exists()
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.models import LearnedModel, LearnedModelStatus
+from annotator.models import JobStatus, LearnedModel
 from tests.annotator.services.test_learning import corpus
 from tests.conftest import Team, client_for
 
@@ -26,7 +26,7 @@ def url(team: Team) -> str:
 
 def test_a_lead_lists_the_versions_without_paths(team: Team) -> None:
     LearnedModel.objects.create(
-        project=team.project, language="en", version=1, status=LearnedModelStatus.DONE,
+        project=team.project, language="en", version=1, status=JobStatus.DONE,
         path="learned/x/en/1", decisions_used=8, decisions_held_out=2, labels=["PER"],
         scores={"*": {"precision": 1.0, "recall": 0.5, "f1": 0.667}}, trigger="admin",
     )  # fmt: skip
@@ -58,7 +58,7 @@ def test_an_admin_trains_202_and_the_task_trains_it(
     assert response.status_code == 202
     assert response.json()["status"] == "queued"  # as it was when the request answered
     model = LearnedModel.objects.get(pk=response.json()["id"])
-    assert model.status == LearnedModelStatus.DONE, model.error
+    assert model.status == JobStatus.DONE, model.error
     # Asking again while one is queued answers that one: here the first is done, so a second.
     with django_capture_on_commit_callbacks(execute=False):
         again = client.post(url(team), {"language": "en"}, content_type="application/json")

@@ -14,8 +14,8 @@ from annotator.models import (
     AuditAction,
     AuditEvent,
     HitDismissal,
+    JobStatus,
     Release,
-    ReleaseStatus,
     SpanStatus,
 )
 from annotator.services.releases.build import release_build
@@ -120,7 +120,7 @@ def test_a_release_is_cut_as_a_job_to_poll(
     assert set(body["progress"]) == {"done", "total", "percent"}
     # Celery is eager here: by the time the caller polls, the release is done.
     polled = client_for(team.admin).get(response["Location"]).json()
-    assert polled["status"] == ReleaseStatus.DONE
+    assert polled["status"] == JobStatus.DONE
     assert polled["progress"] == {"done": 1, "total": 1, "percent": 100}
     assert polled["sha256"] == Release.objects.get().sha256 and len(polled["sha256"]) == 64
     assert polled["finished_at"] and polled["started_at"] and polled["error"] == ""
@@ -203,7 +203,7 @@ def test_a_refused_release_reports_its_leaks_and_downloads_nothing(team: Team) -
         project=team.project, text=LEAKY_TEXT, status="done", external_id="later"
     )
     release = cut(team)
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     client = client_for(team.admin)
     body = client.get(url("api-release-detail", release)).json()
     assert body["status"] == "refused" and body["sha256"] == ""

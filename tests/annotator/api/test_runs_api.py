@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.models import PreannotationRun, RunStatus
+from annotator.models import JobStatus, PreannotationRun
 from annotator.services import runs
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
@@ -137,7 +137,7 @@ def test_a_started_run_answers_202_with_the_job_to_poll(
 def test_a_refused_run_answers_400_with_the_reason(
     team: Team, run: PreannotationRun, data: dict[str, str], message: str
 ) -> None:
-    PreannotationRun.objects.filter(pk=run.pk).update(status=RunStatus.DONE)
+    PreannotationRun.objects.filter(pk=run.pk).update(status=JobStatus.DONE)
     response = client_for(team.admin).post(runs_url(), data)
     assert response.status_code == 400
     assert message in str(response.json())
@@ -151,7 +151,7 @@ def test_a_second_run_while_one_is_queued_is_refused(team: Team, run: Preannotat
 
 
 def test_the_list_pages_and_shows_newest_first(team: Team, run: PreannotationRun) -> None:
-    PreannotationRun.objects.filter(pk=run.pk).update(status=RunStatus.DONE)
+    PreannotationRun.objects.filter(pk=run.pk).update(status=JobStatus.DONE)
     second = runs.run_create(project=team.project, actor=team.admin, dispatch=False)
     body = client_for(team.lead).get(runs_url(), {"limit": 1}).json()
     assert body["count"] == 2
@@ -164,7 +164,7 @@ def test_a_run_of_another_project_is_not_found(team: Team, run: PreannotationRun
 
 
 def test_resuming_a_done_run_answers_400(team: Team, run: PreannotationRun) -> None:
-    PreannotationRun.objects.filter(pk=run.pk).update(status=RunStatus.DONE)
+    PreannotationRun.objects.filter(pk=run.pk).update(status=JobStatus.DONE)
     response = client_for(team.admin).post(resume_url(run))
     assert response.status_code == 400
     assert "nothing to resume" in response.json()["detail"]

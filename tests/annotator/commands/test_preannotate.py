@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.models import BatchStatus, PreannotationRun, RunStatus, Span
+from annotator.models import JobStatus, PreannotationRun, Span
 from annotator.services import runs
 from pseudonymizer.detection import Detection, Detector
 from tests.factories import DocumentFactory, ProjectFactory
@@ -48,7 +48,7 @@ def test_wait_follows_the_run_to_its_end() -> None:
         DocumentFactory(project=project, text=EMAIL_TEXT)
     out, _ = run_command("radical", "--wait")
     run = PreannotationRun.objects.get()
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert f"Run {run.pk} done: 3 of 3 documents, 6 spans proposed." in out
 
 
@@ -72,7 +72,7 @@ def test_here_runs_the_batches_without_a_worker(settings: Any) -> None:
         DocumentFactory(project=project, text=EMAIL_TEXT)
     out, _ = run_command("radical", "--here", "--no-ner")
     run = PreannotationRun.objects.get()
-    assert run.status == RunStatus.DONE and run.batches.count() == 3
+    assert run.status == JobStatus.DONE and run.batches.count() == 3
     assert "done: 5 of 5 documents, 10 spans proposed" in out
 
 
@@ -100,8 +100,8 @@ def test_resume_finishes_an_interrupted_run_without_duplicates(settings: Any) ->
 
     out, _ = run_command("radical", "--resume", str(run.pk), "--wait")
     run.refresh_from_db()
-    assert run.status == RunStatus.DONE
-    assert set(run.batches.values_list("status", flat=True)) == {BatchStatus.DONE}
+    assert run.status == JobStatus.DONE
+    assert set(run.batches.values_list("status", flat=True)) == {JobStatus.DONE}
     assert Span.objects.filter(run=run).count() == 4
     assert f"Resumed run {run.pk}" in out
 

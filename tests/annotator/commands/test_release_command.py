@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.models import Release, ReleaseStatus
+from annotator.models import JobStatus, Release
 from annotator.services.releases.files import _WRITERS, release_data_path
 from tests.annotator.services.test_releases import FIRST, document_with
 from tests.factories import ProjectFactory
@@ -43,7 +43,7 @@ def test_it_cuts_a_release_and_copies_it_with_out(project: Any, tmp_path: Path) 
     out_path = tmp_path / "release.jsonl"
     out, _ = run_command("radical", "--strategy", "S2", "--format", "jsonl", "--out", str(out_path))
     release = Release.objects.get()
-    assert release.status == ReleaseStatus.DONE
+    assert release.status == JobStatus.DONE
     assert "Release 1 of radical: 1 document(s) released, 0 left out" in out
     assert out_path.read_bytes() == release_data_path(release).read_bytes()
     (record,) = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
@@ -59,7 +59,7 @@ def test_a_leak_exits_non_zero_and_lists_offsets_never_text(project: Any) -> Non
             "release", "radical", "--strategy", "S1", "--format", "csv", "--no-progress",
             stdout=StringIO(), stderr=err,
         )  # fmt: skip
-    assert Release.objects.get().status == ReleaseStatus.REFUSED
+    assert Release.objects.get().status == JobStatus.REFUSED
     assert "leak: document" in err.getvalue() and "(leaky) [5, 16) PER (original)" in err.getvalue()
     assert "hit: document" in err.getvalue() and "(leaky) [5, 16) PER (known)" in err.getvalue()
     assert "moshe" not in err.getvalue().casefold()
@@ -79,7 +79,7 @@ def test_bad_arguments_and_failures_exit_non_zero(project: Any, monkeypatch: Any
     monkeypatch.setitem(_WRITERS, "csv", broken)
     with pytest.raises(CommandError, match="failed"):
         run_command("radical", "--strategy", "S1", "--format", "csv")
-    assert Release.objects.get().status == ReleaseStatus.FAILED
+    assert Release.objects.get().status == JobStatus.FAILED
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from annotator.models import (
     AuditEvent,
     Document,
     ImportJob,
-    ImportStatus,
+    JobStatus,
     Span,
     SpanSource,
     SpanStatus,
@@ -337,7 +337,7 @@ def test_a_job_taken_over_meanwhile_rolls_its_import_back(project: Any, tmp_path
     """The job is finished in the transaction that writes its documents, or nothing is."""
     path = jsonl(tmp_path / "a.jsonl", {"id": "a", "lang": "en", "text": "Moshe Chaya"})
     job = ImportJob.objects.create(
-        project=project, filename="a.jsonl", status=ImportStatus.RUNNING,
+        project=project, filename="a.jsonl", status=JobStatus.RUNNING,
         started_at=timezone.now() - timedelta(hours=1),
     )  # fmt: skip
     # Another worker re-claimed it: its started_at is no longer the one this worker holds.
@@ -349,7 +349,7 @@ def test_a_job_taken_over_meanwhile_rolls_its_import_back(project: Any, tmp_path
 
     assert counts() == before
     job.refresh_from_db()
-    assert (job.status, job.documents_created) == (ImportStatus.RUNNING, 0)
+    assert (job.status, job.documents_created) == (JobStatus.RUNNING, 0)
 
 
 def test_a_claimed_job_is_done_with_its_counts_when_its_documents_are_written(
@@ -367,5 +367,5 @@ def test_a_claimed_job_is_done_with_its_counts_when_its_documents_are_written(
     documents_import(project=project, path=path, job=job)
 
     job.refresh_from_db()
-    assert (job.status, job.documents_created, job.spans_created) == (ImportStatus.DONE, 1, 1)
+    assert (job.status, job.documents_created, job.spans_created) == (JobStatus.DONE, 1, 1)
     assert Document.objects.get().import_job == job

@@ -20,17 +20,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotator.models import (
-    BatchStatus,
     Document,
     ImportJob,
-    ImportStatus,
+    JobStatus,
     LearnedModel,
-    LearnedModelStatus,
     PreannotationRun,
     Release,
-    ReleaseStatus,
     RunBatch,
-    RunStatus,
 )
 from annotator.services import jobs
 from annotator.services.imports import import_job_create
@@ -91,7 +87,7 @@ def test_of_two_claims_only_the_first_gets_the_job() -> None:
     assert job_claim(ImportJob, job.pk) is True
     assert job_claim(ImportJob, job.pk) is False
     job.refresh_from_db()
-    assert job.status == ImportStatus.RUNNING
+    assert job.status == JobStatus.RUNNING
     assert job.started_at is not None
 
 
@@ -105,26 +101,26 @@ def test_a_claim_of_a_running_job_with_a_live_heartbeat_gets_nothing() -> None:
 
 def test_a_running_job_whose_worker_fell_silent_is_claimed_again_once(monkeypatch: Any) -> None:
     long_ago = timezone.now() - 2 * HOUR
-    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    job = an_import(status=JobStatus.RUNNING, started_at=long_ago)
     heartbeat_at(monkeypatch, job, long_ago + timedelta(minutes=5))
 
     assert job_claim(ImportJob, job.pk, stale_after=HOUR) is True
     assert job_claim(ImportJob, job.pk, stale_after=HOUR) is False  # the new heartbeat is live
     job.refresh_from_db()
-    assert job.status == ImportStatus.RUNNING
+    assert job.status == JobStatus.RUNNING
     assert job.started_at is not None and job.started_at > long_ago
     assert job_progress(job).done == 0
 
 
 def test_the_old_worker_can_neither_finish_nor_fail_a_job_claimed_again() -> None:
     long_ago = timezone.now() - 2 * HOUR
-    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    job = an_import(status=JobStatus.RUNNING, started_at=long_ago)
     assert job_claim(ImportJob, job.pk, stale_after=HOUR)
 
     assert job_finish(ImportJob, job.pk, claimed_at=long_ago, documents_created=3) is False
     assert job_fail(ImportJob, job.pk, "late", claimed_at=long_ago) is False
     job.refresh_from_db()
-    assert (job.status, job.documents_created, job.error) == (ImportStatus.RUNNING, 0, "")
+    assert (job.status, job.documents_created, job.error) == (JobStatus.RUNNING, 0, "")
 
 
 def test_finish_marks_a_running_job_done_with_its_fields() -> None:
@@ -134,7 +130,7 @@ def test_finish_marks_a_running_job_done_with_its_fields() -> None:
 
     assert job_finish(ImportJob, job.pk, claimed_at=job.started_at, documents_created=7)
     job.refresh_from_db()
-    assert (job.status, job.documents_created) == (ImportStatus.DONE, 7)
+    assert (job.status, job.documents_created) == (JobStatus.DONE, 7)
     assert job.finished_at is not None
     assert job_finish(ImportJob, job.pk) is False  # done stays done
 
@@ -144,20 +140,20 @@ def test_a_queued_job_cannot_be_finished() -> None:
 
     assert job_finish(ImportJob, job.pk) is False
     job.refresh_from_db()
-    assert job.status == ImportStatus.QUEUED
+    assert job.status == JobStatus.QUEUED
 
 
 def test_fail_records_the_reason_and_never_undoes_a_finished_job() -> None:
-    failing, done = an_import(), an_import(status=ImportStatus.DONE)
+    failing, done = an_import(), an_import(status=JobStatus.DONE)
     job_claim(ImportJob, failing.pk)
 
     assert job_fail(ImportJob, failing.pk, "line 3: invalid JSON") is True
     assert job_fail(ImportJob, done.pk, "too late") is False
     failing.refresh_from_db()
     done.refresh_from_db()
-    assert (failing.status, failing.error) == (ImportStatus.FAILED, "line 3: invalid JSON")
+    assert (failing.status, failing.error) == (JobStatus.FAILED, "line 3: invalid JSON")
     assert failing.finished_at is not None
-    assert (done.status, done.error) == (ImportStatus.DONE, "")
+    assert (done.status, done.error) == (JobStatus.DONE, "")
 
 
 def test_the_lifecycle_serves_runs_and_releases_too() -> None:
@@ -215,13 +211,13 @@ def test_the_reaper_fails_a_dead_import_and_deletes_its_upload(
 ) -> None:
     long_ago = timezone.now() - 2 * HOUR
     upload = an_upload(settings)
-    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago, stored_path=str(upload))
+    job = an_import(status=JobStatus.RUNNING, started_at=long_ago, stored_path=str(upload))
     heartbeat_at(monkeypatch, job, long_ago)
 
     counts = jobs_reap(older_than=HOUR)
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
     assert "worker stopped" in job.error and "nothing was written" in job.error
     assert job.finished_at is not None
     assert not upload.parent.exists()
@@ -246,7 +242,7 @@ def test_the_reaper_fails_a_dead_release_and_deletes_its_half_written_file(
     counts = jobs_reap(older_than=HOUR)
 
     release.refresh_from_db()
-    assert release.status == ReleaseStatus.FAILED
+    assert release.status == JobStatus.FAILED
     assert "nothing was released" in release.error
     assert counts["releases_failed"] == 1
     assert not folder.exists()
@@ -271,8 +267,8 @@ def test_the_reaper_fails_a_training_whose_worker_died_and_leaves_a_live_one(
 
     dead.refresh_from_db()
     live.refresh_from_db()
-    assert dead.status == LearnedModelStatus.FAILED and "new version" in dead.error
-    assert live.status == LearnedModelStatus.RUNNING
+    assert dead.status == JobStatus.FAILED and "new version" in dead.error
+    assert live.status == JobStatus.RUNNING
     assert counts["models_failed"] == 1
 
 
@@ -286,7 +282,7 @@ def test_the_reaper_leaves_a_live_import_and_its_upload_alone(settings: Any) -> 
     counts = jobs_reap(older_than=HOUR)
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.RUNNING
+    assert job.status == JobStatus.RUNNING
     assert upload.is_file()
     assert counts["imports_failed"] == 0
 
@@ -303,7 +299,7 @@ def test_the_reaper_fails_at_once_a_job_whose_process_on_this_host_is_gone(
 
     assert jobs_reap(older_than=HOUR)["imports_failed"] == 1
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
     assert not upload.parent.exists()
 
 
@@ -325,48 +321,48 @@ def test_the_reaper_takes_a_process_that_exited_uncollected_for_gone(settings: A
     finally:
         exited.wait()
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
 
 
 def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumable(
     monkeypatch: Any,
 ) -> None:
     long_ago = timezone.now() - 2 * HOUR
-    run = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
-    done = RunBatchFactory(run=run, status=BatchStatus.DONE, started_at=long_ago)
-    running = RunBatchFactory(run=run, status=BatchStatus.RUNNING, started_at=long_ago)
-    queued = RunBatchFactory(run=run, status=BatchStatus.QUEUED)
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    done = RunBatchFactory(run=run, status=JobStatus.DONE, started_at=long_ago)
+    running = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
+    queued = RunBatchFactory(run=run, status=JobStatus.QUEUED)
     heartbeat_at(monkeypatch, run, long_ago)
 
     counts = jobs_reap(older_than=HOUR)
 
     run.refresh_from_db()
-    assert run.status == RunStatus.FAILED
+    assert run.status == JobStatus.FAILED
     assert f"preannotate --resume {run.pk}" in run.error
     statuses = dict(RunBatch.objects.filter(run=run).values_list("id", "status"))
     assert statuses == {
-        done.pk: BatchStatus.DONE,
-        running.pk: BatchStatus.QUEUED,
-        queued.pk: BatchStatus.QUEUED,
+        done.pk: JobStatus.DONE,
+        running.pk: JobStatus.QUEUED,
+        queued.pk: JobStatus.QUEUED,
     }
     assert (counts["runs_failed"], counts["batches_requeued"]) == (1, 1)
 
 
 def test_the_reaper_leaves_a_run_whose_batches_finish_or_wait_for_a_worker() -> None:
     long_ago = timezone.now() - 2 * HOUR
-    working = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
-    RunBatchFactory(run=working, status=BatchStatus.DONE, finished_at=timezone.now())
-    RunBatchFactory(run=working, status=BatchStatus.RUNNING, started_at=timezone.now())
-    waiting = PreannotationRunFactory(status=RunStatus.RUNNING, started_at=long_ago)
-    RunBatchFactory(run=waiting, status=BatchStatus.QUEUED)
+    working = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=working, status=JobStatus.DONE, finished_at=timezone.now())
+    RunBatchFactory(run=working, status=JobStatus.RUNNING, started_at=timezone.now())
+    waiting = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=waiting, status=JobStatus.QUEUED)
 
     assert jobs_reap(older_than=HOUR)["runs_failed"] == 0
-    assert set(PreannotationRun.objects.values_list("status", flat=True)) == {RunStatus.RUNNING}
+    assert set(PreannotationRun.objects.values_list("status", flat=True)) == {JobStatus.RUNNING}
 
 
 def test_the_reaper_deletes_uploads_that_finished_imports_left_behind(settings: Any) -> None:
-    done = an_import(status=ImportStatus.DONE, stored_path=str(an_upload(settings, "a.jsonl")))
-    failed = an_import(status=ImportStatus.FAILED, stored_path=str(an_upload(settings, "b.jsonl")))
+    done = an_import(status=JobStatus.DONE, stored_path=str(an_upload(settings, "a.jsonl")))
+    failed = an_import(status=JobStatus.FAILED, stored_path=str(an_upload(settings, "b.jsonl")))
     queued = an_import(stored_path=str(an_upload(settings, "c.jsonl")))
     just_uploaded = an_upload(settings, "d.jsonl")  # its job is being created
 
@@ -382,7 +378,7 @@ def test_the_reap_jobs_command_reports_what_it_did(
 ) -> None:
     long_ago = timezone.now() - 2 * HOUR
     job = an_import(
-        status=ImportStatus.RUNNING, started_at=long_ago, stored_path=str(an_upload(settings))
+        status=JobStatus.RUNNING, started_at=long_ago, stored_path=str(an_upload(settings))
     )
     heartbeat_at(monkeypatch, job, long_ago)
 
@@ -390,7 +386,7 @@ def test_the_reap_jobs_command_reports_what_it_did(
 
     assert "imports failed: 1" in capsys.readouterr().out
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
 
 
 def test_the_reaper_runs_as_a_celery_task(settings: Any, monkeypatch: Any) -> None:
@@ -398,7 +394,7 @@ def test_the_reaper_runs_as_a_celery_task(settings: Any, monkeypatch: Any) -> No
 
     settings.CLOAK_JOB_STALE_AFTER = 3600
     long_ago = timezone.now() - 2 * HOUR
-    job = an_import(status=ImportStatus.RUNNING, started_at=long_ago)
+    job = an_import(status=JobStatus.RUNNING, started_at=long_ago)
     heartbeat_at(monkeypatch, job, long_ago)
 
     counts = tasks.jobs_reap.delay().get()
@@ -423,7 +419,7 @@ def test_a_queued_import_no_worker_took_fails_and_its_upload_is_deleted(settings
     counts = jobs_reap()
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED and job.finished_at is not None
+    assert job.status == JobStatus.FAILED and job.finished_at is not None
     assert "No worker took it within 30 minutes" in job.error
     assert "upload it again" in job.error
     assert not upload.parent.exists()
@@ -466,7 +462,7 @@ def test_a_job_queued_for_less_than_the_timeout_waits(settings: Any) -> None:
     assert jobs_reap()["jobs_never_taken"] == 0
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.QUEUED and upload.is_file()
+    assert job.status == JobStatus.QUEUED and upload.is_file()
 
 
 @pytest.mark.parametrize("busy_with", ["a long import", "a batch just written"])
@@ -487,8 +483,8 @@ def test_jobs_queued_behind_busy_workers_wait_however_long(settings: Any, busy_w
     else:
         # Between two batches of another run: the last one ended a minute ago.
         RunBatchFactory(
-            run=PreannotationRunFactory(status=RunStatus.RUNNING, started_at=timezone.now()),
-            status=BatchStatus.DONE,
+            run=PreannotationRunFactory(status=JobStatus.RUNNING, started_at=timezone.now()),
+            status=JobStatus.DONE,
             finished_at=timezone.now() - timedelta(minutes=1),
         )
 
@@ -496,9 +492,9 @@ def test_jobs_queued_behind_busy_workers_wait_however_long(settings: Any, busy_w
 
     assert counts["jobs_never_taken"] == 0
     waiting_import.refresh_from_db()
-    assert waiting_import.status == ImportStatus.QUEUED and upload.is_file()
+    assert waiting_import.status == JobStatus.QUEUED and upload.is_file()
     statuses = PreannotationRun.objects.filter(pk__in=[r.pk for r in waiting_runs])
-    assert set(statuses.values_list("status", flat=True)) == {RunStatus.QUEUED}
+    assert set(statuses.values_list("status", flat=True)) == {JobStatus.QUEUED}
 
 
 def test_a_queued_run_no_worker_took_fails_resumable_with_its_batches_queued() -> None:
@@ -509,10 +505,10 @@ def test_a_queued_run_no_worker_took_fails_resumable_with_its_batches_queued() -
     counts = jobs_reap()
 
     run.refresh_from_db()
-    assert run.status == RunStatus.FAILED and "No worker took it" in run.error
+    assert run.status == JobStatus.FAILED and "No worker took it" in run.error
     assert "Resume the run" in run.error
     assert {b.status for b in RunBatch.objects.filter(pk__in=[b.pk for b in batches])} == {
-        BatchStatus.QUEUED
+        JobStatus.QUEUED
     }
     assert (counts["runs_failed"], counts["jobs_never_taken"]) == (1, 1)
 
@@ -533,15 +529,15 @@ def test_a_started_run_whose_queued_batches_no_worker_takes_fails_resumable(
     RunBatch.objects.filter(pk=first.pk).update(started_at=long_ago, finished_at=long_ago)
     cache.clear()  # its heartbeats are an hour old too
     run.refresh_from_db()
-    assert run.status == RunStatus.RUNNING
+    assert run.status == JobStatus.RUNNING
 
     assert jobs_reap()["runs_failed"] == 1
 
     run.refresh_from_db()
-    assert run.status == RunStatus.FAILED and "No worker took it" in run.error
-    assert RunBatch.objects.get(pk=second.pk).status == BatchStatus.QUEUED
+    assert run.status == JobStatus.FAILED and "No worker took it" in run.error
+    assert RunBatch.objects.get(pk=second.pk).status == JobStatus.QUEUED
     run = run_resume(run=run, dispatch=False)
-    assert run_execute(run=run).status == RunStatus.DONE
+    assert run_execute(run=run).status == JobStatus.DONE
     run.refresh_from_db()
     assert run.documents_done == 2
 
@@ -550,8 +546,8 @@ def test_a_run_resumed_long_after_it_started_is_not_taken_for_lost(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     long_ago = timezone.now() - 3 * HOUR
-    run = PreannotationRunFactory(status=RunStatus.FAILED, started_at=long_ago)
-    RunBatchFactory(run=run, status=BatchStatus.QUEUED)
+    run = PreannotationRunFactory(status=JobStatus.FAILED, started_at=long_ago)
+    RunBatchFactory(run=run, status=JobStatus.QUEUED)
     queued_since(run, long_ago)
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -560,7 +556,7 @@ def test_a_run_resumed_long_after_it_started_is_not_taken_for_lost(
     assert jobs_reap()["jobs_never_taken"] == 0
 
     run.refresh_from_db()
-    assert run.status == RunStatus.QUEUED
+    assert run.status == JobStatus.QUEUED
 
 
 def test_the_reap_jobs_command_fails_queued_jobs_after_the_given_time(
@@ -573,7 +569,7 @@ def test_the_reap_jobs_command_fails_queued_jobs_after_the_given_time(
 
     assert "jobs never taken: 1" in capsys.readouterr().out
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
 
 
 # --- Tasks that cannot be sent ----------------------------------------------------------------
@@ -606,7 +602,7 @@ def test_an_import_whose_task_cannot_be_sent_fails_at_once_and_its_upload_goes(
         job = import_job_create(project=team.project, upload=upload, actor=team.admin)
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED and job.finished_at is not None
+    assert job.status == JobStatus.FAILED and job.finished_at is not None
     assert "could not be sent to the workers" in job.error
     assert type(error).__name__ in job.error and "upload it again" in job.error
     assert not Path(job.stored_path).exists() and not Path(job.stored_path).parent.exists()
@@ -631,8 +627,8 @@ def test_a_release_or_training_whose_task_cannot_be_sent_fails_at_once(
 
     release.refresh_from_db()
     model.refresh_from_db()
-    assert release.status == ReleaseStatus.FAILED and "cut the release again" in release.error
-    assert model.status == LearnedModelStatus.FAILED and "ask for a new version" in model.error
+    assert release.status == JobStatus.FAILED and "cut the release again" in release.error
+    assert model.status == JobStatus.FAILED and "ask for a new version" in model.error
     assert "could not be sent" in release.error and "could not be sent" in model.error
 
 
@@ -647,4 +643,4 @@ def test_a_bug_while_sending_is_not_taken_for_the_broker(
     with pytest.raises(TypeError), django_capture_on_commit_callbacks(execute=True):
         import_job_create(project=team.project, upload=upload, actor=team.admin)
 
-    assert ImportJob.objects.get().status == ImportStatus.QUEUED
+    assert ImportJob.objects.get().status == JobStatus.QUEUED

@@ -14,7 +14,7 @@ from django.apps import apps
 from django.db import connection
 
 from annotator.keys.sealed import read_sealed
-from annotator.models import LearnedModel, LearnedModelStatus, Span
+from annotator.models import JobStatus, LearnedModel, Span
 from annotator.services import learning, runs
 from pseudonymizer.learning import Example, LearningError, train
 from pseudonymizer.spans import Span as EngineSpan
@@ -68,7 +68,7 @@ def test_no_original_is_in_any_file_of_a_trained_model(
 
     model = trained(team.project, django_capture_on_commit_callbacks)
 
-    assert model.status == LearnedModelStatus.DONE, model.error
+    assert model.status == JobStatus.DONE, model.error
     root = Path(settings.MEDIA_ROOT) / learning.MODELS_DIR
     (sealed,) = files_under(root)
     assert sealed == Path(settings.MEDIA_ROOT) / model.path
@@ -109,7 +109,7 @@ def test_a_model_file_opens_only_for_its_model_and_under_its_secret(
     # Copied over another model's place, it does not open.
     other = LearnedModel.objects.create(
         project=team.project, language="en", version=2, trigger="admin",
-        status=LearnedModelStatus.DONE, path=model.path,
+        status=JobStatus.DONE, path=model.path,
     )  # fmt: skip
     with pytest.raises(LearningError, match="does not open"):
         learning.learned_recognizer(other)
@@ -143,7 +143,7 @@ def test_the_migration_seals_a_model_written_in_clear(team: Any, settings: Any) 
     assert originals_in(folder) != []  # what an older Cloak left in clear
     model = LearnedModel.objects.create(
         project=project, language="en", version=1, trigger="admin",
-        status=LearnedModelStatus.DONE, path=relative,
+        status=JobStatus.DONE, path=relative,
     )  # fmt: skip
 
     migration.seal_folders(apps, SimpleNamespace(connection=connection))

@@ -18,8 +18,8 @@ from annotator.models import (
     AuditEvent,
     Document,
     DocumentStatus,
+    JobStatus,
     LearnedModel,
-    LearnedModelStatus,
     Project,
     Span,
     SpanSource,
@@ -168,13 +168,13 @@ def test_one_model_at_a_time_per_language_and_versions_go_up(
         again = learning.learned_model_train(team.project, "en", trigger="decisions")
     assert again.pk == first.pk
     assert len(callbacks) == 1
-    assert (first.version, first.status, first.trigger) == (1, LearnedModelStatus.QUEUED, "admin")
+    assert (first.version, first.status, first.trigger) == (1, JobStatus.QUEUED, "admin")
     assert first.created_by == team.admin
     event = AuditEvent.objects.get(action=AuditAction.LEARN)
     assert event.actor == team.admin
     assert event.detail == {"language": "en", "version": 1, "trigger": "admin"}
 
-    LearnedModel.objects.filter(pk=first.pk).update(status=LearnedModelStatus.DONE)
+    LearnedModel.objects.filter(pk=first.pk).update(status=JobStatus.DONE)
     second = learning.learned_model_train(team.project, "en", trigger="admin")
     assert second.version == 2
 
@@ -189,7 +189,7 @@ def test_the_task_trains_records_scores_and_is_idempotent(
 
     model = trained(team.project, django_capture_on_commit_callbacks)
 
-    assert model.status == LearnedModelStatus.DONE, model.error
+    assert model.status == JobStatus.DONE, model.error
     assert model.path == f"learned/{team.project.slug}/en/1.sealed"
     assert (Path(settings.MEDIA_ROOT) / model.path).is_file()  # one sealed file
     assert model.labels == ["PER"]
@@ -215,7 +215,7 @@ def test_a_model_whose_examples_shrank_fails_with_a_reason(
     assert learning.learned_model_run(model.pk) is True
 
     model.refresh_from_db()
-    assert model.status == LearnedModelStatus.FAILED
+    assert model.status == JobStatus.FAILED
     assert "1 accepted spans" in model.error and "at least 3" in model.error
     assert learning.learned_model_run(model.pk) is False
 
@@ -232,7 +232,7 @@ def test_a_crash_fails_the_model_without_quoting_a_text(
     with caplog.at_level(logging.INFO):
         model = trained(team.project, django_capture_on_commit_callbacks)
 
-    assert model.status == LearnedModelStatus.FAILED
+    assert model.status == JobStatus.FAILED
     assert model.error == "internal error (ValueError); the worker's log has the trace"
     assert "Alice" not in caplog.text
 
@@ -275,7 +275,7 @@ def test_every_nth_decision_queues_a_retraining(
     model = LearnedModel.objects.get()
     assert (model.trigger, model.status, model.created_by) == (
         "decisions",
-        LearnedModelStatus.QUEUED,
+        JobStatus.QUEUED,
         None,
     )
     assert sent == [model.pk]
@@ -305,7 +305,7 @@ def test_the_next_run_proposes_the_learned_models_spans(
     corpus(project, 30)
     with caplog.at_level(logging.DEBUG):
         model = trained(project, django_capture_on_commit_callbacks)
-    assert model.status == LearnedModelStatus.DONE, model.error
+    assert model.status == JobStatus.DONE, model.error
     fresh = DocumentFactory(project=project, text="I agree with Clara Osei about the meeting.")
 
     with django_capture_on_commit_callbacks(execute=True):

@@ -14,9 +14,9 @@ from annotator.models import (
     AuditEvent,
     Document,
     ImportJob,
+    JobStatus,
     Project,
     Release,
-    ReleaseStatus,
     Span,
 )
 from annotator.routers import keys_alias
@@ -51,7 +51,7 @@ def test_nothing_of_a_deleted_project_remains(make_user: Any) -> None:
         )
         for s in ("S1", "realistic")
     ]
-    assert [release.status for release in releases] == [ReleaseStatus.DONE] * 2
+    assert [release.status for release in releases] == [JobStatus.DONE] * 2
     files = [release_data_path(release) for release in releases]
     upload = Path(settings.MEDIA_ROOT) / "imports" / "abc" / "corpus.jsonl"
     upload.parent.mkdir(parents=True)
@@ -85,7 +85,7 @@ def test_nothing_of_a_deleted_project_remains(make_user: Any) -> None:
 def test_a_project_with_a_release_running_is_not_deleted() -> None:
     project = ProjectFactory(slug="busy", languages=["en"])
     release = release_create(project=project, strategy="S1", format="csv", dispatch=False)
-    Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.RUNNING)
+    Release.objects.filter(pk=release.pk).update(status=JobStatus.RUNNING)
     with pytest.raises(ConflictError, match="running"):
         project_delete(project=project, actor=None)
     assert Project.objects.filter(pk=project.pk).exists()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from annotator.models import Document, DocumentStatus, ReleaseStatus
+from annotator.models import Document, DocumentStatus, JobStatus
 from annotator.services.releases.build import release_build
 from annotator.services.releases.create import release_create
 from annotator.services.releases.files import release_data_path
@@ -40,7 +40,7 @@ def test_a_typed_formula_pseudonym_is_released_as_text_with_its_offsets_right(db
     release = release_create(project=project, strategy="realistic", format="csv", dispatch=False)
     release = release_build(release.pk)
 
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     with release_data_path(release).open(encoding="utf-8", newline="") as stream:
         (row,) = list(csv.DictReader(stream))
     assert not any(cell.startswith(FORMULA_STARTS) for cell in row.values())
@@ -64,7 +64,7 @@ def test_the_same_release_in_jsonl_keeps_the_text_as_rendered(db: Any) -> None:
     release = release_create(project=project, strategy="realistic", format="jsonl", dispatch=False)
     release = release_build(release.pk)
 
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     record = json.loads(release_data_path(release).read_text(encoding="utf-8"))
     assert record["id"] == "@id-1"
     assert record["text"] == PAYLOAD + TEXT[len(NAME) :]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from annotator.models import Document, DocumentStatus, Project, Release, ReleaseLeak, ReleaseStatus
+from annotator.models import Document, DocumentStatus, JobStatus, Project, Release, ReleaseLeak
 from annotator.services.releases.build import release_build
 from annotator.services.releases.create import release_create
 from annotator.services.spans import span_create
@@ -59,7 +59,7 @@ def test_every_document_holding_a_decided_name_written_another_way_is_named(
         release_create(project=project, strategy="S2", format="jsonl", dispatch=False).pk
     )
 
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     # Named, each, by the check of the rendered text against the table's originals (the
     # detectors' own hits aside).
     rows = ReleaseLeak.objects.filter(release=release, leaks__gte=1)

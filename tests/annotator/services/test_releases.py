@@ -23,12 +23,12 @@ from annotator.models import (
     AuditEvent,
     Document,
     DocumentStatus,
+    JobStatus,
     Project,
     Release,
     ReleaseBatch,
     ReleaseLeak,
     ReleaseNerHits,
-    ReleaseStatus,
     Span,
     SpanSource,
     SpanStatus,
@@ -164,7 +164,7 @@ def engine_rendering(
 def test_each_strategy_renders_as_the_engine_does(corpus: Any, strategy: str) -> None:
     project, documents = corpus
     release = build(project, strategy)
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     records = jsonl(release)
     numbering: dict[object, int] = {}
     assert [r["id"] for r in records] == ["first", "second"]
@@ -199,7 +199,7 @@ def test_a_name_left_unannotated_in_another_document_refuses_the_release(
     )  # fmt: skip
     caplog.set_level(logging.DEBUG)
     release = build(project, "S2")
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     # Left in the output (an original of the table), and found in the stored text by the
     # known-entity detector where no person decided anything.
     assert report(release) == [
@@ -245,7 +245,7 @@ def test_a_token_alias_and_arabic_proclitic_are_leaks(db: Any) -> None:
                   language="ar")  # fmt: skip
     leaky = document_with(project, "وبموشيه وصل. Also CHAYA? no: Moshe", [], language="ar")
     release = build(project, "S2")
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     found = [(leak["document_id"], leak["start"]) for leak in report(release)
              if leak["source"] == "original"]  # fmt: skip
     assert found == [(leaky.pk, 2)]  # the word after its proclitics و and ب
@@ -262,7 +262,7 @@ def test_a_phone_number_in_a_rejected_span_refuses_the_release(corpus: Any) -> N
         status=SpanStatus.REJECTED,
     )  # fmt: skip
     release = build(project)
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     # A person's rejection covers the detector's hit; the number left in the output is a leak
     # (a person may judge it harmless and dismiss it).
     assert report(release) == [
@@ -296,7 +296,7 @@ def test_a_leak_is_placed_in_the_document_as_stored(corpus: Any, strategy: str) 
 
     release = build(project, strategy)
 
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     (leak,) = [leak for leak in report(release)
                if leak["document_id"] == document.pk and leak["kind"] == "leak"]  # fmt: skip
     start = text.index("moshe chaya")
@@ -317,7 +317,7 @@ def test_arabic_emoji_and_crlf_come_out_character_for_character(db: Any) -> None
         language="ar",
     )
     release = build(project)
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     (record,) = jsonl(release)
     new = record["text"]
     expected, spans = engine_rendering(document, "realistic", {})
@@ -351,7 +351,7 @@ def test_documents_left_out_each_with_its_reason(corpus: Any) -> None:
     replica = DocumentFactory(project=project, text=FIRST, replica_of=unfinished)
     Document.objects.filter(pk=replica.pk).update(status=DocumentStatus.DONE)
     release = build(project, "S2")
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     left = {entry["id"]: entry["reason"] for entry in release.manifest["documents"]["left_out"]}
     assert set(left) == {unfinished.pk, undecided.pk, overlapping.pk}
     assert left[unfinished.pk].startswith("not finished: the document is in_progress")
@@ -410,7 +410,7 @@ def test_a_release_is_immutable_and_the_next_is_numbered_after_it(corpus: Any) -
     before = (data.read_bytes(), data.stat().st_mtime_ns, release.finished_at)
     Document.objects.filter(external_id="second").update(text="Later, someone else met Sarah.")
     again = release_build(release.pk)
-    assert again.status == ReleaseStatus.DONE
+    assert again.status == JobStatus.DONE
     assert (data.read_bytes(), data.stat().st_mtime_ns, again.finished_at) == before
     second = build(project)
     assert second.version == 2 and release_data_path(second) != data
@@ -433,9 +433,9 @@ def test_created_releases_are_queued_then_built_by_the_task(
     project, _ = corpus
     with django_capture_on_commit_callbacks(execute=True):
         release = release_create(project=project, strategy="S1", format="csv", ip_address="::1")
-        assert release.status == ReleaseStatus.QUEUED
+        assert release.status == JobStatus.QUEUED
     release.refresh_from_db()
-    assert release.status == ReleaseStatus.DONE, release.error
+    assert release.status == JobStatus.DONE, release.error
     event = AuditEvent.objects.filter(action=AuditAction.RELEASE).order_by("id").first()
     assert event is not None and event.detail["event"] == "requested"
     with release_data_path(release).open(encoding="utf-8", newline="") as stream:
@@ -458,7 +458,7 @@ def test_a_failure_leaves_no_file_and_no_text_in_its_error(corpus: Any) -> None:
     secret_error = UnicodeEncodeError("utf-8", "Moshe Chaya", 0, 1, "surrogates")
     with mock.patch.dict(_WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
         release = build(project)
-    assert release.status == ReleaseStatus.FAILED
+    assert release.status == JobStatus.FAILED
     assert "UnicodeEncodeError" in release.error and "Moshe" not in release.error
     assert not list(Path(releases_root()).rglob("*.*"))
     assert release_progress(release)["error"] == release.error
@@ -494,7 +494,7 @@ def test_the_query_count_does_not_grow_with_the_documents(db: Any) -> None:
         release = release_create(project=project, strategy="S3", format="jsonl", dispatch=False)
         with CaptureQueriesContext(connection) as queries:
             release = release_build(release.pk)
-        assert release.status == ReleaseStatus.DONE, release.error
+        assert release.status == JobStatus.DONE, release.error
         counts.append(len(queries))
     assert counts[0] == counts[1]
 
@@ -522,12 +522,12 @@ def test_a_pseudonym_sharing_a_word_with_someone_else_is_no_leak_but_a_whole_nam
     Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
     document_with(project, "Then Nora Klein came.", [("Nora Klein", "PER", "pseudonymize")])
     release = build(project)
-    assert release.status == ReleaseStatus.DONE, report(release)
+    assert release.status == JobStatus.DONE, report(release)
     assert jsonl(release)[0]["text"] == "Nora Bell called."
     # Someone's whole name as a pseudonym is published as that person: a leak.
     document_with(project, "Then Nora Bell came.", [("Nora Bell", "PER", "pseudonymize")])
     release = build(project)
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     assert [(leak["external_id"], leak["start"], leak["end"]) for leak in report(release)] == [
         ("a", 0, 9)
     ]
@@ -601,7 +601,7 @@ def test_a_name_accepted_in_part_refuses_the_release_naming_the_place_nobody_dec
 
     release = cut(django_capture_on_commit_callbacks, project)
 
-    assert release.status == ReleaseStatus.REFUSED, release.error
+    assert release.status == JobStatus.REFUSED, release.error
     start = B_TEXT.index("Ottoline")
     surname = B_TEXT.index("Postlethwaite")
     (row,) = ReleaseLeak.objects.filter(release=release)
@@ -626,7 +626,7 @@ def test_a_finished_document_nobody_annotated_refuses_the_release(
 
     release = cut(django_capture_on_commit_callbacks, project)
 
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     (row,) = ReleaseLeak.objects.filter(release=release)
     assert row.document_id == unseen.pk and row.hits == 2 and row.leaks == 0
     assert [(f["source"], f["label"]) for f in row.findings] == [("ner", "DATE"), ("ner", "PER")]
@@ -675,7 +675,7 @@ def test_a_build_waits_for_its_ner_batches_and_a_batch_of_an_ended_release_spend
     release = release_create(project=project, strategy="S2", format="jsonl")
     batch = release.batches.get()
 
-    assert release_build(release.pk).status == ReleaseStatus.QUEUED  # not before its names
+    assert release_build(release.pk).status == JobStatus.QUEUED  # not before its names
     assert release_progress(release)["ner"] == {"done": 0, "total": 1}
     job_fail(Release, release.pk, "the broker lost it")
     assert not release_batch_ner(batch_id=batch.pk)
@@ -692,7 +692,7 @@ def test_a_model_that_cannot_run_fails_the_release_and_says_why(
 
     release = cut(django_capture_on_commit_callbacks, project)
 
-    assert release.status == ReleaseStatus.FAILED
+    assert release.status == JobStatus.FAILED
     assert "the NER model for 'en' could not run" in release.error
     assert "Nothing was released" in release.error
 
@@ -717,7 +717,7 @@ def test_the_reaper_fails_a_release_whose_ner_worker_died(
     release.refresh_from_db()
     batch.refresh_from_db()
     assert counts["releases_failed"] == 1
-    assert (release.status, batch.status) == (ReleaseStatus.FAILED, "failed")
+    assert (release.status, batch.status) == (JobStatus.FAILED, "failed")
     assert "its worker on the ner queue stopped" in release.error
     assert "Nothing was released" in release.error
     # Its task, redelivered, finds the batch failed: nothing runs.
@@ -737,7 +737,7 @@ def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_th
     document = document_with(project, B_TEXT, [("Ottoline Postlethwaite", "PER", "pseudonymize")],
                              external_id="dated")  # fmt: skip
     refused = cut(django_capture_on_commit_callbacks, project)
-    assert refused.status == ReleaseStatus.REFUSED
+    assert refused.status == JobStatus.REFUSED
     assert [(f["source"], f["label"]) for f in report(refused)] == [("ner", "DATE")]
 
     dismissal = release_hit_dismiss(
@@ -752,7 +752,7 @@ def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_th
         "detector": "ner", "label": "DATE", "dismissal": dismissal.pk,
     }  # fmt: skip
     passed = cut(django_capture_on_commit_callbacks, project)
-    assert passed.status == ReleaseStatus.DONE, passed.error
+    assert passed.status == JobStatus.DONE, passed.error
     assert passed.manifest["check"]["dismissed"] == [
         {"document_id": document.pk, "document_start": 0, "document_end": 9, "source": "ner",
          "label": "DATE", "dismissal_id": dismissal.pk},
@@ -763,7 +763,7 @@ def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_th
                 decision="keep", keep_reason="a trade")  # fmt: skip
     Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
     again = cut(django_capture_on_commit_callbacks, project)
-    assert again.status == ReleaseStatus.REFUSED
+    assert again.status == JobStatus.REFUSED
     assert [(f["source"], f["label"]) for f in report(again)] == [("ner", "DATE")]
 
 
@@ -809,7 +809,7 @@ def test_the_report_names_every_leaking_document_beyond_a_thousand(db: Any) -> N
 
     release = build(project, "S2")
 
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     rows = ReleaseLeak.objects.filter(release=release)
     assert set(rows.values_list("document_id", flat=True)) == {d.pk for d in leaking}
     assert set(rows.values_list("leaks", "hits")) == {(1, 1)}

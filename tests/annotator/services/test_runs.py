@@ -17,12 +17,11 @@ from annotator.celery import app as celery_app
 from annotator.models import (
     AuditAction,
     AuditEvent,
-    BatchStatus,
     Document,
     DocumentStatus,
+    JobStatus,
     PreannotationRun,
     RunBatch,
-    RunStatus,
     Span,
     SpanSource,
     SpanStatus,
@@ -86,7 +85,7 @@ def test_a_run_proposes_pattern_spans_and_finishes(
 ) -> None:
     document = DocumentFactory(project=team.project, text=EMAIL_TEXT)
     run = start(django_capture_on_commit_callbacks, project=team.project)
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert run.started_at and run.finished_at
     assert (run.documents_done, run.documents_total, run.spans_created) == (1, 1, 2)
     assert machine_spans(document) == [(*EMAIL, "EMAIL", "regex"), (*HASHTAG, "HASHTAG", "regex")]
@@ -111,7 +110,7 @@ def test_documents_are_cut_into_batches_by_language_in_order(team: Team, setting
         (4, "fr", [french.pk]),
     ]
     assert run.documents_total == 6
-    assert run.status == RunStatus.QUEUED
+    assert run.status == JobStatus.QUEUED
 
 
 def test_a_run_of_one_language_takes_only_its_documents(
@@ -167,7 +166,7 @@ def test_spans_a_person_decided_and_imported_spans_stay(
     team: Team, django_capture_on_commit_callbacks: Any
 ) -> None:
     document = DocumentFactory(project=team.project, text=EMAIL_TEXT + " Ring +33 6 12 34 56 78.")
-    earlier = PreannotationRun.objects.create(project=team.project, status=RunStatus.DONE)
+    earlier = PreannotationRun.objects.create(project=team.project, status=JobStatus.DONE)
     machine = {"run": earlier, "source": SpanSource.REGEX}
     accepted = SpanFactory(
         document=document, start=0, end=5, label="ORG", status="accepted", **machine
@@ -294,7 +293,7 @@ def test_a_language_with_a_model_goes_through_the_ner_queue_first(
     english = DocumentFactory(project=team.project, language="en", text=text)
     french = DocumentFactory(project=team.project, language="fr", text=text)
     run = start(django_capture_on_commit_callbacks, project=team.project)
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert run.models_used == {"en": "some-model", "fr": ""}
     assert run.recognizers == ["regex", "known", "ner"]
     assert sent == ["ner", "default", "default"]
@@ -309,7 +308,7 @@ def test_a_model_that_cannot_load_leaves_a_warning_and_the_pattern_spans(
     settings.CLOAK_NER_MODELS = {"en": "spacy:no_such_pipeline"}
     document = DocumentFactory(project=team.project, text=EMAIL_TEXT)
     run = start(django_capture_on_commit_callbacks, project=team.project)
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert len(machine_spans(document)) == 2
     assert [(w["language"], w["recognizer"]) for w in run.warnings] == [("en", "ner")]
     assert run.warnings[0]["reason"]
@@ -343,7 +342,7 @@ def test_a_retried_batch_writes_once(team: Team) -> None:
         batch_id=batch.pk, claimed_at=claimed_at, spans_by_document=found
     )
     run.refresh_from_db()
-    assert (run.documents_done, run.spans_created, run.status) == (2, 2, RunStatus.DONE)
+    assert (run.documents_done, run.spans_created, run.status) == (2, 2, JobStatus.DONE)
     assert Span.objects.filter(run=run).count() == 2
     # The task delivered again finds the batch done and does nothing.
     tasks.preannotate_batch.apply(args=(None, batch.pk))
@@ -407,10 +406,10 @@ def test_a_bug_fails_its_batch_and_the_run_without_logging_text(
     DocumentFactory(project=team.project, text="Moshe Chaya lives here")
     with caplog.at_level(logging.DEBUG):
         run = start(django_capture_on_commit_callbacks, project=team.project)
-    assert run.status == RunStatus.FAILED
+    assert run.status == JobStatus.FAILED
     assert "1 of 1 batch failed" in run.error
     batch = run.batches.get()
-    assert batch.status == BatchStatus.FAILED and "ValueError" in batch.error
+    assert batch.status == JobStatus.FAILED and "ValueError" in batch.error
     assert run.warnings[0]["recognizer"] == "batch"
     assert "ValueError" in caplog.text
     assert "Moshe" not in caplog.text and "Moshe" not in batch.error
@@ -432,7 +431,7 @@ def test_a_transient_failure_is_tried_again(team: Team, monkeypatch: pytest.Monk
     tasks.preannotate_batch.apply(args=(None, batch.pk), throw=False)
     run.refresh_from_db()
     assert len(calls) == 2
-    assert run.status == RunStatus.DONE and run.spans_created == 2
+    assert run.status == JobStatus.DONE and run.spans_created == 2
     assert run.batches.get().attempts == 2
 
 
@@ -455,9 +454,9 @@ def test_a_transient_failure_that_lasts_fails_the_batch(
     assert result.failed()
     batch.refresh_from_db()
     run.refresh_from_db()
-    assert batch.status == BatchStatus.FAILED and "OperationalError" in batch.error
+    assert batch.status == JobStatus.FAILED and "OperationalError" in batch.error
     assert batch.attempts == 2
-    assert run.status == RunStatus.FAILED
+    assert run.status == JobStatus.FAILED
 
 
 # --- Resuming ---------------------------------------------------------------------------------
@@ -473,15 +472,15 @@ def test_resume_finishes_a_run_whose_worker_died_without_duplicates(
     assert runs.run_batch_detect(batch_id=first.pk)
     assert runs.run_batch_claim(batch_id=second.pk) is not None
     run.refresh_from_db()
-    assert run.status == RunStatus.RUNNING and run.documents_done == 1
+    assert run.status == JobStatus.RUNNING and run.documents_done == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         resumed = runs.run_resume(run=run, actor=team.admin)
-    assert resumed.status in (RunStatus.RUNNING, RunStatus.QUEUED)
+    assert resumed.status in (JobStatus.RUNNING, JobStatus.QUEUED)
     run.refresh_from_db()
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert (run.documents_done, run.documents_total) == (3, 3)
-    assert set(run.batches.values_list("status", flat=True)) == {BatchStatus.DONE}
+    assert set(run.batches.values_list("status", flat=True)) == {JobStatus.DONE}
     for document in Document.objects.filter(project=team.project):
         assert len(machine_spans(document)) == 2  # the e-mail once, the hashtag once
     assert AuditEvent.objects.filter(action=AuditAction.PREANNOTATE, detail__resumed=True).exists()
@@ -495,11 +494,11 @@ def test_resume_sends_failed_batches_again_and_forgets_their_warnings(
     runs.run_batch_claim(batch_id=batch.pk)
     runs.run_batch_fail(batch_id=batch.pk, reason="internal error (KeyError)")
     run.refresh_from_db()
-    assert run.status == RunStatus.FAILED and run.warnings
+    assert run.status == JobStatus.FAILED and run.warnings
     with django_capture_on_commit_callbacks(execute=True):
         runs.run_resume(run=run)
     run.refresh_from_db()
-    assert (run.status, run.error, run.warnings) == (RunStatus.DONE, "", [])
+    assert (run.status, run.error, run.warnings) == (JobStatus.DONE, "", [])
 
 
 def test_a_done_run_is_not_resumed(team: Team, django_capture_on_commit_callbacks: Any) -> None:
@@ -512,10 +511,10 @@ def test_a_done_run_is_not_resumed(team: Team, django_capture_on_commit_callback
 def test_a_run_reaped_after_its_last_batch_resumes_to_done(team: Team) -> None:
     run = queued_run(team, count=1)
     batch = run.batches.get()
-    RunBatch.objects.filter(pk=batch.pk).update(status=BatchStatus.DONE)
-    PreannotationRun.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error="reaped")
+    RunBatch.objects.filter(pk=batch.pk).update(status=JobStatus.DONE)
+    PreannotationRun.objects.filter(pk=run.pk).update(status=JobStatus.FAILED, error="reaped")
     run = runs.run_resume(run=run)
-    assert (run.status, run.error) == (RunStatus.DONE, "")
+    assert (run.status, run.error) == (JobStatus.DONE, "")
 
 
 def test_here_runs_every_batch_in_this_process(team: Team, settings: Any) -> None:
@@ -523,7 +522,7 @@ def test_here_runs_every_batch_in_this_process(team: Team, settings: Any) -> Non
     run = queued_run(team, count=3)
     seen: list[int] = []
     run = runs.run_execute(run=run, progress=lambda current: seen.append(current.documents_done))
-    assert run.status == RunStatus.DONE
+    assert run.status == JobStatus.DONE
     assert seen == [1, 2, 3]
 
 
@@ -545,22 +544,22 @@ def test_the_batches_of_a_reaped_run_write_nothing_until_it_is_resumed(
     assert runs.run_batch_detect(batch_id=first.pk)
     assert runs.run_batch_claim(batch_id=second.pk) is not None
     assert jobs_reap(older_than=timedelta(0))["runs_failed"] == 1
-    assert run_counters(run) == (RunStatus.FAILED, 1, 2)
+    assert run_counters(run) == (JobStatus.FAILED, 1, 2)
 
     # The broker still holds the tasks of batches 2 and 3 (and hands batch 2's out again).
     for batch in (second, third, second):
         tasks.preannotate_batch.apply(args=(None, batch.pk))
 
-    assert run_counters(run) == (RunStatus.FAILED, 1, 2)
+    assert run_counters(run) == (JobStatus.FAILED, 1, 2)
     assert Span.objects.filter(run=run).count() == 2
     assert set(run.batches.exclude(pk=first.pk).values_list("status", flat=True)) == {
-        BatchStatus.QUEUED
+        JobStatus.QUEUED
     }
     assert RunBatch.objects.get(pk=third.pk).attempts == 0  # never claimed
 
     with django_capture_on_commit_callbacks(execute=True):
         runs.run_resume(run=run, actor=team.admin)
-    assert run_counters(run) == (RunStatus.DONE, 3, 6)
+    assert run_counters(run) == (JobStatus.DONE, 3, 6)
     for document in Document.objects.filter(project=team.project):
         assert len(machine_spans(document)) == 2  # the e-mail and the hashtag, once each
 
@@ -584,7 +583,7 @@ def test_the_ner_half_spends_no_gpu_time_on_a_batch_of_a_failed_run(
     assert runs.run_batch_ner(batch_id=batch.pk) is None
 
     assert called == []
-    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.QUEUED
 
 
 def test_a_batch_whose_run_failed_after_its_ner_half_writes_nothing_and_waits_for_a_resume(
@@ -601,9 +600,9 @@ def test_a_batch_whose_run_failed_after_its_ner_half_writes_nothing_and_waits_fo
 
     assert not runs.run_batch_detect(batch_id=batch.pk, ner=payload)
 
-    assert run_counters(run) == (RunStatus.FAILED, 0, 0)
+    assert run_counters(run) == (JobStatus.FAILED, 0, 0)
     assert not Span.objects.filter(run=run).exists()
-    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.QUEUED
 
 
 def test_a_claimed_batch_of_a_run_failed_meanwhile_writes_nothing_and_waits_for_a_resume(
@@ -621,14 +620,14 @@ def test_a_claimed_batch_of_a_run_failed_meanwhile_writes_nothing_and_waits_for_
         batch_id=batch.pk, claimed_at=claimed_at, spans_by_document=found
     )
 
-    assert run_counters(run) == (RunStatus.FAILED, 0, 0)
+    assert run_counters(run) == (JobStatus.FAILED, 0, 0)
     assert not Span.objects.filter(run=run).exists()
     statuses = Document.objects.filter(project=team.project).values_list("status", flat=True)
     assert set(statuses) == {DocumentStatus.NEW}
-    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.QUEUED
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.QUEUED
     runs.run_resume(run=run, dispatch=False)
-    assert runs.run_execute(run=run).status == RunStatus.DONE
-    assert run_counters(run) == (RunStatus.DONE, 2, 4)
+    assert runs.run_execute(run=run).status == JobStatus.DONE
+    assert run_counters(run) == (JobStatus.DONE, 2, 4)
 
 
 def test_a_run_whose_batches_cannot_be_sent_fails_at_once_and_resumes(
@@ -642,10 +641,10 @@ def test_a_run_whose_batches_cannot_be_sent_fails_at_once_and_resumes(
         patch.setattr(tasks.preannotate_batch, "delay", broker_down)
         run = start(django_capture_on_commit_callbacks, project=team.project)
 
-    assert run.status == RunStatus.FAILED
+    assert run.status == JobStatus.FAILED
     assert "could not be sent" in run.error and "OperationalError" in run.error
     assert "Resume the run" in run.error
-    assert run.batches.get().status == BatchStatus.QUEUED
+    assert run.batches.get().status == JobStatus.QUEUED
     with django_capture_on_commit_callbacks(execute=True):
         runs.run_resume(run=run)
-    assert run_counters(run) == (RunStatus.DONE, 1, 2)
+    assert run_counters(run) == (JobStatus.DONE, 1, 2)

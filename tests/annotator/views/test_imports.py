@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotator import tasks
-from annotator.models import Document, ImportJob, ImportStatus, Span
+from annotator.models import Document, ImportJob, JobStatus, Span
 from annotator.services import imports
 from annotator.services.jobs import job_claim, job_progress_set
 from tests.conftest import Team, client_for
@@ -88,7 +88,7 @@ def test_a_good_upload_creates_a_job_that_imports_the_documents(
     assert response.status_code == 302
     assert response.url == reverse("import_detail", args=["radical", job.pk])
     job.refresh_from_db()
-    assert job.status == ImportStatus.DONE
+    assert job.status == JobStatus.DONE
     assert (job.filename, job.format, job.created_by) == ("batch.jsonl", "jsonl", team.admin)
     assert (job.documents_created, job.spans_created) == (2, 1)
     assert Document.objects.get(external_id="ar-1").text == "مرحبا\r\nبيروت"
@@ -153,7 +153,7 @@ def test_a_file_with_a_bad_line_fails_its_job_with_the_line_and_writes_nothing(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(imports_url(), {"file": upload("bad.jsonl", bad), "format": "jsonl"})
     job = ImportJob.objects.get()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
     assert "bad.jsonl:3" in job.error
     assert Document.objects.count() == 0
     page = client.get(response.url).content.decode()
@@ -208,7 +208,7 @@ def test_with_htmx_a_refused_upload_answers_the_form_with_its_error(team: Team) 
 
 def test_a_running_job_polls_and_a_finished_one_stops(team: Team) -> None:
     job = ImportJob.objects.create(
-        project=team.project, filename="stream.jsonl", status=ImportStatus.RUNNING
+        project=team.project, filename="stream.jsonl", status=JobStatus.RUNNING
     )
     url = reverse("import_detail", args=["radical", job.pk])
     client = client_for(team.admin)
@@ -221,7 +221,7 @@ def test_a_running_job_polls_and_a_finished_one_stops(team: Team) -> None:
     assert 'hx-trigger="every 1s"' in partial
 
     ImportJob.objects.filter(pk=job.pk).update(
-        status=ImportStatus.DONE, documents_created=4, spans_created=9
+        status=JobStatus.DONE, documents_created=4, spans_created=9
     )
     partial = client.get(url, headers={"HX-Request": "true"}).content.decode()
     assert "hx-trigger" not in partial
@@ -348,7 +348,7 @@ def test_progress_shows_while_the_imports_transaction_is_open(
         go_on.set()
         thread.join(30)
     job.refresh_from_db()
-    assert (job.status, job.documents_created) == (ImportStatus.DONE, 100)
+    assert (job.status, job.documents_created) == (JobStatus.DONE, 100)
     assert not path.parent.exists()
 
 
@@ -359,13 +359,13 @@ def test_a_redelivered_import_takes_over_a_job_whose_worker_died(
     path = stored_upload(settings, many(3))
     job = ImportJob.objects.create(
         project=team.project, filename="big.jsonl", stored_path=str(path), format="jsonl",
-        status=ImportStatus.RUNNING, started_at=timezone.now() - timedelta(hours=1),
+        status=JobStatus.RUNNING, started_at=timezone.now() - timedelta(hours=1),
     )  # fmt: skip
 
     tasks.import_run.delay(job.pk)  # acks_late: the broker hands the task out again
 
     job.refresh_from_db()
-    assert (job.status, job.documents_created) == (ImportStatus.DONE, 3)
+    assert (job.status, job.documents_created) == (JobStatus.DONE, 3)
     assert not path.parent.exists()
 
 
@@ -382,7 +382,7 @@ def test_a_redelivered_import_leaves_a_job_whose_worker_is_alive(
     tasks.import_run.delay(job.pk)
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.RUNNING
+    assert job.status == JobStatus.RUNNING
     assert Document.objects.filter(project=team.project).count() == 0
     assert path.is_file()
 
@@ -395,7 +395,7 @@ def test_an_import_whose_upload_is_gone_fails_clearly(team: Team, fresh_cache: N
     tasks.import_run.delay(job.pk)
 
     job.refresh_from_db()
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
     assert "no longer on the server" in job.error and "nothing was written" in job.error
     page = client_for(team.admin).get(reverse("import_detail", args=["radical", job.pk]))
     assert "no longer on the server" in page.content.decode()

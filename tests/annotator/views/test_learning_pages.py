@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.models import AuditAction, AuditEvent, LearnedModel, LearnedModelStatus
+from annotator.models import AuditAction, AuditEvent, JobStatus, LearnedModel
 from tests.annotator.services.test_learning import NAMES, corpus
 from tests.conftest import Team, client_for
 
@@ -26,7 +26,7 @@ def url(team: Team) -> str:
 
 def done_model(team: Team, version: int = 1) -> LearnedModel:
     return LearnedModel.objects.create(
-        project=team.project, language="en", version=version, status=LearnedModelStatus.DONE,
+        project=team.project, language="en", version=version, status=JobStatus.DONE,
         path=f"learned/{team.project.slug}/en/{version}", decisions_used=24,
         decisions_held_out=6, labels=["PER"], trigger="admin", created_by=team.admin,
         scores={"*": {"precision": 0.875, "recall": 0.5, "f1": 0.636},
@@ -37,7 +37,7 @@ def done_model(team: Team, version: int = 1) -> LearnedModel:
 def test_a_lead_sees_each_languages_versions_and_scores_but_no_train_button(team: Team) -> None:
     done_model(team)
     LearnedModel.objects.create(
-        project=team.project, language="en", version=2, status=LearnedModelStatus.FAILED,
+        project=team.project, language="en", version=2, status=JobStatus.FAILED,
         error="training failed: no decided spans to learn from", trigger="decisions",
     )  # fmt: skip
 

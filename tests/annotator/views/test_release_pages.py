@@ -15,8 +15,8 @@ from annotator.models import (
     AuditEvent,
     Document,
     HitDismissal,
+    JobStatus,
     Release,
-    ReleaseStatus,
     Span,
     SpanStatus,
 )
@@ -139,7 +139,7 @@ def test_cutting_a_release_leads_to_its_page_with_the_files(
     assert (release.version, release.strategy, release.format, release.language) == (
         1, "S2", "jsonl", "en",
     )  # fmt: skip
-    assert release.status == ReleaseStatus.DONE and release.created_by == team.admin
+    assert release.status == JobStatus.DONE and release.created_by == team.admin
     html = page(team, "release_detail", release)
     assert "every 1s" not in html  # finished: no more polling
     assert f'href="{url("release_download", release)}"' in html
@@ -227,7 +227,7 @@ def test_a_refused_release_lists_its_leaks_with_links_and_no_text(
     done_document(team)
     leaky = done_document(team, text=LEAKY_TEXT, external_id="later")
     release = cut(team)
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     html = page(team, "release_detail", release)
     assert "Refused: 1 document holds 1 leak and 1 identifier no person decided on" in html
     document_url = reverse("document_detail", args=["radical", leaky.pk])
@@ -253,7 +253,7 @@ def test_cut_it_again_makes_a_new_release_with_the_same_settings(
     done_document(team)
     leaky = done_document(team, text=LEAKY_TEXT, language="fr")
     first = cut(team, strategy="S3", format="csv", language="fr")
-    assert first.status == ReleaseStatus.REFUSED
+    assert first.status == JobStatus.REFUSED
     leaky.status = "in_progress"  # fixed: taken back out of the finished documents
     leaky.save(update_fields=["status"])
     with django_capture_on_commit_callbacks(execute=True):
@@ -263,7 +263,7 @@ def test_cut_it_again_makes_a_new_release_with_the_same_settings(
     again = Release.objects.get(version=2)
     assert response["Location"] == url("release_detail", again)
     assert (again.strategy, again.format, again.language) == ("S3", "csv", "fr")
-    assert again.status == ReleaseStatus.DONE
+    assert again.status == JobStatus.DONE
     # The button posts exactly these settings.
     html = page(team, "release_detail", first)
     for name, value in (("strategy", "S3"), ("format", "csv"), ("language", "fr")):
@@ -279,7 +279,7 @@ def test_a_running_release_polls_its_progress_until_it_is_done(team: Team, decid
     assert f'hx-get="{url("release_detail", release)}" hx-trigger="every 1s"' in queued
     assert "Waiting for a worker" in queued
 
-    Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.RUNNING, documents_total=10)
+    Release.objects.filter(pk=release.pk).update(status=JobStatus.RUNNING, documents_total=10)
     job_progress_set(release, 3, 10, unit="documents")
     partial = page(team, "release_detail", release, HTTP_HX_REQUEST="true")
     assert partial.lstrip().startswith('<section id="release-status"')
@@ -298,7 +298,7 @@ def test_a_running_release_polls_its_progress_until_it_is_done(team: Team, decid
     )
     assert row.lstrip().startswith(f'<tr id="release-{release.pk}"')
 
-    Release.objects.filter(pk=release.pk).update(status=ReleaseStatus.QUEUED)
+    Release.objects.filter(pk=release.pk).update(status=JobStatus.QUEUED)
     release_build(release.pk)
     finished = page(team, "release_detail", release, HTTP_HX_REQUEST="true")
     assert 'Status: <span class="status status-done">Done</span>' in finished
@@ -314,7 +314,7 @@ def test_a_leak_in_a_span_someone_rejected_links_to_that_span(team: Team, decide
         status=SpanStatus.REJECTED,
     )  # fmt: skip
     release = cut(team)
-    assert release.status == ReleaseStatus.REFUSED
+    assert release.status == JobStatus.REFUSED
     html = page(team, "release_detail", release)
     document_url = reverse("document_detail", args=["radical", leaky.pk])
     assert f'<a href="{document_url}#span-{span.pk}">{start}–{start + 17}</a>' in html

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotator.models import BatchStatus, PreannotationRun, RunBatch, RunStatus
+from annotator.models import JobStatus, PreannotationRun, RunBatch
 from annotator.services import runs
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
@@ -70,7 +70,7 @@ def test_starting_a_run_leads_to_its_page(
         response = client_for(team.admin).post(url, {"language": "en", "profile": "precise"})
     run = PreannotationRun.objects.get()
     assert response.status_code == 302 and response["Location"] == run_url(run)
-    assert (run.language, run.profile, run.status) == ("en", "precise", RunStatus.DONE)
+    assert (run.language, run.profile, run.status) == ("en", "precise", JobStatus.DONE)
     page = client_for(team.admin).get(run_url(run)).content.decode()
     assert "<strong>1</strong> of 1 document pre-annotated (100%)" in page
     assert "<strong>2</strong> spans proposed" in page
@@ -127,12 +127,12 @@ def test_warnings_and_failures_are_shown_and_the_admin_may_resume(
     assert response.status_code == 200
     assert response.content.decode().lstrip().startswith('<section id="run-status"')
     run.refresh_from_db()
-    assert run.status == RunStatus.DONE
-    assert RunBatch.objects.get(pk=batch.pk).status == BatchStatus.DONE
+    assert run.status == JobStatus.DONE
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.DONE
 
 
 def test_resuming_a_done_run_says_why_not(team: Team, run: PreannotationRun) -> None:
-    PreannotationRun.objects.filter(pk=run.pk).update(status=RunStatus.DONE)
+    PreannotationRun.objects.filter(pk=run.pk).update(status=JobStatus.DONE)
     resume = reverse("run_resume", args=["radical", run.pk])
     response = client_for(team.admin).post(resume, follow=True)
     assert "nothing to resume" in response.content.decode()
