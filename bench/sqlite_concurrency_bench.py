@@ -134,7 +134,7 @@ def people(job_id: int, document_id: int, usernames: dict[str, str]) -> dict[str
     from django.urls import reverse
 
     from annotator.models import Document, ImportJob, JobStatus
-    from annotator.services.imports import import_job_progress
+    from annotator.selectors.imports import import_job_progress
 
     users = get_user_model().objects.in_bulk(field_name="username")
     admin = Client()

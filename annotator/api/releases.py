@@ -42,8 +42,8 @@ from annotator.selectors.release_pages import (
     release_leak_rows,
     releases_of,
 )
+from annotator.selectors.releases import release_progress
 from annotator.services.audit import client_ip
-from annotator.services.releases.build import release_progress
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import REASON_MAX, release_hit_dismiss
 from annotator.views.releases import release_file

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from annotator.api.fields import UploadField
 from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project, Span
-from annotator.services.imports import import_job_progress
+from annotator.selectors.imports import import_job_progress
 from annotator.services.projects import _LANGUAGE as LANGUAGE_CODE
 from pseudonymizer.formats import FORMATS
 

@@ -15,17 +15,22 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from django.db.models import Count, Q
+
 from annotator.models import (
     Document,
     DocumentQuerySet,
     DocumentStatus,
     HitDismissal,
+    JobStatus,
     Project,
     Release,
+    ReleaseBatch,
     ReleaseNerHits,
     Span,
     SpanStatus,
 )
+from annotator.selectors.jobs import job_progress
 from annotator.selectors.rendering import Choice
 
 # What a release publishes: a document its annotator marked done, or that a lead reviewed.
@@ -171,3 +176,33 @@ def ner_documents(
         .values_list("language", "id")
     )
     return list(rows)
+
+
+def release_progress(release: Release) -> dict[str, Any]:
+    """Where a release stands, as pages and the API show it: {"status", "done", "total",
+    "percent", "error", "ner"}; `ner` is {"done", "total"} batches of its documents' names on
+    the `ner` queue while it waits for them (None when it sends none)."""
+    done, total = release.documents_done, release.documents_total
+    if release.status == JobStatus.RUNNING:
+        reported = job_progress(release)
+        done = reported.done
+        total = reported.total if reported.total is not None else total
+    if release.status == JobStatus.DONE or release.status == JobStatus.REFUSED:
+        percent = 100
+    else:
+        percent = min(100, int(100 * done / total)) if total else 0
+    ner: dict[str, int] | None = None
+    if release.status == JobStatus.QUEUED:
+        counts = ReleaseBatch.objects.filter(release_id=release.pk).aggregate(
+            total=Count("pk"), done=Count("pk", filter=Q(status=JobStatus.DONE))
+        )
+        if counts["total"]:
+            ner = {"done": int(counts["done"]), "total": int(counts["total"])}
+    return {
+        "status": release.status,
+        "done": done,
+        "total": total,
+        "percent": percent,
+        "error": release.error,
+        "ner": ner,
+    }

@@ -22,7 +22,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -44,6 +44,7 @@ from annotator.models import (
     SpanSource,
 )
 from annotator.permissions import acting_user
+from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError, ImportRefused
@@ -56,7 +57,6 @@ from annotator.services.jobs import (
     job_fail,
     job_finish,
     job_kind_register,
-    job_progress,
     job_progress_set,
     upload_delete,
     uploads_dir,
@@ -632,55 +632,6 @@ def import_job_run(*, job_id: int) -> None:
         # The upload holds the originals: keep no copy once it is in the database (or refused).
         if ours:
             upload_delete(job.stored_path)
-
-
-# What an import's progress counts while it runs: bytes of the file read, then (on SQLite)
-# documents written.
-READING = "bytes"
-WRITING = "documents"
-
-
-@dataclass(frozen=True)
-class ImportProgress:
-    """What an import's page and the API show: the same numbers in both."""
-
-    stage: str  # queued, reading, writing, done, failed
-    documents: int
-    spans: int
-    bytes_read: int
-    bytes_total: int
-    # The bar: bytes read of the file while reading, documents written of those read after.
-    done: int
-    total: int | None
-    unit: str
-    updated_at: datetime | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def import_job_progress(job: ImportJob) -> ImportProgress:
-    size = job.size_bytes
-    if job.status == JobStatus.RUNNING:
-        reported = job_progress(job)
-        documents = reported.detail.get("documents", 0)
-        spans = reported.detail.get("spans", 0)
-        if reported.unit == WRITING:
-            return ImportProgress(
-                "writing", documents, spans, size, size, reported.done, reported.total,
-                WRITING, reported.updated_at,
-            )  # fmt: skip
-        return ImportProgress(
-            "reading", documents, spans, reported.done, size, reported.done, size or None,
-            READING, reported.updated_at,
-        )  # fmt: skip
-    if job.status == JobStatus.DONE:
-        return ImportProgress(
-            "done", job.documents_created, job.spans_created, size, size,
-            job.documents_created, job.documents_created, WRITING, job.finished_at,
-        )  # fmt: skip
-    stage = "failed" if job.status == JobStatus.FAILED else "queued"
-    return ImportProgress(stage, 0, 0, 0, size, 0, size or None, READING, job.finished_at)
 
 
 # --- Its kind of job ----------------------------------------------------------------------------

@@ -37,7 +37,7 @@ import shutil
 import socket
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -53,6 +53,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotator.models import Job, JobStatus
+from annotator.selectors.jobs import JobRef, cached_progress, job_ref, progress_key
 
 logger = logging.getLogger(__name__)
 
@@ -60,9 +61,6 @@ QUEUED = JobStatus.QUEUED.value
 RUNNING = JobStatus.RUNNING.value
 DONE = JobStatus.DONE.value
 FAILED = JobStatus.FAILED.value
-
-JobRef = models.Model | tuple[type[models.Model], int]
-"""A job row, or its model and id when the caller has no row at hand."""
 
 # Progress outlives no job by much: the key goes once the job is done or failed, and a worker
 # that died leaves it for the reaper to read.
@@ -99,26 +97,6 @@ def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
 def crashed_reason(error: BaseException) -> str:
     """Why a job failed on a bug: the exception's kind, never its message."""
     return f"internal error ({type(error).__name__}); the worker's log has the trace"
-
-
-@dataclass(frozen=True)
-class Progress:
-    done: int
-    total: int | None
-    updated_at: datetime | None  # last heartbeat
-    # What `done` and `total` count ("bytes", "documents"); "" when the job did not say.
-    unit: str = ""
-    # Counters beside done/total that the job's page shows (an import's documents and spans).
-    detail: Mapping[str, int] = field(default_factory=dict)
-    # The process that last reported, so that a reaper on the same host can tell it is gone.
-    host: str = ""
-    pid: int = 0
-
-    @property
-    def fraction(self) -> float | None:
-        if not self.total:
-            return None
-        return min(1.0, self.done / self.total)
 
 
 # --- Kinds of job -----------------------------------------------------------------------------
@@ -175,8 +153,6 @@ class JobKind:
     fail: Callable[[int, str, datetime | None], bool] | None = None
     # Its signs of life besides its row's own: its batches' claims and ends.
     signs_of_life: Callable[[Any], Iterable[datetime | None]] | None = None
-    # Its progress as its row keeps it, when no worker reported any.
-    row_progress: Callable[[Any], Progress] | None = None
     # Whether its claims and ends show a worker at work: not a run's, which stays running
     # while its batches wait in the queue (its batches show the work).
     shows_work: bool = True
@@ -211,17 +187,6 @@ def _start_again(model: type[models.Model]) -> str:
     return kind.start_again if kind is not None else ""
 
 
-def _ref(job: JobRef) -> tuple[type[models.Model], int]:
-    if isinstance(job, tuple):
-        return job
-    assert job.pk is not None, "a job row that is not saved has no lifecycle"
-    return type(job), int(job.pk)
-
-
-def _progress_key(model: type[models.Model], job_id: int) -> str:
-    return f"cloak:job:{model._meta.label_lower}:{job_id}:progress"
-
-
 def _now() -> datetime:
     return timezone.now()
 
@@ -239,9 +204,9 @@ def job_progress_set(
     The cache is Redis, or a folder in the embedded mode: neither waits for the job's database
     transaction, and neither takes SQLite's write lock.
     """
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     cache.set(
-        _progress_key(model, job_id),
+        progress_key(model, job_id),
         {
             "done": done,
             "total": total,
@@ -255,39 +220,9 @@ def job_progress_set(
     )
 
 
-def _cached_progress(model: type[models.Model], job_id: int) -> Progress | None:
-    raw = cache.get(_progress_key(model, job_id))
-    if not isinstance(raw, dict):
-        return None
-    return Progress(
-        done=int(raw.get("done") or 0),
-        total=raw.get("total"),
-        updated_at=datetime.fromtimestamp(raw["updated_at"], tz=UTC)
-        if raw.get("updated_at")
-        else None,
-        unit=str(raw.get("unit") or ""),
-        detail=dict(raw.get("detail") or {}),
-        host=str(raw.get("host") or ""),
-        pid=int(raw.get("pid") or 0),
-    )
-
-
-def job_progress(job: JobRef) -> Progress:
-    """The last progress a worker reported; without one, what the job's row says (a run's
-    documents), if its kind keeps a count there."""
-    model, job_id = _ref(job)
-    cached = _cached_progress(model, job_id)
-    if cached is not None:
-        return cached
-    kind = job_kind(model)
-    if kind is not None and kind.row_progress is not None and not isinstance(job, tuple):
-        return kind.row_progress(job)
-    return Progress(done=0, total=None, updated_at=None)
-
-
 def _progress_forget(model: type[models.Model], job_id: int) -> None:
     # After the commit: until then readers still see the job running, and need its progress.
-    key = _progress_key(model, job_id)
+    key = progress_key(model, job_id)
     transaction.on_commit(lambda: cache.delete(key))
 
 
@@ -391,7 +326,7 @@ def job_dispatch(job: JobRef, *sends: Callable[[], object]) -> None:
     then with the reason (`unsent_reason`), and its kind discards what it left (an import's
     upload): left queued, it would wait for a worker that never hears of it. Outside a
     transaction, it is sent at once."""
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     if not sends:
         kind = job_kind(model)
         assert kind is not None and kind.task is not None, f"{model.__name__} has no task"
@@ -455,7 +390,7 @@ def job_crashed(
     never the exception's message (it may quote a document), and fail the job as its kind
     fails one, with `reason` (default `crashed_reason`: no text either). True when this call
     failed it (False when it had ended, or was taken over, meanwhile)."""
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     logger.error(
         "%s %s failed on %s (message withheld: it may quote a document)\n%s",
         model.__name__,
@@ -469,7 +404,7 @@ def job_crashed(
 def job_gave_up(job: JobRef, error: BaseException, *, retries: int) -> bool:
     """A job's task gave up on transient errors (the database, the broker or the GPU away
     longer than its retries): fail the job as its kind fails one. True when this call did."""
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     reason = (
         f"gave up after {retries} retries on {type(error).__name__} "
         "(the database, the broker or the GPU was not available)"
@@ -486,9 +421,9 @@ def job_gave_up(job: JobRef, error: BaseException, *, retries: int) -> bool:
 
 def job_last_seen(job: models.Model) -> datetime:
     """The last sign of life of a running job: its heartbeat, its claim, or its batches' work."""
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     signs: list[datetime] = []
-    cached = _cached_progress(model, job_id)
+    cached = cached_progress(model, job_id)
     if cached is not None and cached.updated_at is not None:
         signs.append(cached.updated_at)
     claimed = getattr(job, "started_at", None) or getattr(job, "created_at", None)
@@ -507,8 +442,8 @@ def _process_gone(job: models.Model) -> bool:
     A restarted `make run` (or a worker restarted on the same host) then reaps at once what its
     previous process left running, instead of waiting for the heartbeat to go stale.
     """
-    model, job_id = _ref(job)
-    cached = _cached_progress(model, job_id)
+    model, job_id = job_ref(job)
+    cached = cached_progress(model, job_id)
     if cached is None or not cached.pid or cached.host != socket.gethostname():
         return False
     try:
@@ -573,7 +508,7 @@ def _workers_busy(since: datetime) -> bool:
 
 def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
     """Fail a job that no worker took; False when one took it meanwhile."""
-    model, job_id = _ref(job)
+    model, job_id = job_ref(job)
     reason = unclaimed_reason(model, waited)
     if getattr(job, "status", None) == RUNNING:
         # A run between batches: fenced by its claim, as a dead run is.

@@ -58,7 +58,6 @@ from annotator.services.errors import DomainError
 from annotator.services.jobs import (
     Counts,
     JobKind,
-    Progress,
     job_claim,
     job_crashed,
     job_dispatch,
@@ -695,15 +694,6 @@ def _run_batches_seen(run: PreannotationRun) -> Iterable[datetime | None]:
     return batches.aggregate(started=Max("started_at"), finished=Max("finished_at")).values()
 
 
-def _run_row_progress(run: PreannotationRun) -> Progress:
-    return Progress(
-        done=run.documents_done,
-        total=run.documents_total or None,
-        updated_at=run.finished_at or run.started_at,
-        unit="documents",
-    )
-
-
 RUNS = job_kind_register(
     JobKind(
         # Its work is sent as its batches (`_dispatch`), and shown by them.
@@ -714,7 +704,6 @@ RUNS = job_kind_register(
         reap=_run_reap,
         waiting=_run_waiting,
         signs_of_life=_run_batches_seen,
-        row_progress=_run_row_progress,
         shows_work=False,
     )
 )

@@ -13,9 +13,9 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 
 from annotator.models import ImportJob, JobStatus
 from annotator.permissions import Can
-from annotator.selectors.imports import imports_of
+from annotator.selectors.imports import import_job_progress, imports_of
 from annotator.services.errors import DomainError
-from annotator.services.imports import import_job_create, import_job_progress
+from annotator.services.imports import import_job_create
 from annotator.views.access import project_page
 from annotator.views.forms import ImportForm
 from annotator.views.nav import HtmxProjectRequest, project_nav

@@ -33,10 +33,10 @@ from annotator.selectors.release_pages import (
     release_row,
     releases_of,
 )
+from annotator.selectors.releases import release_progress
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.releases import create, dismissals, files
-from annotator.services.releases.build import release_progress
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav

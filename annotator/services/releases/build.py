@@ -19,7 +19,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
 
 from annotator.models import (
     JobStatus,
@@ -41,7 +40,6 @@ from annotator.services.jobs import (
     job_claim,
     job_crashed,
     job_finish,
-    job_progress,
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
@@ -91,36 +89,6 @@ LEFT_OUT_NO_NER = (
     "its names were not looked for: it was finished after this release was cut, or its text "
     "changed since; cut a new release to include it"
 )
-
-
-def release_progress(release: Release) -> dict[str, Any]:
-    """Where a release stands, as pages and the API show it: {"status", "done", "total",
-    "percent", "error", "ner"}; `ner` is {"done", "total"} batches of its documents' names on
-    the `ner` queue while it waits for them (None when it sends none)."""
-    done, total = release.documents_done, release.documents_total
-    if release.status == JobStatus.RUNNING:
-        reported = job_progress(release)
-        done = reported.done
-        total = reported.total if reported.total is not None else total
-    if release.status == JobStatus.DONE or release.status == JobStatus.REFUSED:
-        percent = 100
-    else:
-        percent = min(100, int(100 * done / total)) if total else 0
-    ner: dict[str, int] | None = None
-    if release.status == JobStatus.QUEUED:
-        counts = ReleaseBatch.objects.filter(release_id=release.pk).aggregate(
-            total=Count("pk"), done=Count("pk", filter=Q(status=JobStatus.DONE))
-        )
-        if counts["total"]:
-            ner = {"done": int(counts["done"]), "total": int(counts["total"])}
-    return {
-        "status": release.status,
-        "done": done,
-        "total": total,
-        "percent": percent,
-        "error": release.error,
-        "ner": ner,
-    }
 
 
 class _Build:

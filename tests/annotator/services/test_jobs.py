@@ -28,13 +28,13 @@ from annotator.models import (
     Release,
     RunBatch,
 )
+from annotator.selectors.jobs import job_progress, progress_key
 from annotator.services import jobs
 from annotator.services.imports import import_job_create
 from annotator.services.jobs import (
     job_claim,
     job_fail,
     job_finish,
-    job_progress,
     job_progress_set,
     jobs_reap,
 )
@@ -294,7 +294,7 @@ def test_the_reaper_fails_at_once_a_job_whose_process_on_this_host_is_gone(
     job = an_import(stored_path=str(upload))
     job_claim(ImportJob, job.pk)
     # The heartbeat of a process that no longer exists (pids stop far below this).
-    key = jobs._progress_key(ImportJob, job.pk)
+    key = progress_key(ImportJob, job.pk)
     cache.set(key, {**cache.get(key), "pid": 2**22 + 12345})
 
     assert jobs_reap(older_than=HOUR)["imports_failed"] == 1
@@ -314,7 +314,7 @@ def test_the_reaper_takes_a_process_that_exited_uncollected_for_gone(settings: A
     try:
         while Path(f"/proc/{exited.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
             time.sleep(0.01)
-        key = jobs._progress_key(ImportJob, job.pk)
+        key = progress_key(ImportJob, job.pk)
         cache.set(key, {**cache.get(key), "pid": exited.pid})
 
         assert jobs_reap(older_than=HOUR)["imports_failed"] == 1

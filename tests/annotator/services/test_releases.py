@@ -33,10 +33,11 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.selectors.releases import release_progress
 from annotator.services import jobs
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
-from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_build, release_progress
+from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_build
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import release_hit_dismiss
 from annotator.services.releases.files import (

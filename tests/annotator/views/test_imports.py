@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from annotator import tasks
 from annotator.models import Document, ImportJob, JobStatus, Span
+from annotator.selectors.imports import import_job_progress
 from annotator.services import imports
 from annotator.services.jobs import job_claim, job_progress_set
 from tests.conftest import Team, client_for
@@ -339,7 +340,7 @@ def test_progress_shows_while_the_imports_transaction_is_open(
         assert response.status_code == 200
         page = response.content.decode()
         assert "Reading: <strong>50</strong> documents, 50 spans" in page
-        progress = imports.import_job_progress(ImportJob.objects.get(pk=job.pk))
+        progress = import_job_progress(ImportJob.objects.get(pk=job.pk))
         assert 0 < progress.bytes_read < len(body)
         if connection.vendor == "postgresql":
             # Written, but not committed: nobody sees half an import.
