@@ -11,7 +11,7 @@ from annotator.keys.transfer import table_to_bytes
 from annotator.models import Document, DocumentStatus, ReviewItem, ReviewKind, ReviewStatus, Span
 from annotator.routers import keys_alias
 from annotator.services.errors import DomainError
-from annotator.services.review import review_resolve
+from annotator.services.review.resolve import review_resolve
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import (
     EntityChange,
