@@ -10,6 +10,7 @@ from django import forms
 from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, SOURCE_CHOICES, DocumentStatus
 from pseudonymizer.formats import FORMATS
+from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 
 def language_choices(languages: Sequence[str]) -> list[tuple[str, str]]:
@@ -84,7 +85,7 @@ class SpanActionForm(forms.Form):
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
     label = forms.ChoiceField(required=False)
     decision = forms.ChoiceField(required=False, choices=DECISION_CHOICES)
-    keep_reason = forms.CharField(required=False, max_length=255, label="Why keep it")
+    keep_reason = forms.CharField(required=False, max_length=MAX_KEEP_REASON, label="Why keep it")
     replacement = forms.CharField(required=False, max_length=500, label="Pseudonym")
     comment = forms.CharField(required=False, max_length=5000, label="Comment for the lead")
     # "move": one edge by one character or word, outwards (extend) or inwards.
