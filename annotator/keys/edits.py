@@ -19,13 +19,14 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotator.keys import crypto
-from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale
+from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale, Taken
 from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import (
     InCorpus,
     _add_token_aliases,
     _aliases,
+    _choice,
     _DigestSet,
     _replacements_in_use,
     check_replacement,
@@ -48,13 +49,14 @@ DRAWS = 5  # pseudonyms drawn at once when an entity becomes pseudonymized
 class Follow:
     """Spans the table's change reaches: those of `entity_ids` (only those whose surface's
     digest is one of `digests`, when given) take `decision` and `keep_reason`, and the
-    entity `entity_id` when given."""
+    entity `entity_id` and the `label` when given."""
 
     entity_ids: tuple[int, ...]
     decision: str
     keep_reason: str
     entity_id: int | None = None
     digests: frozenset[str] | None = None
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,13 @@ def _entities(scope: Scope) -> Any:
     return Entity.objects.using(keys_alias()).filter(project_id=scope.project_id)
 
 
-def _set_replacement(scope: Scope, alias: Alias, replacement: str) -> None:
+def _set_replacement(scope: Scope, alias: Alias, replacement: str, *, typed: bool = False) -> None:
+    """`typed`: a person chose `replacement` (a relabel keeps it); else it was drawn."""
     alias.set_replacement(replacement)
-    alias.save(using=keys_alias(), update_fields=["replacement", "replacement_key"])
+    alias.replacement_typed = typed
+    alias.save(
+        using=keys_alias(), update_fields=["replacement", "replacement_key", "replacement_typed"]
+    )
     replacement_words_rewrite(scope.secret, alias)
 
 
@@ -133,12 +139,12 @@ def _replace(
     original = alias.original
     if crypto.normalise_surface(replacement) == alias.replacement_key:
         if replacement != alias.replacement:  # only its capitals change
-            _set_replacement(scope, alias, replacement)
+            _set_replacement(scope, alias, replacement, typed=True)
         return
     check_replacement(scope, original, replacement, in_corpus, alias_id=alias.pk, told=True)
     if alias.parent_id is None:
         Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
-    _set_replacement(scope, alias, replacement)
+    _set_replacement(scope, alias, replacement, typed=True)
     if alias.parent_id is None:
         _cut_tokens(scope, alias, original, entity.label, decision, user_id)
 
@@ -420,6 +426,111 @@ def alias_link(
         _bump(entity)
     detail = {"action": "link", "alias": alias_id, "from": source.pk, "from_deleted": not left}
     return Edit(entity.pk, detail, tuple(follow))
+
+
+def _redraw(
+    scope: Scope, alias: Alias, label: str, decision: str, user_id: int | None, in_corpus: InCorpus
+) -> bool:
+    """`alias` (a name, not a word cut from one) under its entity's new `label`: a pseudonym
+    the server drew is drawn again for the label, one a person chose stays; its words are
+    cut again by the label's rule (only a person's name has words of its own). True when a
+    pseudonym was drawn again. An invalidated form, or none, owes nothing to the label."""
+    if decision != Decision.PSEUDONYMIZE:
+        return False
+    original = alias.original
+    redrawn = not alias.replacement_typed
+    if redrawn:
+        Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
+        _set_replacement(scope, alias, "")  # frees its pseudonym for the draw
+        _set_replacement(scope, alias, _draw_checked(scope, alias, original, label, in_corpus))
+    _cut_tokens(scope, alias, original, label, decision, user_id)
+    return redrawn
+
+
+def _family(alias: Alias) -> frozenset[str]:
+    """The digests of `alias`'s surface and of the words cut from it."""
+    rows = Alias.objects.using(keys_alias()).filter(Q(pk=alias.pk) | Q(parent_id=alias.pk))
+    return frozenset(rows.values_list("original_digest", flat=True))
+
+
+def surface_relabel(
+    scope: Scope,
+    *,
+    entity_id: int,
+    surface: str,
+    label: str,
+    relied_on: frozenset[str],
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> Edit:
+    """A person relabelled a decided span of `surface`, a name of `entity_id`, `label`.
+    `relied_on` holds the digests of the surfaces of the other spans a person decided that
+    hold the entity (the Domain's to answer: the keys know no span).
+
+    Relied on by none, the entity takes the label, and its names' pseudonyms the server
+    drew are drawn again for it (`_redraw`); all of its spans follow. Relied on through
+    its other names only (or the surface is a word cut from a longer name), the surface
+    leaves: it moves, with the words cut from it, to a new entity of the label, its
+    pseudonym drawn again for it (`Edit.also` names the new entity), and the spans of those
+    surfaces follow. Another span of the surface itself (or of a word cut from it) decided
+    under the entity's label: Taken, the choice is the lead's (one surface, one choice)."""
+    digest = crypto.surface_digest(scope.secret, surface)
+    with transaction.atomic(using=keys_alias()):
+        entity = _locked(scope, [entity_id])[entity_id]
+        alias = _aliases(scope).filter(entity_id=entity.pk, original_digest=digest).first()
+        old = entity.label
+        if alias is None or old == label:
+            return Edit(entity.pk, None)  # not its name (the span follows the table), or done
+        family = _family(alias)
+        if relied_on & family:
+            raise Taken(
+                f"this surface is {old} in another span of the project, and one surface has "
+                "one choice: flag the span for the lead, who can relabel the entity",
+                _choice(alias),
+            )
+        if not relied_on and alias.parent_id is None:
+            redrawn = [
+                name.pk
+                for name in _names([entity.pk])
+                if _redraw(scope, name, label, entity.decision, user_id, in_corpus)
+            ]
+            _bump(entity, label=label)
+            detail: dict[str, Any] = {
+                "action": "relabel",
+                "label": [old, label],
+                "redrawn": redrawn,
+            }
+            follow = Follow((entity.pk,), entity.decision, entity.keep_reason, label=label)
+            return Edit(entity.pk, detail, (follow,))
+        new = Entity.objects.using(keys_alias()).create(
+            project_id=scope.project_id,
+            label=label,
+            decision=entity.decision,
+            keep_reason=entity.keep_reason,
+            created_by_id=user_id,
+        )
+        moving = Alias.objects.using(keys_alias()).filter(Q(pk=alias.pk) | Q(parent_id=alias.pk))
+        moving.update(entity_id=new.pk)
+        if alias.parent_id is not None:  # a word leaves the name it was cut from
+            Alias.objects.using(keys_alias()).filter(pk=alias.pk).update(parent_id=None)
+            alias.parent_id = None
+        alias.entity_id = new.pk
+        redrawn = (
+            [alias.pk] if _redraw(scope, alias, label, new.decision, user_id, in_corpus) else []
+        )
+        _bump(entity)
+        # The words cut from it before and after: a span of a word that went follows its name.
+        digests = family | _family(alias)
+        follow = Follow((entity.pk,), new.decision, new.keep_reason, new.pk, digests, label)
+    detail = {
+        "action": "relabel",
+        "label": [old, label],
+        "alias": alias.pk,
+        "new": new.pk,
+        "redrawn": redrawn,
+    }
+    also = ((new.pk, {"action": "relabel", "label": [old, label], "from": entity.pk}),)
+    return Edit(entity.pk, detail, (follow,), also)
 
 
 def entity_relabel(scope: Scope, entity_id: int, label: str) -> None:

@@ -63,6 +63,9 @@ class Alias(models.Model):
     # The replacement as aliases are compared (the engine's `fold_key`): "Raj Avrom" and
     # "RAJ AVROM" are one pseudonym, and two surfaces may not share it.
     replacement_key = models.CharField(max_length=500, blank=True)
+    # Whether a person chose the replacement (typed or picked it, a lead's edit, a key file)
+    # rather than the server drawing it: a relabel draws again only what was drawn.
+    replacement_typed = models.BooleanField(default=False)
     # A token-level alias ("Moshe" from "Moshe Chaya") points at the alias it was cut from.
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="token_aliases"

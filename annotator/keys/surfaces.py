@@ -514,6 +514,7 @@ def _create(
                 )
                 alias.set_original(surface, scope.secret)
                 alias.set_replacement(chosen)
+                alias.replacement_typed = bool(requested)
                 alias.save(using=database)
                 words_write(scope.secret, [(alias, surface)])
         except IntegrityError:

@@ -50,6 +50,7 @@ from annotator.services.table import (
     Choice,
     SurfaceConflict,
     entity_withdraw,
+    span_relabel,
     suggestions_for,
     surface_choice,
     surface_choices,
@@ -249,6 +250,18 @@ def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> Non
                         span_id=span.pk)  # fmt: skip
 
 
+def _relabel(document: Document, span: Span, actor: Any) -> None:
+    """A decided span took another label: its entity follows, with a pseudonym drawn for the
+    label, or its surface moves to an entity of the label (`span_relabel`). A replica's
+    label stays on its span."""
+    if document.is_blind or span.entity_id is None:
+        return
+    span.entity_id = span_relabel(
+        project=document.project, span_id=span.pk, entity_id=span.entity_id,
+        surface=document.text[span.start : span.end], label=span.label, actor=actor,
+    )  # fmt: skip
+
+
 def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
     comment = comment.strip()
     if not comment:
@@ -352,7 +365,9 @@ def span_update(
                 change=change,
             )  # fmt: skip
     except SurfaceConflict as conflict:
-        if change.decision is not None or change.replacement is not None:
+        # A decided span's relabel the table refused is the lead's too (`_relabel`).
+        relabel = change.label is not None and change.status is None
+        if change.decision is not None or change.replacement is not None or relabel:
             refused_publish(Refused(
                 document=document, actor=acting_user(actor), conflict=conflict, span_id=span_id,
                 decision=change.decision, replacement=change.replacement,
@@ -374,6 +389,7 @@ def _update_locked(
     user = acting_user(actor)
     now = timezone.now()
     fields = {"version", "updated_by", "updated_at"}
+    decided = span.decision if span.status == SpanStatus.ACCEPTED else None
 
     status = change.status
     if status is not None and status not in SpanStatus.values:
@@ -414,6 +430,11 @@ def _update_locked(
         # An accepted span is a person's: it may not overlap another person's, and the
         # proposals it overlaps (alternatives to it) are rejected.
         _make_room(document, span.start, span.end, user, keep=span.pk)
+    relabelled = "label" in fields and not moved and change.replacement is None
+    if relabelled and final == SpanStatus.ACCEPTED and decided == span.decision:
+        # A decided span relabelled, its surface and decision as they were: the table
+        # follows the label. (A new surface, decision or pseudonym is a new choice.)
+        _relabel(document, span, user)
     choice = None
     if final == SpanStatus.REJECTED:
         if span.entity_id is not None:

@@ -4,8 +4,9 @@ the app imports `annotator.keys`.
 
 - `reads`: a person's reads (a page of the table, one entity, the candidate links), each
   audited here by construction; the sealed search a page keeps in its session.
-- `edits`: a lead's edits (update, merge, split, link): the keys change, then the spans
-  follow and the edit is audited, in a documented order of writes.
+- `edits`: a lead's edits (update, merge, split, link) and a decided span's relabel: the
+  keys change, then the spans follow and the edit is audited, in a documented order of
+  writes.
 - `surfaces`: the choice for a surface and the one way a choice gets in, suggestions, and
   what the workers and the review's scan read.
 - `notes`: the pseudonyms of the review queue; a lead's read of them is audited.
@@ -22,6 +23,7 @@ from annotator.services.table.edits import (
     entity_merge,
     entity_split,
     entity_update,
+    span_relabel,
 )
 from annotator.services.table.errors import (
     ImportConflicts,
@@ -143,6 +145,7 @@ __all__ = [
     "review_notes_read",
     "search_recall",
     "search_remember",
+    "span_relabel",
     "suggestions_for",
     "surface_choice",
     "surface_choices",

@@ -1,5 +1,6 @@
 """A lead's edits of the correspondence table: a replacement or a decision, merge two
-entities, split one, link an alias to another entity. The keys make the change
+entities, split one, link an alias to another entity; and a person's relabel of a decided
+span, which the table follows (`span_relabel`). The keys make the change
 (`annotator.keys.edits`) and say which spans it reaches; this makes those spans follow and
 audits the edit (`key_edit`, the entity as target).
 
@@ -38,7 +39,7 @@ from django.utils import timezone
 from annotator.keys import crypto
 from annotator.keys import edits as keys
 from annotator.keys.edits import Edit, EntityChange, Follow
-from annotator.models import AuditAction, Project, Span
+from annotator.models import AuditAction, Project, Span, SpanSource, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
@@ -46,7 +47,14 @@ from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
 
-__all__ = ["EntityChange", "alias_link", "entity_merge", "entity_split", "entity_update"]
+__all__ = [
+    "EntityChange",
+    "alias_link",
+    "entity_merge",
+    "entity_split",
+    "entity_update",
+    "span_relabel",
+]
 
 
 def _spans_follow(project: Project, follow: Follow) -> int:
@@ -71,6 +79,8 @@ def _spans_follow(project: Project, follow: Follow) -> int:
     }
     if follow.entity_id is not None:
         change["entity_id"] = follow.entity_id
+    if follow.label is not None:
+        change["label"] = follow.label
     return int(spans.update(**change))
 
 
@@ -220,3 +230,57 @@ def alias_link(
         ),
     )
     return entity_get(project, edit.entity_id)
+
+
+def _relied_on(project: Project, entity_id: int, span_id: int) -> frozenset[str]:
+    """The digests of the surfaces of the spans but `span_id` that hold `entity_id` and that a
+    person decided: not rejected, and not a proposal propagation made (an echo follows its
+    entity)."""
+    spans = (
+        Span.objects.filter(document__project=project, entity_id=entity_id)
+        .exclude(pk=span_id)
+        .exclude(status=SpanStatus.REJECTED)
+        .exclude(source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)
+    )
+    surfaces = spans.annotate(
+        surface=Substr("document__text", F("start") + 1, F("end") - F("start"))
+    ).values_list("surface", flat=True)
+    secret = project.secret
+    return frozenset(crypto.surface_digest(secret, surface) for surface in surfaces)
+
+
+def span_relabel(
+    *,
+    project: Project,
+    span_id: int,
+    entity_id: int,
+    surface: str,
+    label: str,
+    actor: Any,
+    ip_address: str | None = None,
+) -> int:
+    """A person relabelled the decided span `span_id` of `surface` (whose entity is
+    `entity_id`) `label`: the table follows (`annotator.keys.edits.surface_relabel`), and
+    the entity the span's surface now names is returned. Alone on its entity, the entity
+    takes the label and its drawn pseudonyms are drawn again for it; where another span a
+    person decided relies on the entity, the surface moves to a new entity of the label.
+    Audited as a key edit (ids and labels only), for the lead. SurfaceConflict when another
+    span decided the surface itself under the entity's label."""
+    relied_on = _relied_on(project, entity_id, span_id)
+    edit = _written(
+        project,
+        actor,
+        ip_address,
+        lambda: keys.surface_relabel(
+            scope_of(project),
+            entity_id=entity_id,
+            surface=surface,
+            label=label,
+            relied_on=relied_on,
+            user_id=acting_user_id(actor),
+            in_corpus=lambda text: in_corpus(project, text),
+        ),
+    )
+    if edit.detail is not None and "new" in edit.detail:
+        return int(edit.detail["new"])
+    return edit.entity_id
