@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models import Q
 
 from annotator.keys import crypto
 from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale, Taken
@@ -533,11 +532,16 @@ def surface_relabel(
     return Edit(entity.pk, detail, (follow,), also)
 
 
-def entity_relabel(scope: Scope, entity_id: int, label: str) -> None:
-    """Give the entity `label` (a lead's resolution), when it has another."""
-    _entities(scope).filter(pk=entity_id).exclude(label=label).update(
-        label=label, version=F("version") + 1, updated_at=timezone.now()
-    )
+def entity_relabel(scope: Scope, entity_id: int, label: str, *, in_corpus: InCorpus) -> None:
+    """Give the entity `label` (a lead's resolution), when it has another: the pseudonyms
+    the server drew for its names are drawn again for the label (`_redraw`)."""
+    with transaction.atomic(using=keys_alias()):
+        entity = _entities(scope).select_for_update().filter(pk=entity_id).first()
+        if entity is None or entity.label == label:
+            return
+        for name in _names([entity.pk]):
+            _redraw(scope, name, label, entity.decision, None, in_corpus)
+        _bump(entity, label=label)
 
 
 def project_keys_delete(project_id: int) -> None:

@@ -176,8 +176,10 @@ def alias_of(project: Project, surface: str) -> int | None:
 
 
 def entity_relabel(project: Project, entity_id: int, label: str) -> None:
-    """Give the entity `label` (a lead's resolution of a review item)."""
-    _relabel(scope_of(project), entity_id, label)
+    """Give the entity `label` (a lead's resolution of a review item); the pseudonyms drawn
+    for its names are drawn again for the label."""
+    with translated():
+        _relabel(scope_of(project), entity_id, label, in_corpus=lambda t: in_corpus(project, t))
 
 
 def project_keys_delete(project_id: int) -> None:

@@ -14,6 +14,7 @@ import pytest
 from annotator.keys.models import Alias, Entity
 from annotator.models import AuditAction, AuditEvent, ReviewItem, ReviewKind, Span, SpanStatus
 from annotator.services.propagation import propagate_choice
+from annotator.services.review.resolve import review_resolve
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import SurfaceConflict, entity_merge, surface_choice
 from tests.conftest import Team
@@ -186,6 +187,23 @@ def test_a_span_relabelled_back_and_forth_keeps_its_entity(team: Team) -> None:
     again = _relabel(team, document, back, "PER:IMG")
     assert again.entity_id == span.entity_id
     assert len(_edits()) == 3
+
+
+def test_a_lead_who_relabels_an_entity_in_review_draws_for_the_label_too(team: Team) -> None:
+    document = DocumentFactory(project=team.project, language="ar", text=ARABIC)
+    span = _add(team, document, SUNDAY, actor=team.annotator_fr)
+    span_update(document=document, span_id=span.pk, actor=team.annotator_fr, version=span.version,
+                change=SpanChange(flag="A day, not a person"))  # fmt: skip
+    item = ReviewItem.objects.get(kind=ReviewKind.FLAG, span_id=span.pk)
+    person = surface_choice(team.project, SUNDAY)
+
+    review_resolve(item=item, actor=team.lead, rationale="A weekday.", decision="pseudonymize",
+                   label="DATE")  # fmt: skip
+
+    choice = surface_choice(team.project, SUNDAY)
+    assert person is not None and choice is not None
+    assert choice.label == "DATE" and choice.entity_id == person.entity_id
+    assert choice.replacement in ARABIC_DAYS
 
 
 def test_no_original_of_a_relabel_reaches_the_logs(
