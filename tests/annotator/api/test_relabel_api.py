@@ -68,3 +68,7 @@ def test_a_decided_person_relabelled_date_gets_a_date_and_the_table_says_date(
     assert edit.actor == team.annotator_en and edit.target == f"entity:{span['entity_id']}"
     assert edit.detail["label"] == ["PER", "DATE"]
     assert "Tuesday" not in str(edit.detail) and person not in str(edit.detail)
+    # The project's log shows it, by ids and labels.
+    log = reverse("api-audit-list", kwargs={"slug": team.project.slug})
+    (row,) = api(team.admin).get(log, {"action": "key_edit"}).json()["results"]
+    assert row["target"] == edit.target and row["detail"]["action"] == "relabel"
