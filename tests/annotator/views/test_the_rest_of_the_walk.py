@@ -1,0 +1,99 @@
+"""What the walk through the demo found outside the workspace (issue 20, "The rest of the
+walk"): snippets cut between graphemes, times a person reads, the entity page's pseudonym
+fields, a refused release's manifest and the names of downloads, Cloak's own error pages with
+DEBUG on, and the runs page in the navigation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from annotator.models import ReviewItem, ReviewKind
+from annotator.selectors.review import CONTEXT, review_last_scan, scanned_key, snippet
+from tests.conftest import Team, client_for
+from tests.factories import DocumentFactory, SpanFactory
+
+pytestmark = pytest.mark.django_db
+
+HEART = "\u2764\ufe0f"  # ❤️: a heart and the variation selector that makes it an emoji
+THUMB = "\U0001f44d\U0001f3fd"  # 👍🏽: a hand and its skin tone
+NAME = "Moshe Chaya"
+
+
+def project_url(name: str, team: Team, **kwargs: Any) -> str:
+    return reverse(name, kwargs={"slug": team.project.slug, **kwargs})
+
+
+# --- The lead's snippet is cut between graphemes ----------------------------------------------
+
+
+def _text_cut_inside_clusters() -> tuple[str, int, int]:
+    """A text whose plain cut, CONTEXT code points each side of the span, falls between the
+    heart and its variation selector before it, and between the hand and its tone after it."""
+    before = HEART + "a" * (CONTEXT - 1)  # the cut at start - CONTEXT lands on U+FE0F
+    after = "b" * (CONTEXT - 1) + THUMB  # the cut at end + CONTEXT lands on the tone
+    text = before + NAME + after
+    start = len(before)
+    return text, start, start + len(NAME)
+
+
+def test_a_snippet_is_cut_only_between_graphemes() -> None:
+    text, start, end = _text_cut_inside_clusters()
+    assert text[start - CONTEXT] == "\ufe0f" and text[end + CONTEXT] == "\U0001f3fd"
+    before, surface, after = snippet(text, start, end)
+    assert surface == NAME
+    assert before == "a" * (CONTEXT - 1)  # not the variation selector without its heart
+    assert after == "b" * (CONTEXT - 1)  # not the hand without its tone
+    # Whole clusters are kept where the cut falls between them.
+    assert snippet(text, start, end, context=CONTEXT + 1) == (HEART + before, NAME, after + THUMB)
+
+
+def test_a_snippet_keeps_arabic_letters_with_their_marks() -> None:
+    text = "بُ" + "ك" * 5 + NAME + "ك" * 5 + "تَ"
+    start, end = 7, 7 + len(NAME)
+    before, _, after = snippet(text, start, end, context=6)  # both cuts between letter and mark
+    assert before == "ك" * 5 and after == "ك" * 5
+    assert snippet(text, start, end, context=7) == ("بُ" + "ك" * 5, NAME, "ك" * 5 + "تَ")
+
+
+def test_the_review_pages_show_no_half_character(team: Team) -> None:
+    text, start, end = _text_cut_inside_clusters()
+    document = DocumentFactory(project=team.project, text=text, external_id="hearts")
+    span = SpanFactory(document=document, start=start, end=end, label="PER")
+    item = ReviewItem.objects.create(
+        project=team.project, kind=ReviewKind.FLAG, document=document, span=span
+    )
+    client = client_for(team.lead)
+    for page in (
+        client.get(project_url("review_list", team)).content.decode(),
+        client.get(project_url("review_detail", team, pk=item.pk)).content.decode(),
+    ):
+        assert f'…{"a" * (CONTEXT - 1)}<mark class="hl">{NAME}</mark>{"b" * (CONTEXT - 1)}…' in page
+        assert "\ufe0f" not in page and "\U0001f44d" not in page
+
+
+# --- Times are shown as a person reads them -----------------------------------------------------
+
+
+def test_the_last_scan_shows_as_a_time_with_its_iso_value_in_the_markup(team: Team) -> None:
+    # As the scan writes it (annotator.services.review.scan); the page may scan again first.
+    cache.set(scanned_key(team.project.pk), "2026-11-26T20:42:24.982764+00:00", timeout=None)
+    page = client_for(team.lead).get(project_url("review_list", team)).content.decode()
+    scanned = datetime.fromisoformat(cache.get(scanned_key(team.project.pk)))
+    iso = scanned.isoformat()
+    shown = scanned.strftime("%Y-%m-%d %H:%M")
+    assert f'Conflicts last looked for at <time datetime="{iso}">{shown} UTC</time>.' in page
+    assert page.count(iso) == 1  # only in the attribute
+
+
+def test_a_last_scan_the_cache_cannot_read_is_not_shown(team: Team) -> None:
+    cache.set(scanned_key(team.project.pk), "not a time", timeout=None)
+    assert review_last_scan(team.project) is None
+    cache.set(scanned_key(team.project.pk), "2026-11-26T20:42:24.982764+00:00", timeout=None)
+    assert review_last_scan(team.project) == datetime.fromisoformat(
+        "2026-11-26T20:42:24.982764+00:00"
+    )
