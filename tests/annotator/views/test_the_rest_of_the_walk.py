@@ -5,6 +5,7 @@ DEBUG on, and the runs page in the navigation."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,8 @@ from django.urls import reverse
 
 from annotator.models import ReviewItem, ReviewKind
 from annotator.selectors.review import CONTEXT, review_last_scan, scanned_key, snippet
+from annotator.services.table import surface_decide
+from annotator.views.keys import PSEUDONYM_SIZE_MIN, pseudonym_size
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -97,3 +100,43 @@ def test_a_last_scan_the_cache_cannot_read_is_not_shown(team: Team) -> None:
     assert review_last_scan(team.project) == datetime.fromisoformat(
         "2026-11-26T20:42:24.982764+00:00"
     )
+
+
+# --- One key search, one audited read -----------------------------------------------------------
+
+
+def test_the_key_search_form_sends_once_on_enter(team: Team) -> None:
+    """Enter sends the form (`submit`) and commits the search field (`change`): the form
+    listens to the change of its filters only, so one search is one request and one row."""
+    page = client_for(team.lead).get(project_url("key_list", team)).content.decode()
+    trigger = re.search(r'hx-trigger="([^"]*)"', page)
+    assert trigger is not None
+    events = [part.strip() for part in trigger.group(1).split(",")]
+    assert "change" not in events  # a bare change would include the search field's
+    assert {"change from:#id_label", "change from:#id_decision", "change from:#id_language"} <= set(
+        events
+    )
+    assert "submit" in events and "input changed delay:400ms from:#id_q" in events
+
+
+# --- The entity page shows a pseudonym whole ----------------------------------------------------
+
+
+def test_a_pseudonym_field_is_as_wide_as_its_pseudonym(team: Team) -> None:
+    long = "paper.maker@example.org"
+    choice = surface_decide(
+        project=team.project, surface="Moshe Chaya", language="en", label="PER",
+        decision="pseudonymize", replacement=long,
+    )  # fmt: skip
+    page = (
+        client_for(team.lead)
+        .get(project_url("key_entity", team, pk=choice.entity_id))
+        .content.decode()
+    )
+    field = re.search(
+        rf'<input type="text" name="replacement_\d+" value="{re.escape(long)}"[^>]*>', page
+    )
+    assert field is not None
+    assert f'size="{len(long) + 4}"' in field.group(0)
+    assert pseudonym_size("Raj") == PSEUDONYM_SIZE_MIN
+    assert pseudonym_size("x" * 1000) < 1000
