@@ -5,20 +5,32 @@ DEBUG on, and the runs page in the navigation."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotator.models import ReviewItem, ReviewKind
+from annotator.models import JobStatus, ReviewItem, ReviewKind
 from annotator.selectors.review import CONTEXT, review_last_scan, scanned_key, snippet
 from annotator.services.table import surface_decide
 from annotator.views.keys import PSEUDONYM_SIZE_MIN, pseudonym_size
+from tests.annotator.views.test_release_pages import (
+    LEAKY_TEXT,
+    _no_ner_model,
+    cut,
+    decided,
+    done_document,
+)
+from tests.annotator.views.test_release_pages import url as release_url
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
+
+__all__ = ["_no_ner_model", "decided"]  # fixtures: imported to be used here
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +152,45 @@ def test_a_pseudonym_field_is_as_wide_as_its_pseudonym(team: Team) -> None:
     assert f'size="{len(long) + 4}"' in field.group(0)
     assert pseudonym_size("Raj") == PSEUDONYM_SIZE_MIN
     assert pseudonym_size("x" * 1000) < 1000
+
+
+# --- A refused release's manifest, and the names of downloads -------------------------------------
+
+
+def test_a_refused_release_counts_what_it_would_have_released(team: Team, decided: None) -> None:
+    done_document(team)
+    done_document(team, text=LEAKY_TEXT, external_id="later")
+    release = cut(team)
+    assert release.status == JobStatus.REFUSED
+    html = client_for(team.admin).get(release_url("release_detail", release)).content.decode()
+    assert "nothing was published" in html
+    assert "<dt>Documents released</dt>" not in html
+    assert "<dt>Documents it would have released</dt>" in html
+    assert "Manifest: what it would have released" in html
+
+
+def test_a_published_release_says_released(team: Team, decided: None) -> None:
+    done_document(team)
+    release = cut(team)
+    assert release.status == JobStatus.DONE
+    html = client_for(team.admin).get(release_url("release_detail", release)).content.decode()
+    assert "<dt>Documents released</dt><dd>1</dd>" in html
+    assert "would have released" not in html
+
+
+@pytest.mark.parametrize(("strategy", "format"), [("S3", "jsonl"), ("S2", "csv")])
+def test_a_download_is_named_as_its_manifest_names_the_file(
+    team: Team, decided: None, strategy: str, format: str
+) -> None:
+    done_document(team)
+    release = cut(team, strategy=strategy, format=format)
+    release.refresh_from_db()
+    client = client_for(team.admin)
+    name = release.manifest["data"]["file"]
+    assert name == f"radical-v1-{strategy}.{format}" == PurePosixPath(release.file_path).name
+    data = client.get(release_url("release_download", release))
+    assert data["Content-Disposition"] == f'attachment; filename="{name}"'
+    manifest = client.get(release_url("release_manifest", release))
+    stem = name.rsplit(".", 1)[0]
+    assert manifest["Content-Disposition"] == f'attachment; filename="{stem}-manifest.json"'
+    assert json.loads(b"".join(manifest.streaming_content))["data"]["file"] == name
