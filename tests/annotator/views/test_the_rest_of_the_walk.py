@@ -6,6 +6,7 @@ DEBUG on, and the runs page in the navigation."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -15,7 +16,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotator.models import JobStatus, ReviewItem, ReviewKind
+from annotator.models import DocumentStatus, JobStatus, ReviewItem, ReviewKind
 from annotator.selectors.review import CONTEXT, review_last_scan, scanned_key, snippet
 from annotator.services.table import surface_decide
 from annotator.views.keys import PSEUDONYM_SIZE_MIN, pseudonym_size
@@ -194,3 +195,74 @@ def test_a_download_is_named_as_its_manifest_names_the_file(
     stem = name.rsplit(".", 1)[0]
     assert manifest["Content-Disposition"] == f'attachment; filename="{stem}-manifest.json"'
     assert json.loads(b"".join(manifest.streaming_content))["data"]["file"] == name
+
+
+# --- Cloak's own error pages with DEBUG on, a refusal in one line -------------------------------
+
+
+def _request_lines(caplog: Any) -> list[logging.LogRecord]:
+    return [record for record in caplog.records if record.name == "django.request"]
+
+
+@pytest.fixture
+def debug(settings: Any) -> None:
+    settings.DEBUG = True  # as under `make run`
+
+
+def test_with_debug_on_a_forbidden_document_is_cloaks_404_in_one_line(
+    team: Team, debug: None, caplog: Any
+) -> None:
+    document = DocumentFactory(project=team.project, language="en", status=DocumentStatus.NEW)
+    with caplog.at_level(logging.INFO):
+        response = client_for(team.annotator_fr).get(
+            project_url("document_detail", team, pk=document.pk)
+        )
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "There is nothing here, or nothing you may see." in page
+    assert "URLconf" not in page and "urlpatterns" not in page and "Traceback" not in page
+    lines = _request_lines(caplog)
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.WARNING and lines[0].exc_info is None
+    assert (
+        lines[0].getMessage()
+        == f"Not Found: {project_url('document_detail', team, pk=document.pk)}"
+    )
+
+
+def test_with_debug_on_a_refusal_is_cloaks_403_in_one_line(
+    team: Team, debug: None, caplog: Any
+) -> None:
+    with caplog.at_level(logging.INFO):
+        response = client_for(team.annotator_en).get(project_url("review_list", team))
+    assert response.status_code == 403
+    assert "You may not do this" in response.content.decode()
+    lines = _request_lines(caplog)
+    assert len(lines) == 1
+    assert lines[0].exc_info is None and "\n" not in lines[0].getMessage()
+    assert lines[0].getMessage() == f"Forbidden: {project_url('review_list', team)}"
+
+
+def test_without_debug_a_403_is_logged_without_its_traceback(team: Team, caplog: Any) -> None:
+    with caplog.at_level(logging.INFO):
+        response = client_for(team.annotator_en).get(project_url("review_list", team))
+    assert response.status_code == 403
+    lines = _request_lines(caplog)
+    assert len(lines) == 1 and lines[0].exc_info is None
+
+
+def test_with_debug_on_an_unknown_address_is_cloaks_404(
+    team: Team, debug: None, caplog: Any
+) -> None:
+    client = client_for(team.lead)
+    with caplog.at_level(logging.INFO):
+        response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "There is nothing here" in page and "URLconf" not in page
+    assert len(_request_lines(caplog)) == 1
+    api = client.get("/api/no-such-thing/")
+    assert api.status_code == 404 and api.json() == {"detail": "Not found."}
+    # An address one slash short is still sent to the page it names.
+    slashless = client.get(project_url("review_list", team).rstrip("/"))
+    assert slashless.status_code == 301
