@@ -266,3 +266,29 @@ def test_with_debug_on_an_unknown_address_is_cloaks_404(
     # An address one slash short is still sent to the page it names.
     slashless = client.get(project_url("review_list", team).rstrip("/"))
     assert slashless.status_code == 301
+
+
+# --- The runs page in the navigation ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("role", "shown"),
+    [("admin", True), ("lead", False), ("annotator_en", False), ("annotator_fr", False)],
+)
+def test_the_navigation_has_pre_annotation_for_those_who_start_runs(
+    team: Team, role: str, shown: bool
+) -> None:
+    page = client_for(team.by_role()[role]).get(project_url("project_detail", team))
+    assert page.status_code == 200
+    nav = re.search(r'<ul class="nav-links">(.*?)</ul>', page.content.decode(), re.S)
+    assert nav is not None
+    link = f'<a href="{project_url("run_list", team)}"'
+    assert (link in nav.group(1)) is shown
+    assert ("Pre-annotation</a>" in nav.group(1)) is shown
+
+
+def test_the_runs_page_is_the_current_entry_of_the_navigation(team: Team) -> None:
+    page = client_for(team.admin).get(project_url("run_list", team)).content.decode()
+    assert (
+        f'<a href="{project_url("run_list", team)}" aria-current="page">Pre-annotation</a>' in page
+    )
