@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from django.db.models import QuerySet
@@ -44,9 +45,19 @@ def releases_of(project: Project) -> QuerySet[Release]:
 
 
 def release_filename(release: Release, what: str) -> str:
-    """The name a download is saved under: `radical-release-3.jsonl`, `…-3-manifest.json`."""
-    stem = f"{release.project.slug}-release-{release.version}"
-    return f"{stem}-manifest.json" if what == MANIFEST else f"{stem}.{release.format}"
+    """The name a download is saved under: the data file's name as its manifest gives it
+    (`radical-v3-S2.jsonl`, the name the file has on the server), and the manifest beside
+    it (`radical-v3-S2-manifest.json`), so that what a user saves matches what the
+    manifest says."""
+    name = str(_mapping(_mapping(release.manifest).get("data")).get("file") or "")
+    if not name:
+        name = PurePosixPath(release.file_path).name if release.file_path else ""
+    if not name:
+        name = f"{release.project.slug}-v{release.version}-{release.strategy}.{release.format}"
+    if what != MANIFEST:
+        return name
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return f"{stem}-manifest.json"
 
 
 def release_content_type(release: Release, what: str) -> str:
@@ -312,6 +323,8 @@ class ManifestSummary:
     """The manifest of a release (annotator.services.releases) as a page shows it."""
 
     facts: list[tuple[str, Any]]
+    # False for a release refused or failed: its counts are what it would have released.
+    published: bool
     per_label: list[tuple[str, Any]]
     per_decision: list[tuple[str, Any]]
     # (language, documents, spans)
@@ -328,10 +341,14 @@ def manifest_summary(release: Release) -> ManifestSummary:
     counts = _mapping(manifest.get("counts"))
     cloak = _mapping(manifest.get("cloak"))
     data = _mapping(manifest.get("data"))
+    published = release.status == JobStatus.DONE
     facts = [
-        ("Documents released", counts.get("documents_released")),
+        (
+            "Documents released" if published else "Documents it would have released",
+            counts.get("documents_released"),
+        ),
         ("Documents left out", counts.get("documents_left_out")),
-        ("Spans", counts.get("spans")),
+        ("Spans" if published else "Spans it would have released", counts.get("spans")),
         ("Label schema", _mapping(manifest.get("label_schema")).get("name")),
         ("File", data.get("file")),
         ("Size (bytes)", data.get("bytes")),
@@ -344,6 +361,7 @@ def manifest_summary(release: Release) -> ManifestSummary:
     ]
     return ManifestSummary(
         facts=[(title, value) for title, value in facts if value not in (None, "")],
+        published=published,
         per_label=sorted(_mapping(counts.get("per_label")).items()),
         per_decision=sorted(_mapping(counts.get("per_decision")).items()),
         per_language=[

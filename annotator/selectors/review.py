@@ -27,6 +27,7 @@ from annotator.models import (
     ReviewKind,
     ReviewStatus,
 )
+from pseudonymizer.graphemes import boundaries
 
 # Characters of context on each side of an item's span on the lead's pages.
 CONTEXT = 60
@@ -129,6 +130,17 @@ def with_note(item: ReviewItem, note: Note | None) -> tuple[dict[str, Any], dict
     return note.over(detail, resolution)
 
 
+def snippet(text: str, start: int, end: int, context: int = CONTEXT) -> tuple[str, str, str]:
+    """`text[start:end]` with up to `context` code points on each side, cut only between
+    grapheme clusters: a cut inside one would show half a character (a variation selector
+    without its emoji, a mark without its letter)."""
+    cut_before = max(0, min(start, len(text)) - context)
+    cut_after = min(len(text), end + context)
+    low = min(start, boundaries(text, cut_before, cut_before)[-1])  # first boundary at or after
+    high = max(end, boundaries(text, cut_after, cut_after)[0])  # last boundary at or before
+    return text[low:start], text[start:end], text[end:high]
+
+
 def review_row(item: ReviewItem, note: Note | None = None) -> ReviewRow:
     """For the lead (Can.REVIEW) only: the snippet holds originals, and `note` the item's
     pseudonyms (see `with_note`)."""
@@ -137,10 +149,7 @@ def review_row(item: ReviewItem, note: Note | None = None) -> ReviewRow:
     span = item.span
     before = surface = after = ""
     if document is not None and span is not None:
-        text = document.text
-        before = text[max(0, span.start - CONTEXT) : span.start]
-        surface = text[span.start : span.end]
-        after = text[span.end : span.end + CONTEXT]
+        before, surface, after = snippet(document.text, span.start, span.end)
     label = span.label if span is not None else str(detail.get("label", ""))
     language = document.language if document is not None else str(detail.get("language", ""))
     return ReviewRow(
@@ -207,7 +216,12 @@ def scanned_key(project_id: int) -> str:
     return f"cloak:review-scanned:{project_id}"
 
 
-def review_last_scan(project: Project) -> str | None:
-    """When the project was last scanned (ISO 8601), if known."""
+def review_last_scan(project: Project) -> datetime | None:
+    """When the project was last scanned, if known (the cache holds it in ISO 8601)."""
     value = cache.get(scanned_key(project.pk))
-    return str(value) if value else None
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        return None

@@ -3,18 +3,29 @@ under /api/ (the API's one representation, which its schema documents), a page e
 
 Django's handlers (annotator.urls: handler400, handler403, handler404, handler500) and the
 body limit (annotator.middleware) answer through `error_response`.
+
+A refusal (Http404, PermissionDenied) is answered by `RefusalMiddleware` with the same pages,
+DEBUG on or off: with DEBUG on (`make run`, the demo) Django would answer a 404 with its
+technical page, which lists the project's URL patterns, and it logs every 403 with a
+traceback. A refusal is an answer, not a fault: Django logs it in one line ("Forbidden:
+/path"), as any 4xx answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.conf import settings
 from django.core.exceptions import (
     DisallowedHost,
+    PermissionDenied,
     RequestDataTooBig,
     TooManyFieldsSent,
     TooManyFilesSent,
 )
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.template import loader
+from django.urls import Resolver404, resolve
 from django.views import defaults
 
 API_PREFIX = "/api/"
@@ -68,3 +79,29 @@ def server_error(request: HttpRequest) -> HttpResponseBase:
     if is_api(request):
         return JsonResponse({"detail": "Server error: it has been logged."}, status=500)
     return defaults.server_error(request)
+
+
+class RefusalMiddleware:
+    """Cloak's own 404 and 403 answers for a refusal, DEBUG on or off (see the module): the
+    exception a view raises (`process_exception`), and with DEBUG on an address that names
+    no page, which Django resolves before any view runs."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if settings.DEBUG:
+            try:
+                resolve(request.path_info, getattr(request, "urlconf", None))
+            except Resolver404 as missing:
+                return page_not_found(request, missing)
+        return self.get_response(request)
+
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponseBase | None:
+        if isinstance(exception, Http404):
+            return page_not_found(request, exception)
+        if isinstance(exception, PermissionDenied):
+            return permission_denied(request, exception)
+        return None  # anything else is a fault: Django's handler500, with its traceback

@@ -51,6 +51,9 @@ READ_KEYS = Can.READ_KEYS
 EDIT_KEYS = Can.READ_KEYS
 ENTITIES_PER_PAGE = DEFAULT_LIMIT
 VERSION_MAX = 2**31 - 1
+# The width of a pseudonym's field on an entity's page, in characters (`pseudonym_size`).
+PSEUDONYM_SIZE_MIN = 24
+PSEUDONYM_SIZE_MAX = 80
 
 
 class KeySearchForm(forms.Form):
@@ -85,6 +88,12 @@ class KeySearchForm(forms.Form):
         )
 
 
+def pseudonym_size(replacement: str) -> int:
+    """The width, in characters, of a pseudonym's field: the whole pseudonym and a little
+    room to edit it (the page cut "paper.maker@example.org" to "paper.ma")."""
+    return min(PSEUDONYM_SIZE_MAX, max(PSEUDONYM_SIZE_MIN, len(replacement) + 4))
+
+
 class EntityEditForm(forms.Form):
     version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
     decision = forms.ChoiceField(label="Decision", choices=DECISION_CHOICES)
@@ -101,6 +110,7 @@ class EntityEditForm(forms.Form):
                 required=False,
                 max_length=500,
                 initial=alias.replacement,
+                widget=forms.TextInput(attrs={"size": pseudonym_size(alias.replacement)}),
             )
 
     def alias_fields(self) -> list[tuple[Any, forms.BoundField]]:

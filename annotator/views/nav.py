@@ -30,4 +30,5 @@ def project_nav(request: ProjectRequest) -> dict[str, Any]:
         "nav_can_export_keys": access.can(Can.EXPORT_KEYS),
         "nav_can_assign": access.can(Can.ASSIGN),
         "nav_can_release": access.can(Can.VIEW_RELEASES),
+        "nav_can_preannotate": access.can(Can.PREANNOTATE),
     }

@@ -174,7 +174,7 @@ def test_the_data_downloads_as_an_attachment_audited(team: Team) -> None:
     )
     assert response.status_code == 200
     assert response["Content-Type"] == "application/x-ndjson"
-    assert response["Content-Disposition"] == 'attachment; filename="radical-release-1.jsonl"'
+    assert response["Content-Disposition"] == 'attachment; filename="radical-v1-S2.jsonl"'
     assert "no-store" in response["Cache-Control"]
     lines = b"".join(response.streaming_content).decode().splitlines()
     assert len(lines) == 1
@@ -189,7 +189,7 @@ def test_the_manifest_downloads_as_json_audited(team: Team) -> None:
     response = client_for(team.admin).get(url("api-release-manifest", release))
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
-    assert 'filename="radical-release-1-manifest.json"' in response["Content-Disposition"]
+    assert 'filename="radical-v1-S3-manifest.json"' in response["Content-Disposition"]
     assert "no-store" in response["Cache-Control"]
     manifest = json.loads(b"".join(response.streaming_content))
     assert manifest["release"] == 1 and manifest["strategy"] == "S3"

@@ -185,7 +185,8 @@ def test_the_data_and_the_manifest_download_as_attachments_audited(
     response = client.get(url("release_download", release), REMOTE_ADDR="10.0.0.7")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/x-ndjson"
-    assert response["Content-Disposition"] == 'attachment; filename="radical-release-1.jsonl"'
+    # The name the manifest gives the file, which is the file's name on the server.
+    assert response["Content-Disposition"] == 'attachment; filename="radical-v1-S2.jsonl"'
     assert "no-store" in response["Cache-Control"]
     data = b"".join(response.streaming_content).decode()
     assert "Shoutout to PER! At Rue Alphonse Metayer." in data
@@ -199,7 +200,7 @@ def test_the_data_and_the_manifest_download_as_attachments_audited(
     response = client.get(url("release_manifest", release))
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
-    assert "radical-release-1-manifest.json" in response["Content-Disposition"]
+    assert 'filename="radical-v1-S2-manifest.json"' in response["Content-Disposition"]
     assert "no-store" in response["Cache-Control"]
     manifest = json.loads(b"".join(response.streaming_content))
     assert manifest["release"] == 1 and manifest["data"]["sha256"] == release.sha256
@@ -218,7 +219,7 @@ def test_each_format_downloads_with_its_media_type(
     response = client_for(team.admin).get(url("release_download", release))
     assert response.status_code == 200
     assert response["Content-Type"].split(";")[0] == content_type
-    assert f'filename="radical-release-1.{format}"' in response["Content-Disposition"]
+    assert f'filename="radical-v1-S2.{format}"' in response["Content-Disposition"]
 
 
 def test_a_refused_release_lists_its_leaks_with_links_and_no_text(
