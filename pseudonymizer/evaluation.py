@@ -3,7 +3,9 @@
 - `span_prf`: span precision, recall and F1 per label, micro and macro, strict or relaxed.
 - `token_masking`: the share of identifier tokens a detector masks, and of masked tokens that
   identify (how detection is judged on anonymised court cases).
-- `cohen_kappa_tokens`: token-level Cohen's kappa between two annotations.
+- `cohen_kappa_tokens`: token-level Cohen's kappa between two annotations; `token_agreement`
+  also says how many tokens it was computed on, and whether that is too few to report it.
+- `span_confusion`: which label one annotation gave where the other gave which, in spans.
 - `leak_check`: every original surface, and every recognizer hit, still in a rendered text.
 
 Offsets are code points. Tokens are maximal runs of characters that are neither whitespace
@@ -107,21 +109,26 @@ class Report:
         return "\n".join(rows)
 
 
-def _covered(spans: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> int:
-    """How many of `spans` overlap at least one of `others` (both lists of (start, end))."""
+def _overlapped(spans: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each of `spans`, whether it overlaps at least one of `others` (both lists of
+    (start, end))."""
     if not spans or not others:
-        return 0
+        return [False] * len(spans)
     ordered = sorted(others)
     starts = [start for start, _ in ordered]
     furthest = list(itertools.accumulate((end for _, end in ordered), max))
-    count = 0
+    flags: list[bool] = []
     for start, end in spans:
         # The others that start before this span ends; one of them overlaps iff it ends after
         # this span starts, i.e. iff the furthest end among them does.
         before = bisect.bisect_left(starts, end)
-        if before and furthest[before - 1] > start:
-            count += 1
-    return count
+        flags.append(bool(before) and furthest[before - 1] > start)
+    return flags
+
+
+def _covered(spans: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> int:
+    """How many of `spans` overlap at least one of `others` (both lists of (start, end))."""
+    return sum(_overlapped(spans, others))
 
 
 def _document_scores(
@@ -290,8 +297,51 @@ def cohen_kappa_tokens(
     Each token takes the label of the span that overlaps it ("O" when none does; the
     earliest span when several do). kappa = (po - pe) / (1 - pe). When pe is 1 both annotators
     gave every token the one same label, so they agree perfectly: 1.0; also 1.0 when there
-    are no tokens at all.
+    are no tokens at all. Whether the sample is large enough to mean anything is
+    `token_agreement`'s `too_small`.
     """
+    return token_agreement(a, b, texts).kappa
+
+
+# Below this many tokens compared, a kappa is not reported: on a sentence or two it swings
+# from -1 to 1 with a single word.
+MIN_KAPPA_TOKENS = 20
+
+
+@dataclass(frozen=True)
+class TokenAgreement:
+    """Two annotations compared token by token (see `cohen_kappa_tokens`).
+
+    `tokens` is how many tokens were compared, `labelled` how many of them at least one of
+    the two annotations gave a label (not "O").
+    """
+
+    tokens: int
+    labelled: int
+    kappa: float
+
+    @property
+    def too_small(self) -> str | None:
+        """Why the sample is too small for its kappa to be reported, or None: fewer than
+        `MIN_KAPPA_TOKENS` tokens compared, or no token labelled by either annotation (both
+        left everything unmarked: kappa would read 1.0 for no agreement on anything)."""
+        if self.tokens < MIN_KAPPA_TOKENS:
+            return f"only {self.tokens} words compared; kappa needs at least {MIN_KAPPA_TOKENS}"
+        if not self.labelled:
+            return "no word was labelled by either annotator"
+        return None
+
+    @property
+    def reported_kappa(self) -> float | None:
+        """The kappa, or None when the sample is too small (`too_small` says why)."""
+        return None if self.too_small else self.kappa
+
+
+def token_agreement(
+    a: Sequence[Sequence[Span]], b: Sequence[Sequence[Span]], texts: Sequence[str]
+) -> TokenAgreement:
+    """Cohen's kappa between two annotations of `texts` over tokens, with the size of the
+    sample it was computed on (see `cohen_kappa_tokens` for the kappa)."""
     if not len(a) == len(b) == len(texts):
         raise ValueError(f"{len(texts)} texts, but {len(a)} and {len(b)} annotations")
     first: list[str] = []
@@ -301,14 +351,55 @@ def cohen_kappa_tokens(
         first.extend(_token_labels(tokens, spans_a))
         second.extend(_token_labels(tokens, spans_b))
     total = len(first)
+    labelled = sum(x != OUTSIDE or y != OUTSIDE for x, y in zip(first, second, strict=True))
     if not total:
-        return 1.0
+        return TokenAgreement(0, 0, 1.0)
     observed = sum(x == y for x, y in zip(first, second, strict=True)) / total
     count_a, count_b = Counter(first), Counter(second)
     expected = sum(count_a[label] * count_b[label] for label in count_a) / (total * total)
     if expected >= 1.0:
-        return 1.0
-    return (observed - expected) / (1 - expected)
+        return TokenAgreement(total, labelled, 1.0)
+    return TokenAgreement(total, labelled, (observed - expected) / (1 - expected))
+
+
+def span_confusion(
+    a: Sequence[Sequence[Span]], b: Sequence[Sequence[Span]]
+) -> dict[tuple[str | None, str | None], int]:
+    """Which label annotation `b` gave where annotation `a` gave which, counted in spans, one
+    list of spans per document: (label in a, label in b) → how many.
+
+    Each span of `a` counts once, under the label of the span of `b` that overlaps it most
+    (the earliest on a tie; None when no span of `b` overlaps it). Then each span of `b` that
+    overlaps no span of `a` counts once under (None, its label). So the counts of a row add
+    up to the spans `a` gave that label, and (None, label) are the places only `b` marked.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} and {len(b)} annotated documents")
+    counts: Counter[tuple[str | None, str | None]] = Counter()
+    for spans_a, spans_b in zip(a, b, strict=True):
+        others = sorted(spans_b, key=lambda span: (span.start, span.end, span.label))
+        starts = [other.start for other in others]
+        longest = max((other.end - other.start for other in others), default=0)
+        for span in spans_a:
+            best: Span | None = None
+            most = 0
+            # Only a span starting less than `longest` before this one can reach into it.
+            for index in range(bisect.bisect_left(starts, span.start - longest + 1), len(others)):
+                other = others[index]
+                if other.start >= span.end:
+                    break
+                overlap = min(span.end, other.end) - max(span.start, other.start)
+                if overlap > most:
+                    best, most = other, overlap
+            counts[span.label, best.label if best is not None else None] += 1
+        covered = _overlapped(
+            [(other.start, other.end) for other in others],
+            [(span.start, span.end) for span in spans_a],
+        )
+        for other, is_covered in zip(others, covered, strict=True):
+            if not is_covered:
+                counts[None, other.label] += 1
+    return dict(counts)
 
 
 # --- Leaks -----------------------------------------------------------------------------------
@@ -527,15 +618,19 @@ def leak_check(
 
 
 __all__ = [
+    "MIN_KAPPA_TOKENS",
     "Averaged",
     "Leak",
     "LeakChecker",
     "Report",
     "Scores",
+    "TokenAgreement",
     "TokenMasking",
     "cohen_kappa_tokens",
     "leak_check",
+    "span_confusion",
     "span_prf",
+    "token_agreement",
     "token_masking",
     "tokenize",
 ]

@@ -3,6 +3,7 @@
 GET /api/projects/{slug}/quality/?language=en&run=12   (run: a run's id, or "import")
 
 Counts and scores only, never text. See annotator.selectors.quality for what is measured.
+A kappa on too small a sample is null, and `kappa_reason` says why (the page says the same).
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from annotator.api.serializers import LANGUAGE_CODE
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun, Project
 from annotator.permissions import Can
-from annotator.selectors.quality import IMPORT_SCOPE, RunScope, project_quality
+from annotator.selectors.quality import (
+    IMPORT_SCOPE,
+    RunScope,
+    learned_proposals,
+    project_quality,
+)
 
 
 class QualityQuery(serializers.Serializer[Any]):
@@ -74,7 +80,7 @@ class QualityLabelScoresSerializer(serializers.Serializer[Any]):
 class QualityModeScoresSerializer(serializers.Serializer[Any]):
     labels = QualityLabelScoresSerializer(many=True)
     micro = QualityScoresSerializer(help_text="Every label summed")
-    macro = QualityAveragedSerializer(help_text="The mean over labels")
+    macro = QualityAveragedSerializer(help_text="The mean over the labels that have final spans")
 
 
 class QualitySourceScoresSerializer(serializers.Serializer[Any]):
@@ -98,7 +104,9 @@ class QualityLanguageScoresSerializer(serializers.Serializer[Any]):
 class QualityMissSerializer(serializers.Serializer[Any]):
     label = StrictCharField()  # type: ignore[assignment]
     gold = serializers.IntegerField(help_text="Final spans of the label")
-    missed = serializers.IntegerField(help_text="Final spans that no proposal overlapped")
+    missed = serializers.IntegerField(
+        help_text="Final spans that no proposal of the same label overlapped"
+    )
     strict_recall = serializers.FloatField()
     relaxed_recall = serializers.FloatField()
 
@@ -110,11 +118,18 @@ class QualityPreannotationSerializer(serializers.Serializer[Any]):
     misses = QualityMissSerializer(many=True)
 
 
+KAPPA_HELP = "Token-level Cohen's kappa; null when the sample is too small (kappa_reason)"
+KAPPA_REASON_HELP = "Why kappa is null: the sample is too small; null when kappa is given"
+
+
 class QualityAgreementRowSerializer(serializers.Serializer[Any]):
     key = StrictCharField(help_text='The label or language ("" for everything)')
     pairs = serializers.IntegerField()
-    tokens = serializers.IntegerField()
-    kappa = serializers.FloatField(help_text="Token-level Cohen's kappa")
+    tokens = serializers.IntegerField(
+        help_text="Words compared; for a label, the words either annotator gave that label"
+    )
+    kappa = serializers.FloatField(source="reported_kappa", allow_null=True, help_text=KAPPA_HELP)
+    kappa_reason = StrictCharField(allow_null=True, help_text=KAPPA_REASON_HELP)
     f1 = serializers.FloatField(help_text="Relaxed span F1")
     first = serializers.IntegerField(help_text="Spans of the first annotator")
     second = serializers.IntegerField(help_text="Spans of the second annotator")
@@ -123,8 +138,28 @@ class QualityAgreementRowSerializer(serializers.Serializer[Any]):
 class QualityAgreementWeekSerializer(serializers.Serializer[Any]):
     week = serializers.DateField(help_text="Its Monday")
     pairs = serializers.IntegerField()
-    kappa = serializers.FloatField()
+    kappa = serializers.FloatField(source="reported_kappa", allow_null=True, help_text=KAPPA_HELP)
+    kappa_reason = StrictCharField(allow_null=True, help_text=KAPPA_REASON_HELP)
     f1 = serializers.FloatField()
+
+
+class QualityConfusionSerializer(serializers.Serializer[Any]):
+    first = StrictCharField(allow_null=True, help_text="The first annotator's label (null: none)")
+    second = StrictCharField(
+        allow_null=True, help_text="The second annotator's label there (null: none)"
+    )
+    spans = serializers.IntegerField()
+
+
+class QualityLearnedSerializer(serializers.Serializer[Any]):
+    language = StrictCharField()
+    run = serializers.IntegerField(
+        allow_null=True, help_text="The newest run that ran the learned model (null: none)"
+    )
+    model_version = StrictCharField(help_text='As the run recorded it, e.g. "v3"')
+    proposed = serializers.IntegerField(help_text="Spans of source learned that run stored")
+    accepted = serializers.IntegerField(help_text="Of those, accepted by a person")
+    note = StrictCharField(help_text="Why there is nothing to count, or empty")
 
 
 class QualityAgreementSerializer(serializers.Serializer[Any]):
@@ -134,6 +169,10 @@ class QualityAgreementSerializer(serializers.Serializer[Any]):
     labels = QualityAgreementRowSerializer(many=True)
     languages = QualityAgreementRowSerializer(many=True)
     weeks = QualityAgreementWeekSerializer(many=True)
+    confusion = QualityConfusionSerializer(
+        many=True,
+        help_text="In spans: which label the second annotator gave where the first gave which",
+    )
 
 
 class QualitySerializer(serializers.Serializer[Any]):
@@ -141,6 +180,9 @@ class QualitySerializer(serializers.Serializer[Any]):
     run = StrictCharField(allow_null=True, help_text='A run\'s id, "import", or null: every one')
     agreement = QualityAgreementSerializer()
     preannotation = QualityPreannotationSerializer()
+    learned = QualityLearnedSerializer(
+        many=True, help_text="Per language, what the learned model proposed in runs"
+    )
 
 
 class QualityView(ProjectScoped):
@@ -151,7 +193,15 @@ class QualityView(ProjectScoped):
 
     @extend_schema(responses={200: QualitySerializer})
     def get(self, request: Request, slug: str) -> Response:
+        project = self.get_project()
         measured = project_quality(
-            self.get_project(), language=self.query.get("language"), run=self.query.get("run")
+            project, language=self.query.get("language"), run=self.query.get("run")
         )
-        return Response(QualitySerializer(measured).data)
+        answer = {
+            "language": measured.language,
+            "run": measured.run,
+            "agreement": measured.agreement,
+            "preannotation": measured.preannotation,
+            "learned": learned_proposals(project),
+        }
+        return Response(QualitySerializer(answer).data)

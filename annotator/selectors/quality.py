@@ -9,13 +9,25 @@ grouped by document, and handed to the engine as one list of spans per document.
   both finished. Token-level Cohen's kappa, and relaxed span F1 with the original's
   annotator as the reference (F1 is symmetric in precision and recall, so swapping the
   reference gives the same F1). Per label, kappa is the binary one: a token is the label or
-  not. Over time, pairs are grouped by the ISO week in which the replica was last saved.
+  not, and the label's tokens are those either annotator gave it. A kappa on fewer than
+  `MIN_KAPPA_TOKENS` tokens, or on tokens neither annotator labelled, is not reported
+  (`kappa_reason` says why). A confusion table counts, in spans, which label the second
+  annotator gave where the first gave which (`span_confusion`). Over time, pairs are grouped
+  by the ISO week in which the replica was last saved.
+  A token is a word: a run of letters, digits and marks between spaces, punctuation and
+  symbols (`pseudonymizer.evaluation.tokenize`).
 - Pre-annotation: what machines proposed (regex, ner, known, import), at the offsets and
   label they proposed (`proposed_*`; the current ones where a row has none), whatever a
   person then did with it: a rejected proposal is a false positive. Replicas are left out
   (they repeat their original). A scope picks the predictions and the documents they are
   judged on: every machine span over every finished document; one run's spans over the
   documents the run went through; or imported spans over the documents that came with some.
+  A label's average (macro) is over the labels that have final spans: a label only ever
+  proposed, never decided, has no recall to average. "Not proposed" counts the final spans
+  that no proposal of their own label overlaps.
+- Learned proposals: what the learned model proposed in the newest run that ran it, per
+  language, read from the spans of source `learned` that run stored, and how many of them
+  were accepted.
 """
 
 from __future__ import annotations
@@ -25,14 +37,29 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, Sum
 
-from annotator.models import Document, DocumentStatus, Project, RunBatch, Span, SpanStatus
-from pseudonymizer.evaluation import Averaged, Scores, cohen_kappa_tokens, span_prf, tokenize
+from annotator.models import (
+    Document,
+    DocumentStatus,
+    PreannotationRun,
+    Project,
+    RunBatch,
+    Span,
+    SpanStatus,
+)
+from pseudonymizer.evaluation import (
+    Averaged,
+    Scores,
+    span_confusion,
+    span_prf,
+    token_agreement,
+    tokenize,
+)
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.vocabulary import Source
 
@@ -51,6 +78,13 @@ QUALITY_CACHE_SECONDS = 3600
 CHUNK = 5000
 
 RunScope = int | Literal["import"] | None
+# The key of a run's `models_used` naming the learned model version of a language, as
+# `annotator.services.runs.learned_key` writes it.
+LEARNED_PREFIX = "learned:"
+LEARNED_MERGED_NOTE = (
+    "the model's proposals are merged into the NER source in runs (issue 22), so none is"
+    " stored as the learned model's"
+)
 
 # --- What the selectors answer -----------------------------------------------------------
 
@@ -96,8 +130,9 @@ class LanguageScores:
 
 @dataclass(frozen=True)
 class Miss:
-    """Of one label's gold spans: how many no machine proposed (no proposal overlaps them,
-    whatever its label), and the recall of every source together."""
+    """Of one label's gold spans: how many no machine proposed (no proposal of that label
+    overlaps them: a proposal under another label proposed something else), and the recall
+    of every source together."""
 
     label: str
     gold: int
@@ -133,7 +168,12 @@ class Preannotation:
 
 @dataclass(frozen=True)
 class AgreementRow:
-    """Agreement over one label or one language (or everything: key "")."""
+    """Agreement over one label or one language (or everything: key "").
+
+    `tokens`: the tokens compared; for a label, those either annotator gave that label.
+    `kappa` is computed whatever the sample; `kappa_reason` says why it is too small to be
+    reported (None when it is not), and `reported_kappa` is what pages and the API show.
+    """
 
     key: str
     pairs: int
@@ -142,6 +182,11 @@ class AgreementRow:
     f1: float
     first: int  # spans of the first annotator
     second: int  # spans of the second
+    kappa_reason: str | None = None
+
+    @property
+    def reported_kappa(self) -> float | None:
+        return None if self.kappa_reason else self.kappa
 
 
 @dataclass(frozen=True)
@@ -150,11 +195,26 @@ class AgreementWeek:
     pairs: int
     kappa: float
     f1: float
+    kappa_reason: str | None = None
 
     @property
     def name(self) -> str:
         year, week, _ = self.week.isocalendar()
         return f"{year}-W{week:02d}"
+
+    @property
+    def reported_kappa(self) -> float | None:
+        return None if self.kappa_reason else self.kappa
+
+
+@dataclass(frozen=True)
+class ConfusionCell:
+    """Spans the first annotator gave `first` where the second gave `second` (None: no span
+    there), as `pseudonymizer.evaluation.span_confusion` counts them."""
+
+    first: str | None
+    second: str | None
+    spans: int
 
 
 @dataclass(frozen=True)
@@ -165,6 +225,27 @@ class Agreement:
     labels: list[AgreementRow]
     languages: list[AgreementRow]
     weeks: list[AgreementWeek]
+    confusion: list[ConfusionCell] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LearnedProposals:
+    """What a language's learned model proposed in the newest run that ran it (`run` None:
+    no run has), counted from the spans of source `learned` that run stored."""
+
+    language: str
+    run: int | None
+    model_version: str  # as the run recorded it, e.g. "v3"
+    proposed: int
+    accepted: int
+
+    @property
+    def note(self) -> str:
+        if self.run is None:
+            return "no run has used a learned model for this language yet"
+        if not self.proposed:
+            return LEARNED_MERGED_NOTE
+        return ""
 
 
 @dataclass(frozen=True)
@@ -199,15 +280,19 @@ def _add(totals: Totals, more: Totals) -> None:
 
 
 def _mode_scores(mode: Mode, totals: Totals) -> ModeScores:
-    """Per label, micro and macro from summed per-label scores, as `span_prf` sums them."""
+    """Per label and micro from summed per-label scores, as `span_prf` sums them; the macro
+    average over the labels that have final spans (a label only proposed would count as a 0
+    that says nothing of the labels people decided; its proposals still lower the micro
+    precision)."""
     ordered = dict(sorted(totals.items()))
     micro = sum(ordered.values(), Scores())
-    if ordered:
-        count = len(ordered)
+    decided = [scores for scores in ordered.values() if scores.gold]
+    if decided:
+        count = len(decided)
         macro = Averaged(
-            precision=sum(s.precision for s in ordered.values()) / count,
-            recall=sum(s.recall for s in ordered.values()) / count,
-            f1=sum(s.f1 for s in ordered.values()) / count,
+            precision=sum(s.precision for s in decided) / count,
+            recall=sum(s.recall for s in decided) / count,
+            f1=sum(s.f1 for s in decided) / count,
         )
     else:
         macro = Averaged(0.0, 0.0, 0.0)
@@ -317,7 +402,6 @@ def preannotation_quality(
         documents = {pk: lang for pk, lang in documents.items() if pred.get(pk)}
     codes = sorted(set(documents.values()))
     totals: dict[tuple[str, str, Mode], Totals] = {}  # (language, source, mode) → totals
-    missed: Totals = {}  # label → Scores(gold, matched_gold: seen by some proposal)
     for code in codes:
         ids = sorted(pk for pk, lang in documents.items() if lang == code)
         gold_lists = [gold.get(pk, []) for pk in ids]
@@ -332,15 +416,6 @@ def preannotation_quality(
         for source, pred_lists in lists.items():
             for mode in MODES:
                 totals[code, source, mode] = _scores(mode, gold_lists, pred_lists, gold_only)
-        # Any proposal over a gold span counts as seen, whatever label it gave it: each
-        # proposal stands for every label of its document's gold, and relaxed recall per
-        # label then counts the gold spans some proposal overlaps.
-        every = lists[ALL_SOURCES]
-        stand_ins = [
-            [EngineSpan(s.start, s.end, label) for label in {g.label for g in golds} for s in preds]
-            for golds, preds in zip(gold_lists, every, strict=True)
-        ]
-        _add(missed, _scores("relaxed", gold_lists, stand_ins, gold_only))
 
     def summed(source: str, mode: Mode) -> Totals:
         result: Totals = {}
@@ -363,15 +438,18 @@ def preannotation_quality(
     overall = sources[-1]
     strict_by = {row.label: row.scores for row in overall.strict.labels}
     relaxed_by = {row.label: row.scores for row in overall.relaxed.labels}
+    # A final span is proposed when a proposal of its label overlaps it: relaxed recall's
+    # count, every source together.
     misses = [
         Miss(
             label=label,
             gold=seen.gold,
             missed=seen.gold - seen.matched_gold,
             strict_recall=strict_by[label].recall,
-            relaxed_recall=relaxed_by[label].recall,
+            relaxed_recall=seen.recall,
         )
-        for label, seen in sorted(missed.items())
+        for label, seen in relaxed_by.items()
+        if seen.gold
     ]
     return Preannotation(
         scope=run, documents=len(documents), sources=sources, languages=languages, misses=misses
@@ -400,38 +478,58 @@ def _agreement_row(key: str, pairs: Sequence[_Pair]) -> AgreementRow:
     first = [pair.first for pair in pairs]
     second = [pair.second for pair in pairs]
     texts = [pair.text for pair in pairs]
+    tokens = token_agreement(first, second, texts)
     return AgreementRow(
         key=key,
         pairs=len(pairs),
-        tokens=sum(pair.tokens for pair in pairs),
-        kappa=cohen_kappa_tokens(first, second, texts),
+        tokens=tokens.tokens,
+        kappa=tokens.kappa,
         f1=span_prf(first, second, mode="relaxed", by_label=False).micro.f1,
         first=sum(len(spans) for spans in first),
         second=sum(len(spans) for spans in second),
+        kappa_reason=tokens.too_small,
     )
 
 
 def _label_rows(pairs: Sequence[_Pair]) -> list[AgreementRow]:
-    """Per label: binary kappa (the label or not) and relaxed F1 over that label's spans."""
+    """Per label: binary kappa (the label or not) over every token of the pairs, and relaxed
+    F1 over that label's spans; the label's tokens are those either annotator gave it."""
     texts = [pair.text for pair in pairs]
     labels = sorted({s.label for pair in pairs for s in (*pair.first, *pair.second)})
-    everyone = sum(pair.tokens for pair in pairs)
     rows: list[AgreementRow] = []
     for label in labels:
         first = [[s for s in pair.first if s.label == label] for pair in pairs]
         second = [[s for s in pair.second if s.label == label] for pair in pairs]
+        tokens = token_agreement(first, second, texts)
         rows.append(
             AgreementRow(
                 key=label,
                 pairs=sum(1 for a, b in zip(first, second, strict=True) if a or b),
-                tokens=everyone,
-                kappa=cohen_kappa_tokens(first, second, texts),
+                tokens=tokens.labelled,
+                kappa=tokens.kappa,
                 f1=span_prf(first, second, mode="relaxed", by_label=False).micro.f1,
                 first=sum(len(spans) for spans in first),
                 second=sum(len(spans) for spans in second),
+                kappa_reason=tokens.too_small,
             )
         )
     return rows
+
+
+def _confusion(pairs: Sequence[_Pair]) -> list[ConfusionCell]:
+    """The spans of the pairs by (first annotator's label, second's), labels in order and
+    None (no span) last."""
+    counts = span_confusion([pair.first for pair in pairs], [pair.second for pair in pairs])
+
+    def order(label: str | None) -> tuple[bool, str]:
+        return label is None, label or ""
+
+    return [
+        ConfusionCell(first, second, spans)
+        for (first, second), spans in sorted(
+            counts.items(), key=lambda item: (order(item[0][0]), order(item[0][1]))
+        )
+    ]
 
 
 def _pairs(project: Project, language: str | None) -> list[_Pair]:
@@ -488,7 +586,15 @@ def agreement(project: Project, *, language: str | None = None) -> Agreement:
     weeks = []
     for week, of_week in sorted(by_week.items()):
         row = _agreement_row("", of_week)
-        weeks.append(AgreementWeek(week=week, pairs=row.pairs, kappa=row.kappa, f1=row.f1))
+        weeks.append(
+            AgreementWeek(
+                week=week,
+                pairs=row.pairs,
+                kappa=row.kappa,
+                f1=row.f1,
+                kappa_reason=row.kappa_reason,
+            )
+        )
     return Agreement(
         pairs=len(pairs),
         tokens=sum(pair.tokens for pair in pairs),
@@ -496,6 +602,7 @@ def agreement(project: Project, *, language: str | None = None) -> Agreement:
         labels=_label_rows(pairs),
         languages=[_agreement_row(code, of) for code, of in sorted(by_language.items())],
         weeks=weeks,
+        confusion=_confusion(pairs),
     )
 
 
@@ -522,7 +629,7 @@ def project_quality(
     """Everything the quality page and its endpoint show: computed once for a state of the
     project's spans and documents, then served from the cache until either changes (the
     scoring takes seconds on a large project; the state, tens of milliseconds)."""
-    key = f"cloak:quality:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
+    key = f"cloak:quality:v2:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
     cached = cache.get(key)
     if isinstance(cached, Quality):
         return cached
@@ -534,3 +641,37 @@ def project_quality(
     )
     cache.set(key, measured, timeout=QUALITY_CACHE_SECONDS)
     return measured
+
+
+# --- Learned proposals -----------------------------------------------------------------------
+
+
+def learned_proposals(project: Project) -> list[LearnedProposals]:
+    """For each language of the project: the newest run that ran a learned model for it, the
+    model version it recorded, and the spans of source `learned` it stored in that
+    language's documents (and how many of those a person accepted). Counts only, no text."""
+    runs = (
+        PreannotationRun.objects.filter(project=project)
+        .order_by("-created_at", "-pk")
+        .values_list("pk", "models_used")
+    )
+    newest: dict[str, tuple[int, str]] = {}
+    for pk, models_used in runs.iterator():
+        for key, version in (models_used or {}).items():
+            if isinstance(key, str) and key.startswith(LEARNED_PREFIX) and version:
+                newest.setdefault(key.removeprefix(LEARNED_PREFIX), (pk, str(version)))
+    found: list[LearnedProposals] = []
+    for language in project.languages:
+        if language not in newest:
+            found.append(LearnedProposals(language, None, "", 0, 0))
+            continue
+        run, version = newest[language]
+        counts = Span.objects.filter(
+            run_id=run, source=Source.LEARNED, document__language=language
+        ).aggregate(
+            proposed=Count("id"), accepted=Count("id", filter=Q(status=SpanStatus.ACCEPTED))
+        )
+        found.append(
+            LearnedProposals(language, run, version, counts["proposed"], counts["accepted"])
+        )
+    return found

@@ -23,17 +23,20 @@ from annotator.selectors.quality import (
     ALL_SOURCES,
     IMPORT_SCOPE,
     Agreement,
+    ConfusionCell,
+    LearnedProposals,
     Preannotation,
     RunScope,
     SourceScores,
+    learned_proposals,
     project_quality,
 )
 from annotator.selectors.runs import runs_newest_first
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
-from annotator.views.learning import learned_sections
+from annotator.views.learning import LanguageSection, learned_sections
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from pseudonymizer.evaluation import Scores
+from pseudonymizer.evaluation import MIN_KAPPA_TOKENS, Scores
 from pseudonymizer.vocabulary import Source
 
 VIEW_QUALITY = Can.REVIEW
@@ -119,14 +122,65 @@ def recall_chart(preannotation: Preannotation) -> SafeString:
 
 
 def agreement_chart(agreement: Agreement) -> SafeString:
-    data = [Datum(week.name, week.kappa, f"{week.kappa:.2f}") for week in agreement.weeks]
-    low = -1.0 if any(week.kappa < 0 for week in agreement.weeks) else 0.0
+    # A week whose sample is too small has no kappa to draw: its table row says so.
+    data = [
+        Datum(week.name, week.kappa, f"{week.kappa:.2f}")
+        for week in agreement.weeks
+        if week.reported_kappa is not None
+    ]
+    low = -1.0 if any(datum.value < 0 for datum in data) else 0.0
     return line_chart(
         data,
         title="Agreement over time: Cohen's kappa per week",
-        description="By the week the second annotation was finished.",
+        description=(
+            "By the week the second annotation was finished; weeks with too small a sample"
+            " are left out."
+        ),
         low=low,
     )
+
+
+NO_LABEL = "none"
+
+
+@dataclass(frozen=True)
+class ConfusionRow:
+    name: str  # the first annotator's label, or NO_LABEL
+    cells: list[tuple[int | None, bool]]  # spans per column (None: no such cell), off-diagonal
+
+
+@dataclass(frozen=True)
+class ConfusionTable:
+    columns: list[str]  # the second annotator's labels, NO_LABEL last
+    rows: list[ConfusionRow]
+
+
+def confusion_table(cells: Sequence[ConfusionCell]) -> ConfusionTable:
+    """The confusion cells as a square table: every label either annotator used, then none."""
+    named = {label for cell in cells for label in (cell.first, cell.second) if label is not None}
+    labels: list[str | None] = [*sorted(named), None]
+    counts = {(cell.first, cell.second): cell.spans for cell in cells}
+
+    def count(first: str | None, second: str | None) -> int | None:
+        # No span is none for both annotators: that cell does not exist.
+        return None if first is None and second is None else counts.get((first, second), 0)
+
+    rows = [
+        ConfusionRow(
+            name=first or NO_LABEL,
+            cells=[(count(first, second), first != second) for second in labels],
+        )
+        for first in labels
+    ]
+    return ConfusionTable(columns=[label or NO_LABEL for label in labels], rows=rows)
+
+
+def learned_rows(
+    sections: Sequence[LanguageSection], proposals: Sequence[LearnedProposals]
+) -> list[tuple[LanguageSection, LearnedProposals | None]]:
+    """Each language's model in use beside what the learned model proposed in runs."""
+    by_language = {row.language: row for row in proposals}
+    return [(section, by_language.get(section.code)) for section in sections]
 
 
 @project_page(VIEW_QUALITY)
@@ -162,5 +216,7 @@ def quality(request: HtmxProjectRequest) -> HttpResponse:
             else next((run_name(r) for r in runs if r.pk == run), f"run {run}")
         ),
     }
-    context["learned_sections"] = learned_sections(project)
+    context["confusion"] = confusion_table(measured.agreement.confusion)
+    context["min_kappa_tokens"] = MIN_KAPPA_TOKENS
+    context["learned_rows"] = learned_rows(learned_sections(project), learned_proposals(project))
     return render(request, "annotator/quality.html", context)

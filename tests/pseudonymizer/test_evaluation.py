@@ -5,10 +5,13 @@ import re
 import pytest
 
 from pseudonymizer.evaluation import (
+    MIN_KAPPA_TOKENS,
     Leak,
     cohen_kappa_tokens,
     leak_check,
+    span_confusion,
     span_prf,
+    token_agreement,
     token_masking,
     tokenize,
 )
@@ -167,6 +170,65 @@ def test_cohen_kappa_handles_perfect_and_degenerate_agreement() -> None:
     assert cohen_kappa_tokens(
         [[Span(0, 1, "PER")]], [[Span(2, 3, "PER")]], ["a b"]
     ) == pytest.approx(-1.0)
+
+
+def test_token_agreement_counts_the_sample_and_says_when_it_is_too_small() -> None:
+    # Five tokens ("a b c d e"): the first marks a and b, the second b and e.
+    small = token_agreement(
+        [[Span(0, 3, "PER")]], [[Span(2, 3, "PER"), Span(8, 9, "PER")]], ["a b c d e"]
+    )
+    assert (small.tokens, small.labelled) == (5, 3)
+    # po = 3/5 (b, c, d); pe = (PER 2*2 + O 3*3) / 25 = 13/25: kappa = (15 - 13) / (25 - 13).
+    assert small.kappa == pytest.approx(2 / 12)
+    assert small.too_small == f"only 5 words compared; kappa needs at least {MIN_KAPPA_TOKENS}"
+    assert small.reported_kappa is None
+
+    words = " ".join(f"w{n}" for n in range(MIN_KAPPA_TOKENS))  # exactly the minimum
+    enough = token_agreement([[Span(0, 2, "PER")]], [[Span(0, 2, "PER")]], [words])
+    assert (enough.tokens, enough.labelled, enough.too_small) == (MIN_KAPPA_TOKENS, 1, None)
+    assert enough.reported_kappa == enough.kappa == 1.0
+    # Nobody labelled anything: kappa reads 1.0 but says nothing.
+    empty = token_agreement([[]], [[]], [words])
+    assert (empty.kappa, empty.labelled) == (1.0, 0)
+    assert empty.too_small == "no word was labelled by either annotator"
+    assert empty.reported_kappa is None
+    nothing = token_agreement([], [], [])
+    assert (nothing.tokens, nothing.reported_kappa) == (0, None)
+
+
+def test_span_confusion_pairs_each_span_with_what_the_other_gave_there() -> None:
+    first = [
+        [Span(0, 4, "COMP"), Span(10, 14, "COMP"), Span(20, 30, "PER"), Span(40, 45, "LOC")],
+        [Span(0, 3, "PER")],
+    ]
+    second = [
+        # COMP → ORG twice; the first's PER [20, 30) under LOC [20, 24) and PER [24, 30):
+        # PER overlaps it most (6 characters of 10); LOC → nothing; DATE where the first
+        # gave none.
+        [Span(0, 4, "ORG"), Span(11, 13, "ORG"), Span(20, 24, "LOC"), Span(24, 30, "PER"),
+         Span(50, 55, "DATE")],
+        [Span(0, 3, "PER")],
+    ]  # fmt: skip
+    assert span_confusion(first, second) == {
+        ("COMP", "ORG"): 2,
+        ("PER", "PER"): 2,
+        ("LOC", None): 1,
+        (None, "DATE"): 1,
+    }
+    # Each row adds up to the first annotation's spans of its label.
+    assert span_confusion(second, first) == {
+        ("ORG", "COMP"): 2,
+        ("LOC", "PER"): 1,
+        ("PER", "PER"): 2,
+        ("DATE", None): 1,
+        (None, "LOC"): 1,
+    }
+    # On a tie the earliest span of the other annotation gives the label.
+    assert span_confusion([[Span(0, 4, "PER")]], [[Span(2, 4, "ORG"), Span(0, 2, "LOC")]]) == {
+        ("PER", "LOC"): 1
+    }
+    with pytest.raises(ValueError, match="annotated documents"):
+        span_confusion([[]], [])
 
 
 # --- Leaks ------------------------------------------------------------------------------------

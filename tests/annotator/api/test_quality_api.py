@@ -15,7 +15,7 @@ from tests.factories import DocumentFactory, SpanFactory
 pytestmark = pytest.mark.django_db
 
 TEXT = "Moshe Chaya met Sara Mansour in Beirut on Monday."
-QUALITY_FIELDS = ("language", "run", "agreement", "preannotation")
+QUALITY_FIELDS = ("language", "run", "agreement", "preannotation", "learned")
 URL = reverse("api-quality", kwargs={"slug": "radical"})
 
 
@@ -85,6 +85,25 @@ def test_the_numbers(team: Team, run: PreannotationRun) -> None:
     assert (agreement["pairs"], agreement["tokens"]) == (1, 9)
     assert agreement["overall"]["first"] == 3 and agreement["overall"]["second"] == 1
     assert agreement["weeks"][0]["pairs"] == 1
+    # Nine words are too few for a kappa: null, and why.
+    too_small = "only 9 words compared; kappa needs at least 20"
+    assert (agreement["overall"]["kappa"], agreement["overall"]["kappa_reason"]) == (
+        None, too_small,
+    )  # fmt: skip
+    assert (agreement["weeks"][0]["kappa"], agreement["weeks"][0]["kappa_reason"]) == (
+        None, too_small,
+    )  # fmt: skip
+    # The first annotator's Sara Mansour and Beirut: nothing from the second.
+    assert agreement["confusion"] == [
+        {"first": "LOC", "second": None, "spans": 1},
+        {"first": "PER", "second": "PER", "spans": 1},
+        {"first": "PER", "second": None, "spans": 1},
+    ]
+    assert body["learned"] == [
+        {"language": code, "run": None, "model_version": "", "proposed": 0, "accepted": 0,
+         "note": "no run has used a learned model for this language yet"}
+        for code in ("en", "fr", "ar")
+    ]  # fmt: skip
     assert "Moshe" not in response.content.decode()
 
 
@@ -102,6 +121,7 @@ def test_filters_by_run_and_language(team: Team, run: PreannotationRun) -> None:
     assert french["preannotation"]["documents"] == 1
     assert french["agreement"] == {
         "pairs": 0, "tokens": 0, "overall": None, "labels": [], "languages": [], "weeks": [],
+        "confusion": [],
     }  # fmt: skip
 
 

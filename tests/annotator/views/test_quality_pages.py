@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.charts import LABEL_CHARS, Datum, bar_chart, line_chart
-from annotator.models import DocumentStatus, PreannotationRun, RunBatch, SpanStatus
+from annotator.models import DocumentStatus, PreannotationRun, RunBatch, Span, SpanStatus
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -249,3 +249,153 @@ def test_an_empty_project_says_there_is_nothing_yet(team: Team) -> None:
     assert "Nothing to measure yet" in html
     assert "No final spans here yet" in html
     assert "No double-annotated documents finished yet" in html
+
+
+# --- What the numbers mean, the same on the page and in the API --------------------------------
+
+EMAIL_TEXT = "Write to ana@example.org or to www.bo@example.net today."
+LONG_TEXT = (
+    "Acme Corp and Globex signed in Paris with Lina Haddad on Monday, and the deal was"
+    " announced to the press by the two companies."
+)
+
+
+def span_over(
+    document: Any, surface: str, label: str, source: str, status: str, **more: Any
+) -> Any:
+    start = document.text.index(surface)
+    return SpanFactory(document=document, start=start, end=start + len(surface), label=label,
+                       source=source, status=status, **more)  # fmt: skip
+
+
+def section(html: str, title_id: str) -> str:
+    """The part of the page in the section labelled by `title_id`."""
+    start = html.index(f'aria-labelledby="{title_id}"')
+    return html[start : html.index("</section>", start)]
+
+
+def api(team: Team) -> dict[str, Any]:
+    response = client_for(team.lead).get(reverse("api-quality", kwargs={"slug": "radical"}))
+    assert response.status_code == 200
+    return response.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def hand_made(team: Team) -> dict[str, Any]:
+    """Two e-mail addresses a person kept as EMAIL: one proposed as EMAIL, the other only
+    overlapped by a rejected URL proposal; the learned model's run proposed "today" as a DATE
+    (rejected). A pair of 24 words: the companies COMP for the first annotator and ORG for
+    the second, Paris a place for the first only, Monday a date for the second only."""
+    run = PreannotationRun.objects.create(
+        project=team.project, status="done", models_used={"learned:en": "v1"}
+    )
+    document = DocumentFactory(project=team.project, text=EMAIL_TEXT, status=DocumentStatus.DONE)
+    span_over(document, "ana@example.org", "EMAIL", "regex", SpanStatus.ACCEPTED, run=run)
+    span_over(document, "www.bo", "URL", "regex", SpanStatus.REJECTED, run=run)
+    span_over(document, "bo@example.net", "EMAIL", "human", SpanStatus.ACCEPTED)
+    span_over(document, "today", "DATE", "learned", SpanStatus.REJECTED, run=run)
+    original = DocumentFactory(project=team.project, text=LONG_TEXT, status=DocumentStatus.DONE)
+    replica = DocumentFactory(
+        project=team.project, text=LONG_TEXT, status=DocumentStatus.DONE, replica_of=original
+    )
+    for surface, label in [("Acme Corp", "COMP"), ("Globex", "COMP"), ("Paris", "LOC"),
+                           ("Lina Haddad", "PER")]:  # fmt: skip
+        span_over(original, surface, label, "human", SpanStatus.ACCEPTED)
+    for surface, label in [("Acme Corp", "ORG"), ("Globex", "ORG"), ("Lina Haddad", "PER"),
+                           ("Monday", "DATE")]:  # fmt: skip
+        span_over(replica, surface, label, "human", SpanStatus.ACCEPTED)
+    return {"run": run}
+
+
+@pytest.mark.django_db
+def test_not_proposed_is_per_label_on_the_page_and_in_the_api(
+    team: Team, hand_made: dict[str, Any]
+) -> None:
+    misses = section(client_for(team.lead).get(url()).content.decode(), "miss-title")
+    body = api(team)
+    by_label = {m["label"]: m for m in body["preannotation"]["misses"]}
+    # EMAIL: 2 final spans, the one under a URL proposal not proposed: recall 0.50. The pair's
+    # original is finished too: its COMP, LOC and PER were proposed by nobody.
+    assert {label: (m["gold"], m["missed"]) for label, m in by_label.items()} == {
+        "EMAIL": (2, 1), "COMP": (2, 2), "LOC": (1, 1), "PER": (1, 1),
+    }  # fmt: skip
+    for label, miss in by_label.items():
+        assert cells(misses, label) == [
+            str(miss["gold"]),
+            str(miss["missed"]),
+            f"{miss['strict_recall']:.2f}",
+            f"{miss['relaxed_recall']:.2f}",
+        ]
+    assert cells(misses, "EMAIL") == ["2", "1", "0.50", "0.50"]
+    assert "no proposal of the same label overlapped" in misses
+    # The label average leaves out DATE and URL, only ever proposed: EMAIL (P 1, R 1/2,
+    # F1 2/3), COMP, LOC and PER (0 each): (2/3) / 4.
+    every = next(row for row in body["preannotation"]["sources"] if row["source"] == "all")
+    assert every["relaxed"]["macro"]["f1"] == pytest.approx((2 / 3) / 4)
+
+
+@pytest.mark.django_db
+def test_the_labels_between_the_annotators_on_the_page_and_in_the_api(
+    team: Team, hand_made: dict[str, Any]
+) -> None:
+    html = section(client_for(team.lead).get(url()).content.decode(), "agreement-title")
+    agreement = api(team)["agreement"]
+    assert agreement["confusion"] == [
+        {"first": "COMP", "second": "ORG", "spans": 2},
+        {"first": "LOC", "second": None, "spans": 1},
+        {"first": "PER", "second": "PER", "spans": 1},
+        {"first": None, "second": "DATE", "spans": 1},
+    ]
+    # Columns COMP DATE LOC ORG PER none; disagreements in bold.
+    assert re.search(r"<th scope=\"col\" class=\"num\">COMP</th>.*?DATE.*?LOC.*?ORG.*?PER.*?"
+                     r"<th scope=\"col\" class=\"num\">none</th>", html, re.S)  # fmt: skip
+    assert cells(html, "COMP") == ["0", "0", "0", "<strong>2</strong>", "0", "0"]
+    assert cells(html, "none") == ["0", "<strong>1</strong>", "0", "0", "0", "—"]
+    # Per label: the words either annotator gave it, and who used it.
+    labels = {row["key"]: row for row in agreement["labels"]}
+    assert {key: row["tokens"] for key, row in labels.items()} == {
+        "COMP": 3, "DATE": 1, "LOC": 1, "ORG": 3, "PER": 2,
+    }  # fmt: skip
+    assert '<th scope="row">COMP <span class="muted">(first annotator only)</span></th>' in html
+    assert '<th scope="row">ORG <span class="muted">(second annotator only)</span></th>' in html
+    assert (labels["COMP"]["kappa"], labels["COMP"]["kappa_reason"]) == (0.0, None)
+    # 24 words: po = 19/24, pe = 328/576, kappa = 128/248 = 0.52 on both.
+    assert agreement["overall"]["kappa"] == pytest.approx(128 / 248)
+    assert "<dt>Cohen's kappa</dt><dd>0.52</dd>" in html
+    assert "<dt>Words</dt><dd>24</dd>" in html
+
+
+@pytest.mark.django_db
+def test_too_small_a_sample_has_no_kappa_on_the_page_nor_in_the_api(
+    team: Team, measured: dict[str, Any]
+) -> None:
+    html = client_for(team.lead).get(url()).content.decode()
+    reason = "only 9 words compared; kappa needs at least 20"
+    assert f"Sample too small: {reason}" in html
+    assert f'<span class="muted" title="{reason}">too small</span>' in html
+    assert "Below 20 words compared" in html
+    assert "is four words, and an emoji none" in html  # what a word is
+    overall = api(team)["agreement"]["overall"]
+    assert (overall["kappa"], overall["kappa_reason"]) == (None, reason)
+    # No week to draw: the chart says so rather than drawing a kappa of 1.0.
+    assert "No data yet" in html
+
+
+@pytest.mark.django_db
+def test_the_learned_model_beside_what_it_proposed_in_runs(
+    team: Team, hand_made: dict[str, Any]
+) -> None:
+    run = hand_made["run"]
+    learned = {row["language"]: row for row in api(team)["learned"]}
+    assert learned["en"] == {
+        "language": "en", "run": run.pk, "model_version": "v1", "proposed": 1, "accepted": 0,
+        "note": "",
+    }  # fmt: skip
+    html = section(client_for(team.lead).get(url()).content.decode(), "learned-title")
+    assert cells(html, "English (en)")[-3:] == [f"Run {run.pk} (v1)", "1", "0"]
+    # A run that ran the model but stored no span as its own: 0, and why.
+    Span.objects.filter(source="learned").update(source="ner")
+    html = section(client_for(team.lead).get(url()).content.decode(), "learned-title")
+    assert cells(html, "English (en)")[-3:] == [f"Run {run.pk} (v1)", "0", "0"]
+    assert "merged into the NER source in runs (issue 22)" in html
+    assert api(team)["learned"][0]["proposed"] == 0
