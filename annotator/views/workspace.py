@@ -54,8 +54,9 @@ from annotator.views.workspace_sync import (
 )
 
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
-# Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
-PALETTE_SIZE = 8
+# Highlight colours cycle through this many classes (c0 … c35 in cloak.css): more than any
+# preset schema has labels, so each of its labels has a colour of its own.
+PALETTE_SIZE = 36
 # An action that changed more spans than this re-renders the whole workspace.
 PATCH_LIMIT = 40
 # The open page asks what changed this often (and at once when it is shown again).

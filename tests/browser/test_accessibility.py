@@ -24,7 +24,7 @@ The workspace is measured again with a span focused from the keyboard (j): the r
 focus, with an indicator; then with its editor open and the focus in the editor, where the
 row and the highlight of the focused span must still differ from the others by more than
 a colour. Last, a sheet of samples of every status badge, role badge, alert, button,
-highlight class (c0 to c7, rejected, focused, overlapping), kbd and muted text, in the
+highlight class (c0 to c35, rejected, focused, overlapping), kbd and muted text, in the
 contexts the pages put them in, is added to the page and measured the same way (buttons,
 links and a row also under the pointer), so that a class no fixture renders is still
 checked.
@@ -48,6 +48,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.views.workspace import PALETTE_SIZE
 from tests.browser.test_workspace import CHROMIUM, browser, logged_in
 from tests.conftest import PASSWORD, Team
 
@@ -64,7 +65,7 @@ TEXT = (
     "or +33 6 12 34 56 78 about #lyon2024.\n"
     "He lives at 12 rue Victor Hugo, Lyon and works for Acme."
 )
-# Surface, label (its place in the "cloaked" schema gives c0 to c7), status.
+# Surface, label (its place in the "cloaked" schema gives c0 to c8), status.
 SPANS = [
     ("Moshe Chaya", "PER", SpanStatus.ACCEPTED),  # c0
     ("@moshe_c", "USERNAME", SpanStatus.PROPOSED),  # c1
@@ -74,7 +75,7 @@ SPANS = [
     ("#lyon2024", "HASHTAG", SpanStatus.PROPOSED),  # c5
     ("12 rue Victor Hugo, Lyon", "ADDRESS", SpanStatus.PROPOSED),  # c6, around LOC
     ("Lyon", "LOC", SpanStatus.PROPOSED),  # c7
-    ("Acme", "ORG", SpanStatus.REJECTED),  # c0 again
+    ("Acme", "ORG", SpanStatus.REJECTED),  # c8
 ]
 
 # The measures, defined once in each page as `window.a11y`.
@@ -375,7 +376,7 @@ def swatches() -> str:
         '<button type="button" class="button-link small">Change…</button>'
     )
     marks = "".join(
-        f'<mark class="hl c{i}" data-label="L{i}">text {i}</mark> ' for i in range(8)
+        f'<mark class="hl c{i}" data-label="L{i}">text {i}</mark> ' for i in range(PALETTE_SIZE)
     ) + (
         '<mark class="hl c0 hl-rejected" data-label="REJ">rejected</mark> '
         '<mark class="hl c1 is-focused" data-label="FOC">focused</mark> '
@@ -384,7 +385,7 @@ def swatches() -> str:
     )
     legend = "".join(
         f'<li><mark class="hl c{i}">L{i}</mark> <span class="muted small">about</span></li>'
-        for i in range(8)
+        for i in range(PALETTE_SIZE)
     )
     rows = "".join(
         f'<tr class="{state}"><td class="num">{i}</td><td class="surface">surface</td>'
