@@ -303,3 +303,75 @@ def test_an_action_brings_what_changed_meanwhile_and_one_on_a_span_gone_says_so(
     assert "LOC" in page.inner_text(f"#span-{moshe.pk}")  # the answer brought it, no check did
     assert not [url for url in checks if url.endswith("/changes/")]
     assert_text_intact(page)
+
+
+JOINED = "ذهبت إلى مكتبة المدينة"
+WORD_WIDTH = """([labelOnMark]) => {
+    const box = document.querySelector("#workspace .doc-text");
+    const mark = box.querySelector("mark");
+    if (labelOnMark) {  // as the page drew it once: the label right after the highlight
+        box.querySelectorAll("[data-label]").forEach((p) => p.removeAttribute("data-label"));
+        mark.dataset.label = "LOC";
+    }
+    // The letters' own boxes, a label's aside: the sum of the widths of their rectangles.
+    const width = (node, from, to) => {
+        const range = document.createRange();
+        range.setStart(node, from);
+        range.setEnd(node, to);
+        return [...range.getClientRects()].reduce((sum, rect) => sum + rect.width, 0);
+    };
+    // The word: the highlight's letters and the one after it, in the piece that follows;
+    // beside it, the same word alone, in the same font.
+    const head = mark.firstChild;
+    const tail = mark.nextElementSibling.firstChild;
+    const alone = document.createElement("div");
+    alone.className = "doc-text";
+    alone.dir = "rtl";
+    alone.lang = "ar";
+    alone.textContent = head.data + tail.data.slice(0, 1);
+    box.after(alone);
+    const n = head.data.length;
+    const widths = [
+        [width(head, 0, n), width(tail, 0, 1)],
+        [width(alone.firstChild, 0, n), width(alone.firstChild, n, n + 1)],
+        alone.textContent,
+    ];
+    alone.remove();
+    return widths;
+}"""
+
+
+def test_a_label_never_splits_an_arabic_word_where_its_span_ends_inside_it(
+    team: Team, browser: Any, live_server: Any
+) -> None:
+    document = Document.objects.create(
+        project=team.project, language="ar", external_id="joined", text=JOINED,
+        assignee=team.lead, status=DocumentStatus.PREANNOTATED,
+    )  # fmt: skip
+    start = JOINED.index("مكتب")
+    Span.objects.create(document=document, start=start, end=start + 4, label="LOC",
+                        source=SpanSource.NER, score=0.9)  # fmt: skip
+    page = logged_in(browser, live_server, team.lead.username)
+    page.goto(f"{live_server.url}/projects/{team.project.slug}/documents/{document.pk}/")
+    box = "#workspace .doc-text"
+    # The text is the document's, the highlight holds "مكتب" and nothing else.
+    assert page.eval_on_selector(box, "box => box.textContent") == JOINED
+    assert page.eval_on_selector(f"{box} mark", "mark => mark.textContent") == "مكتب"
+    # The label is shown once, after the whole word: no box between two of its letters.
+    shown = page.eval_on_selector_all(
+        f"{box} *",
+        "pieces => pieces.map(p => [+p.dataset.end, getComputedStyle(p, '::after').content])"
+        ".filter(([, content]) => content !== 'none' && content !== 'normal')",
+    )
+    assert shown == [[start + 5, '"LOC"']]
+    # Drawn joined: the word is as wide as the same word alone in the same font; with the
+    # label right after the highlight, as it once was, it is not (the measure can fail).
+    # Each of its two pieces (the highlight's letters, the letter after) is as wide as the
+    # same letters in the word alone: each letter has the form it takes inside the word.
+    joined, alone, word = page.evaluate(WORD_WIDTH, [False])
+    assert word == "مكتبة"
+    assert all(abs(a - b) < 0.05 for a, b in zip(joined, alone, strict=True)), (joined, alone)
+    # With the label right after the highlight, as the page drew it once, the letter after
+    # it is drawn apart from the word (another form, another width): the measure fails.
+    split, alone, _ = page.evaluate(WORD_WIDTH, [True])
+    assert any(abs(a - b) > 0.15 for a, b in zip(split, alone, strict=True)), (split, alone)

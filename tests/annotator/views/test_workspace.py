@@ -755,3 +755,34 @@ def test_a_document_with_many_spans_opens_in_a_bounded_number_of_queries(
         page = client.get(url).content.decode()
     assert page.count('name="version"') == 300
     assert "Other Name1<" in page and "Other Name58<" in page
+
+
+def test_a_label_waits_for_the_end_of_a_word_its_span_ends_inside(team: Team) -> None:
+    """A box between two letters breaks their joining: the label of "مكتب" in "مكتبة" comes
+    after the word, on a piece of its own; a patch re-renders the whole word with it."""
+    text = "👋🏽 ذهبت إلى مكتبة المدينة، وسارة"
+    document = DocumentFactory(project=team.project, language="ar", text=text)
+    start = text.index("مكتب")
+    span = Span.objects.create(document=document, start=start, end=start + 4, label="LOC",
+                               source=SpanSource.NER)  # fmt: skip
+    at_end = text.index("المدينة")
+    Span.objects.create(document=document, start=at_end, end=at_end + len("المدينة"),
+                        label="PER", source=SpanSource.NER)  # fmt: skip
+    lead = client_for(team.lead)
+    page = lead.get(reverse("document_detail", args=[team.project.slug, document.pk]))
+    body = text_of(page.content.decode())
+    assert f'data-spans="{span.pk}" title="LOC">مكتب</mark>' in body  # no label inside
+    assert f'<span data-start="{start + 4}" data-end="{start + 5}" data-label="LOC">ة</span>' in (
+        body
+    )
+    # A span that ends where its word does keeps its label on its own piece.
+    assert 'data-label="PER" title="PER">المدينة</mark>' in body
+    assert html.unescape(re.sub(r"<[^>]+>", "", body.split(">", 1)[1])) == text
+
+    url = reverse("span_action", args=[team.project.slug, document.pk, span.pk])
+    patch = lead.post(
+        url, {"version": span.version, "action": "label", "label": "DATE"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    _, window = patch_of(patch)
+    assert window is not None and window[0] <= start and window[1] >= start + 5
+    assert f'data-end="{start + 5}" data-label="DATE">ة</span>' in patch
