@@ -166,6 +166,21 @@ def status_context(
     }
 
 
+def label_choices(request: ProjectRequest) -> list[dict[str, str]]:
+    """Every label of the project's schema, in its order, as the keys' legend and the label
+    picker show it: its name, description, colour and digit key (the first nine have one)."""
+    labels = request.project.labels
+    return [
+        {
+            "name": label["name"],
+            "description": label.get("description", ""),
+            "colour": label_colour(labels, label["name"]),
+            "key": str(n + 1) if n < 9 else "",
+        }
+        for n, label in enumerate(request.project.label_schema.get("labels", []))
+    ]
+
+
 def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
     undo: str = "",
@@ -179,6 +194,7 @@ def workspace_context(
         "direction": text_direction(document.language),
         "spans": page.rows,
         "labels": request.project.labels,
+        "label_choices": label_choices(request),
         "decisions": DECISION_CHOICES,
         "strategies": STRATEGY_CHOICES,
         "poll_seconds": POLL_SECONDS,

@@ -133,6 +133,23 @@ def rows_html(
             else ""
         )
         score = "—" if span.score is None else f"{span.score:.2f}"
+        flag = ""
+        if span.flag is not None:
+            state = "resolved" if span.flag.resolved else "open"
+            flag = (
+                f'<div class="flag-note flag-{state} small"><strong>Flagged</strong>'
+                f"{' (resolved)' if span.flag.resolved else ''}: "
+                f'<q dir="auto">{escape(span.flag.comment)}</q>'
+            )
+            if span.flag.resolved:
+                answer = escape(span.flag.answer) or "resolved"
+                rationale = (
+                    f' — <q dir="auto">{escape(span.flag.rationale)}</q>'
+                    if span.flag.rationale
+                    else ""
+                )
+                flag += f'<br><span class="flag-answer">The lead: {answer}{rationale}</span>'
+            flag += "</div>"
         cells = [
             f'<td class="num">{span.start}</td>',
             f'<td class="num">{span.end}</td>',
@@ -141,7 +158,7 @@ def rows_html(
             f'<td><mark class="hl {colour(span.label)}">{escape(span.label)}</mark></td>',
             f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>",
             f'<td><span class="status status-{escape(span.status)}">'
-            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span></td>",
+            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span>{flag}</td>",
             f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>",
             f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>',
             f'<td class="num">{score}</td>',

@@ -49,6 +49,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.views.workspace import PALETTE_SIZE
+from tests.browser.selection import select_in_text
 from tests.browser.test_workspace import CHROMIUM, browser, logged_in
 from tests.conftest import PASSWORD, Team
 
@@ -230,12 +231,15 @@ AUDIT_JS = r"""
           parseFloat(style.outlineOffset) >= 0 ? element.parentElement : element);
         ratioAround = behind && +ratio(over(rgba(style.outlineColor), behind), behind).toFixed(2);
       }
-      // The indicator must not be cut off by a box that clips what overflows it.
+      // The indicator must not be cut off by a box that clips what overflows it: up to the
+      // nearest box fixed to the window (a panel), as the boxes around that one do not.
       let clipped = null;
       const grow = Math.max(width + parseFloat(style.outlineOffset), 0);
       const box = element.getBoundingClientRect();
-      for (let e = element.parentElement; e && !clipped; e = e.parentElement) {
+      let fixed = style.position === "fixed";
+      for (let e = element.parentElement; e && !clipped && !fixed; e = e.parentElement) {
         const clip = getComputedStyle(e);
+        fixed = clip.position === "fixed";
         if (clip.overflowX === "visible" && clip.overflowY === "visible") continue;
         const edge = e.getBoundingClientRect();
         if (box.left - grow < edge.left - 0.5 || box.right + grow > edge.right + 0.5
@@ -490,6 +494,28 @@ def test_pages_meet_wcag_aa_for_contrast_labels_and_focus(
         + highlight_failures(page, "#workspace .doc-text", spans)
         + tab_through(page)
     )
+
+    # The editor closed (Escape), text selected: the button beside the selection, then the
+    # label picker that `/` opens, filtered, an option active; each measured as above.
+    page.focus(f"{row} .span-editor select")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{row} .span-editor", state="detached")
+    select_in_text(page, "Victor Hugo")
+    page.wait_for_selector("#selection-label:not([hidden])")
+    found = audit(page)
+    page.evaluate("document.activeElement.blur()")
+    select_in_text(page, "Victor Hugo")
+    page.keyboard.press("/")
+    page.wait_for_selector("#label-picker:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "label-picker-input"
+    page.keyboard.type("o")
+    page.keyboard.press("ArrowDown")
+    active = page.get_attribute("#label-picker-input", "aria-activedescendant")
+    assert active and page.get_attribute(f"#{active}", "aria-selected") == "true"
+    assert page.get_attribute("#label-picker", "role") == "dialog"
+    assert page.get_attribute("#label-picker-list", "role") == "listbox"
+    found += audit(page) + contrast(page, "#label-picker") + tab_through(page)
+    failures[url + ", the label picker"] = found
 
     # Every class the issue names, whether or not the pages above rendered it.
     page.evaluate("html => document.querySelector('main').insertAdjacentHTML('beforeend', html)",
