@@ -71,7 +71,11 @@ def move_edge(
 ) -> tuple[int, int]:
     """[start, end) with one edge moved by one character or one word: outwards (`extend`)
     or inwards. White space met on the way is crossed, never left at an edge. Returns the
-    span unchanged where the text or the span has no room left."""
+    span unchanged where the text or the span has no room left.
+
+    A word outwards is the next word, with the punctuation stuck to it on the way ("Dr."
+    before "Lina", "." after "Lyon"); a word inwards drops the word at the edge with what is
+    not a word around it (spaces, punctuation): "Dr. Lina Haddad" loses "Dr. ", not "Dr"."""
     starts = character_starts(text)
     pieces = list(zip(starts, starts[1:], strict=False))
     if not pieces:
@@ -89,6 +93,27 @@ def move_edge(
                 index += step
         return index
 
+    def past_token(index: int, step: int, inside: range) -> int:
+        """Going `step` from `index` by a word: the word there, or the punctuation there with
+        the word it is stuck to ("Dr." before a name), never past a space."""
+        if unit != "word" or _is_word(text, pieces[index]):
+            return past_word(index, step, inside)
+        while (
+            index + step in inside
+            and not space(index + step)
+            and not _is_word(text, pieces[index + step])
+        ):
+            index += step
+        if index + step in inside and _is_word(text, pieces[index + step]):
+            index = past_word(index + step, step, inside)
+        return index
+
+    def skipped(index: int) -> bool:
+        """What an inward move does not stop on: white space, and for a word punctuation
+        (an emoji counts as a word of its own)."""
+        punctuation = unicodedata.category(text[pieces[index][0]]).startswith("P")
+        return space(index) or (unit == "word" and punctuation)
+
     whole = range(len(pieces))
     span = range(first, last + 1)
     if edge == "start" and extend:
@@ -97,20 +122,30 @@ def move_edge(
             index -= 1
         if index not in whole:
             return start, end
-        return pieces[past_word(index, -1, whole)][0], end
+        return pieces[past_token(index, -1, whole)][0], end
     if edge == "end" and extend:
         index = last + 1
         while index in whole and space(index):
             index += 1
         if index not in whole:
             return start, end
-        return start, pieces[past_word(index, 1, whole)][1]
+        return start, pieces[past_token(index, 1, whole)][1]
     if edge == "start":
-        index = past_word(first, 1, span) + 1
-        while index in span and space(index):
+        index = first
+        while unit == "word" and index in span and skipped(index):
+            index += 1
+        if index not in span:
+            return start, end
+        index = past_word(index, 1, span) + 1
+        while index in span and skipped(index):
             index += 1
         return (pieces[index][0], end) if index in span else (start, end)
-    index = past_word(last, -1, span) - 1
-    while index in span and space(index):
+    index = last
+    while unit == "word" and index in span and skipped(index):
+        index -= 1
+    if index not in span:
+        return start, end
+    index = past_word(index, -1, span) - 1
+    while index in span and skipped(index):
         index -= 1
     return (start, pieces[index][1]) if index in span else (start, end)

@@ -10,16 +10,40 @@ a selector does not reach the keys.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 
-from annotator.models import Document, Span, SpanStatus
+from annotator.models import (
+    DECISION_CHOICES,
+    Comment,
+    Document,
+    ReviewItem,
+    ReviewKind,
+    ReviewStatus,
+    Span,
+    SpanStatus,
+)
 from annotator.selectors.rendering import ChoicesOf
 
 # The table's pseudonym for each surface that has one (services.spans.surface_pseudonyms).
 PseudonymsOf = Callable[[Document, set[str]], Mapping[str, str]]
+
+
+DECISION_LABELS = {value: str(label) for value, label in DECISION_CHOICES}
+
+
+@dataclass(frozen=True)
+class SpanFlag:
+    """The latest flag raised on a span, as its row shows it: the comment for the lead, and
+    once resolved the lead's answer (their decision, or "left as it is") and rationale."""
+
+    comment: str
+    resolved: bool
+    answer: str
+    rationale: str
 
 
 @dataclass(frozen=True)
@@ -39,6 +63,8 @@ class SpanRow:
     surface: str
     # The pseudonym the table holds for the surface ("" for none, and on a replica).
     replacement: str
+    # The latest flag on the span, if any.
+    flag: SpanFlag | None = None
 
 
 @dataclass(frozen=True)
@@ -87,8 +113,9 @@ def span_rows(
     document: Document, *, choices_of: ChoicesOf, ids: Collection[int] | None = None
 ) -> tuple[SpanRow, ...]:
     """The rows of the document's spans (of `ids` alone when given), in the order of the page:
-    by start, end and id. One query for the spans, one for the table's choices."""
-    spans = Span.objects.for_document(document)
+    by start, end and id. One query for the spans (with their latest flags), one for the
+    table's choices."""
+    spans = _with_flags(Span.objects.for_document(document))
     if ids is not None:
         spans = spans.filter(pk__in=ids)
     found = list(spans.order_by("start", "end", "id"))
@@ -104,9 +131,71 @@ def span_rows(
                 keep_reason=span.keep_reason, score=span.score, version=span.version,
                 surface=text[span.start : span.end],
                 replacement=choice.replacement if choice else "",
+                flag=_flag_of(span),
             )
         )  # fmt: skip
     return tuple(rows)
+
+
+def _with_flags(spans: QuerySet[Span]) -> QuerySet[Span]:
+    """The spans with their latest flag read in the same query (a subquery a column), not
+    one query a row: its status, resolution and rationale, and its latest comment."""
+    flags = ReviewItem.objects.filter(span=OuterRef("pk"), kind=ReviewKind.FLAG).order_by(
+        "-created_at", "-pk"
+    )
+    comments = Comment.objects.filter(
+        review_item__span=OuterRef("pk"), review_item__kind=ReviewKind.FLAG
+    ).order_by("-review_item__created_at", "-review_item_id", "-created_at", "-pk")
+    return spans.annotate(
+        flag_status=Subquery(flags.values("status")[:1]),
+        flag_resolution=Subquery(flags.values("resolution")[:1]),
+        flag_rationale=Subquery(flags.values("rationale")[:1]),
+        flag_comment=Subquery(comments.values("body")[:1]),
+    )
+
+
+def _flag_of(span: Span) -> SpanFlag | None:
+    status = getattr(span, "flag_status", None)
+    if status is None:
+        return None
+    resolution = getattr(span, "flag_resolution", None)
+    if isinstance(resolution, str):  # a JSON column read through a subquery, undecoded
+        resolution = json.loads(resolution)
+    resolution = resolution if isinstance(resolution, dict) else {}
+    decision = str(resolution.get("decision", ""))
+    if resolution.get("action") == "dismiss":
+        answer = "left as it is"
+    else:
+        answer = DECISION_LABELS.get(decision, decision)
+    return SpanFlag(
+        comment=getattr(span, "flag_comment", None) or "",
+        resolved=status == ReviewStatus.RESOLVED,
+        answer=answer,
+        rationale=getattr(span, "flag_rationale", None) or "",
+    )
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A proposal left undecided: where it is, and its text."""
+
+    pk: int
+    start: int
+    end: int
+    surface: str
+
+
+def undecided_proposals(document: Document, limit: int = 21) -> tuple[Undecided, ...]:
+    """The first `limit` proposals of the document left undecided, in the page's order: what
+    keeps it from being done. One query."""
+    text = document.text
+    return tuple(
+        Undecided(pk, start, end, text[start:end])
+        for pk, start, end in Span.objects.for_document(document)
+        .filter(status=SpanStatus.PROPOSED)
+        .order_by("start", "end", "id")
+        .values_list("pk", "start", "end")[:limit]
+    )
 
 
 def span_places(document: Document) -> tuple[SpanPlace, ...]:

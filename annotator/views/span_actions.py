@@ -17,17 +17,21 @@ Each change that went through is pushed on the session's undo stack for that doc
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can
 from annotator.selectors.queues import next_document
+from annotator.selectors.workspace import Undecided, undecided_proposals
 from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
@@ -43,22 +47,32 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
 from annotator.views.nav import HtmxProjectRequest
 from annotator.views.undo_stack import UNDO_KEY, UNDO_LABELS, push, stacks_of, undo_label
-from annotator.views.workspace import open_document, render_patch, render_workspace
+from annotator.views.workspace import (
+    label_colour,
+    open_document,
+    render_patch,
+    render_workspace,
+)
 from annotator.views.workspace_sync import BadPageState, changes_since, page_state
-from pseudonymizer.edges import move_edge
+from pseudonymizer.edges import character_starts, move_edge
 from pseudonymizer.vocabulary import Decision
 
-# The editor's boundary buttons: (edge, unit, extend, what the button says).
+# The editor's boundary buttons: (edge, unit, extend, what the button says). Each says which
+# way it moves the edge, in the text's order (earlier, later), and whether the span grows.
 EDGE_MOVES = [
-    ("start", "char", True, "Start: one more character"),
-    ("start", "char", False, "Start: one fewer character"),
-    ("start", "word", True, "Start: one more word"),
-    ("start", "word", False, "Start: one fewer word"),
-    ("end", "char", True, "End: one more character"),
-    ("end", "char", False, "End: one fewer character"),
-    ("end", "word", True, "End: one more word"),
-    ("end", "word", False, "End: one fewer word"),
+    ("start", "char", True, "Start one character earlier (adds it)"),
+    ("start", "char", False, "Start one character later (drops it)"),
+    ("start", "word", True, "Start one word earlier (adds it)"),
+    ("start", "word", False, "Start one word later (drops it)"),
+    ("end", "char", True, "End one character later (adds it)"),
+    ("end", "char", False, "End one character earlier (drops it)"),
+    ("end", "word", True, "End one word later (adds it)"),
+    ("end", "word", False, "End one word earlier (drops it)"),
 ]
+# A refusal to mark a document done names this many proposals, each cut to this many
+# characters.
+NAMED_PROPOSALS = 3
+SNIPPET_CHARACTERS = 40
 # Suggestions offered at once: keys 1-5 pick one.
 SUGGESTION_KEYS = 5
 STALE = "This span changed since you opened it: here it is as it is now."
@@ -285,6 +299,8 @@ def span_editor(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
             "project": request.project,
             "document": document,
             "span": span,
+            "surface": surface,
+            "colour": label_colour(request.project.labels, span.label),
             "labels": request.project.labels,
             "decisions": DECISION_CHOICES,
             "replacement": choice.replacement if choice else "",
@@ -314,6 +330,35 @@ def span_suggestions(request: HtmxProjectRequest, pk: int, span_id: int) -> Http
     )  # fmt: skip
 
 
+def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:
+    """`text` cut to `limit` characters as a reader counts them, never inside one (an
+    emoji with its modifier, a letter with its mark), with an ellipsis where it was cut."""
+    starts = character_starts(text)
+    if len(starts) - 1 <= limit:
+        return text
+    return text[: starts[limit]].rstrip() + "…"
+
+
+def undecided_notice(left: Sequence[Undecided]) -> SafeString:
+    """Why a document cannot be done, naming the proposals left (up to 21 read) by their
+    text, each a link to its row."""
+    total = len(left)
+    shown = left[:NAMED_PROPOSALS]
+    links = format_html_join(
+        ", ",
+        '<a href="#span-{}"><q dir="auto">{}</q></a>',
+        ((proposal.pk, snippet(proposal.surface)) for proposal in shown),
+    )
+    rest = total - len(shown)
+    more = "" if rest <= 0 else (" and more" if total > 20 else f" and {rest} more")
+    return format_html(
+        "Not done yet: {} still undecided: {}{}. Accept or reject {} first.",
+        "over 20 proposals are" if total > 20 else f"{total} proposal{pluralize(total)} "
+        f"{'is' if total == 1 else 'are'}",
+        links, more, "it" if total == 1 else "them",
+    )  # fmt: skip
+
+
 @require_POST
 @project_page(Can.ANNOTATE)
 def document_done(request: ProjectRequest, pk: int) -> HttpResponse:
@@ -323,8 +368,14 @@ def document_done(request: ProjectRequest, pk: int) -> HttpResponse:
     try:
         document_status_set(document=document, actor=request.user, status=DocumentStatus.DONE)
     except DomainError as refused:
-        messages.error(request, str(refused))
-        return redirect("document_detail", slug, document.pk)
+        left = undecided_proposals(document)
+        if not left:
+            messages.error(request, str(refused))
+            return redirect("document_detail", slug, document.pk)
+        # The proposals that block it by their text, and the page opens on the first.
+        messages.error(request, undecided_notice(left))
+        url = reverse("document_detail", args=[slug, document.pk])
+        return redirect(f"{url}#span-{left[0].pk}")
     following = next_document(request.user, request.project, after=document.pk)
     if following is None:
         messages.success(request, "Done. Nothing is left in your queue for this project.")

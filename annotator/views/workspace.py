@@ -44,7 +44,13 @@ from annotator.views.access import ProjectRequest, project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import SpanLike, closed_window, segment_text
 from annotator.views.undo_stack import undo_label
-from annotator.views.workspace_html import SOURCE_LABELS, released_html, rows_html, text_html
+from annotator.views.workspace_html import (
+    SOURCE_LABELS,
+    in_word,
+    released_html,
+    rows_html,
+    text_html,
+)
 from annotator.views.workspace_sync import (
     BadPageState,
     Changes,
@@ -54,8 +60,9 @@ from annotator.views.workspace_sync import (
 )
 
 RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
-# Highlight colours cycle through this many classes (c0 … c7 in cloak.css).
-PALETTE_SIZE = 8
+# Highlight colours cycle through this many classes (c0 … c35 in cloak.css): more than any
+# preset schema has labels, so each of its labels has a colour of its own.
+PALETTE_SIZE = 36
 # An action that changed more spans than this re-renders the whole workspace.
 PATCH_LIMIT = 40
 # The open page asks what changed this often (and at once when it is shown again).
@@ -74,6 +81,22 @@ def label_colour(labels: Sequence[str], label: str) -> str:
     return f"c{index % PALETTE_SIZE}"
 
 
+def word_window(text: str, low: int, high: int, places: Sequence[SpanLike]) -> tuple[int, int]:
+    """[low, high) widened until no span crosses its edges and neither edge is inside a word:
+    a label that waits for the end of a word (workspace_html.text_html) is then rendered
+    with the stretch that holds its span."""
+    while True:
+        start, end = low, high
+        while 0 < start < len(text) and in_word(text[start - 1]) and in_word(text[start]):
+            start -= 1
+        while 0 < end < len(text) and in_word(text[end - 1]) and in_word(text[end]):
+            end += 1
+        start, end = closed_window(start, end, places)
+        if (start, end) == (low, high):
+            return low, high
+        low, high = start, end
+
+
 def open_document(request: ProjectRequest, pk: int) -> Document:
     """The project's document `pk`; 404 when the caller may not see its language."""
     documents = Document.objects.select_related("assignee").defer("search_text")
@@ -82,6 +105,7 @@ def open_document(request: ProjectRequest, pk: int) -> Document:
 
 def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike],
           window: tuple[int, int] | None = None) -> str:  # fmt: skip
+    following = document.text[window[1] : window[1] + 1] if window else ""
     labels = request.project.labels
     direction = text_direction(document.language)
     segments = (
@@ -92,7 +116,7 @@ def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike]
         )
         for segment in segment_text(document.text, spans, window)
     )
-    return text_html(segments)
+    return text_html(segments, following)
 
 
 def _rows(request: ProjectRequest, document: Document, rows: Sequence[SpanRow]) -> str:
@@ -142,6 +166,21 @@ def status_context(
     }
 
 
+def label_choices(request: ProjectRequest) -> list[dict[str, str]]:
+    """Every label of the project's schema, in its order, as the keys' legend and the label
+    picker show it: its name, description, colour and digit key (the first nine have one)."""
+    labels = request.project.labels
+    return [
+        {
+            "name": label["name"],
+            "description": label.get("description", ""),
+            "colour": label_colour(labels, label["name"]),
+            "key": str(n + 1) if n < 9 else "",
+        }
+        for n, label in enumerate(request.project.label_schema.get("labels", []))
+    ]
+
+
 def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
     undo: str = "",
@@ -155,6 +194,7 @@ def workspace_context(
         "direction": text_direction(document.language),
         "spans": page.rows,
         "labels": request.project.labels,
+        "label_choices": label_choices(request),
         "decisions": DECISION_CHOICES,
         "strategies": STRATEGY_CHOICES,
         "poll_seconds": POLL_SECONDS,
@@ -217,7 +257,7 @@ def render_patch(
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
         # Every span's place at once: the stretch widens over them without asking again.
         places = span_places(document)
-        low, high = closed_window(low, high, places)
+        low, high = word_window(document.text, low, high, places)
         spans = [place for place in places if place.start < high and place.end > low]
         text = _text(request, document, spans, (low, high))
     context = {

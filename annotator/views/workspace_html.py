@@ -11,6 +11,7 @@ data-span-id, data-version, data-stamp, data-order, data-action-url).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from html import escape
 from typing import Any
@@ -34,31 +35,74 @@ def _text(text: str) -> str:
     return escape(text).replace("\r", "&#13;")
 
 
-def text_html(segments: Iterable[tuple[Segment, str, str]]) -> SafeString:
+def in_word(char: str) -> bool:
+    """Whether `char` is part of a word, where a label put before the next character would
+    cut it: a letter or digit, a mark on one, a joiner (tatweel, ZWJ, ZWNJ)."""
+    return bool(char) and (
+        char.isalnum()
+        or unicodedata.category(char) in ("Mn", "Mc", "Me")
+        or char in "\u0640\u200c\u200d"
+    )
+
+
+def _labels(*groups: str) -> str:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for label in filter(None, group.split(", ")):
+            seen.setdefault(label, None)
+    return ", ".join(seen)
+
+
+def text_html(segments: Iterable[tuple[Segment, str, str]], following: str = "") -> SafeString:
     """The segments as one run of elements, with nothing between them (white space there
-    would be part of the text)."""
-    parts: list[str] = []
-    for segment, colour, isolate in segments:
-        if not segment.spans:
-            parts.append(
-                f'<span data-start="{segment.start}" data-end="{segment.end}">'
-                f"{_text(segment.text)}</span>"
-            )
-            continue
-        classes = f"hl {colour}"
-        if segment.is_overlap:
-            classes += " hl-overlap"
-        if segment.all_rejected:
-            classes += " hl-rejected"
-        direction = f' dir="{isolate}"' if isolate else ""
-        ending = segment.ending_labels
-        label = f' data-label="{escape(ending)}"' if ending else ""
-        parts.append(
-            f'<mark{direction} class="{classes}" data-start="{segment.start}" '
-            f'data-end="{segment.end}" data-spans="{segment.span_ids}"{label} '
-            f'title="{escape(segment.label_text)}">{_text(segment.text)}</mark>'
-        )
-    return mark_safe("".join(parts))
+    would be part of the text).
+
+    The labels of the spans that end with a piece are its data-label, which the page shows
+    after it (cloak.css). Where a span ends inside a word ("مكتب" of "مكتبة"), its label
+    waits for the end of the word, cutting the piece there if need be: a box between two
+    letters would break their joining. `following` is the character after the last segment
+    (none at the end of the text)."""
+    items = list(segments)
+    pieces: list[tuple[Segment, str, str, int, int, str]] = []
+    pending = ""  # labels of spans that ended inside the word now being written
+    for n, (segment, colour, isolate) in enumerate(items):
+        text, at = segment.text, 0
+        if pending:
+            cut = next((i for i in range(1, len(text)) if not in_word(text[i])), None)
+            if cut is not None:
+                pieces.append((segment, colour, isolate, 0, cut, pending))
+                pending, at = "", cut
+        after = items[n + 1][0].text[:1] if n + 1 < len(items) else following
+        labels = _labels(pending, segment.ending_labels if segment.spans else "")
+        if labels and in_word(text[-1:]) and in_word(after):
+            pieces.append((segment, colour, isolate, at, len(text), ""))
+            pending = labels
+        else:
+            pieces.append((segment, colour, isolate, at, len(text), labels))
+            pending = ""
+    if pending and pieces:  # the stretch ends inside a word: the label goes at its end
+        pieces[-1] = (*pieces[-1][:5], pending)
+    return mark_safe("".join(_piece(*piece) for piece in pieces))
+
+
+def _piece(segment: Segment, colour: str, isolate: str, start: int, end: int, label: str) -> str:
+    """Characters [start, end) of `segment` as one element, with the labels shown after it."""
+    text = segment.text[start:end]
+    start, end = segment.start + start, segment.start + end
+    labelled = f' data-label="{escape(label)}"' if label else ""
+    if not segment.spans:
+        return f'<span data-start="{start}" data-end="{end}"{labelled}>{_text(text)}</span>'
+    classes = f"hl {colour}"
+    if segment.is_overlap:
+        classes += " hl-overlap"
+    if segment.all_rejected:
+        classes += " hl-rejected"
+    direction = f' dir="{isolate}"' if isolate else ""
+    return (
+        f'<mark{direction} class="{classes}" data-start="{start}" '
+        f'data-end="{end}" data-spans="{segment.span_ids}"{labelled} '
+        f'title="{escape(segment.label_text)}">{_text(text)}</mark>'
+    )
 
 
 def rows_html(
@@ -89,6 +133,23 @@ def rows_html(
             else ""
         )
         score = "—" if span.score is None else f"{span.score:.2f}"
+        flag = ""
+        if span.flag is not None:
+            state = "resolved" if span.flag.resolved else "open"
+            flag = (
+                f'<div class="flag-note flag-{state} small"><strong>Flagged</strong>'
+                f"{' (resolved)' if span.flag.resolved else ''}: "
+                f'<q dir="auto">{escape(span.flag.comment)}</q>'
+            )
+            if span.flag.resolved:
+                answer = escape(span.flag.answer) or "resolved"
+                rationale = (
+                    f' — <q dir="auto">{escape(span.flag.rationale)}</q>'
+                    if span.flag.rationale
+                    else ""
+                )
+                flag += f'<br><span class="flag-answer">The lead: {answer}{rationale}</span>'
+            flag += "</div>"
         cells = [
             f'<td class="num">{span.start}</td>',
             f'<td class="num">{span.end}</td>',
@@ -97,7 +158,7 @@ def rows_html(
             f'<td><mark class="hl {colour(span.label)}">{escape(span.label)}</mark></td>',
             f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>",
             f'<td><span class="status status-{escape(span.status)}">'
-            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span></td>",
+            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span>{flag}</td>",
             f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>",
             f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>',
             f'<td class="num">{score}</td>',

@@ -23,6 +23,7 @@
       : null;
   let focusedId = null;
   let picking = false; // after `s`: the next 1-5 picks a suggestion
+  const chosen = new Set(); // spans whose editor sent a choice: it closes on the answer
 
   const workspace = () => document.getElementById("workspace");
   const textBox = () => document.querySelector("#workspace .doc-text");
@@ -161,7 +162,11 @@
       const old = body.querySelector(`tr[data-span-id="${id}"]`);
       if (!old) continue;
       const slot = old.querySelector(".span-slot");
-      if (slot && slot.children.length) reopen.add(id);
+      // An editor open on a span changed meanwhile, or by a move of an edge, opens again on
+      // its new version; one where a choice was made (a label, a decision, a pseudonym, a
+      // flag) has done its work and closes.
+      if (slot && slot.children.length && !chosen.has(id)) reopen.add(id);
+      chosen.delete(id);
       old.remove();
     }
     for (const row of fresh) {
@@ -236,6 +241,191 @@
     post(row.dataset.actionUrl, { version: row.dataset.version, ...values });
   }
 
+  // The label picker, over every label of the schema: `/` opens it on the selection (or, with
+  // none, on the focused span), and so does the button shown beside a selection made with
+  // the mouse. The selection is read when it opens, as code points: the focus moving into
+  // the picker's field would lose it. Typing filters (names first), arrows move, Enter adds
+  // the span (or relabels), Escape closes and gives the focus back.
+  let pickerSpan = null; // {start, end} in code points; null: the focused span is relabelled
+  let pickerReturn = null;
+  let selectionNow = null; // the selection the button beside it would label
+  const picker = () => document.getElementById("label-picker");
+  const pickerInput = () => document.getElementById("label-picker-input");
+  const selectionButton = () => document.getElementById("selection-label");
+  const pickerOptions = () =>
+    Array.from(picker().querySelectorAll("[role=option]")).filter((option) => !option.hidden);
+
+  function setActive(option) {
+    for (const other of picker().querySelectorAll("[role=option]")) {
+      other.setAttribute("aria-selected", other === option ? "true" : "false");
+      other.classList.toggle("is-active", other === option);
+    }
+    const input = pickerInput();
+    if (option) {
+      input.setAttribute("aria-activedescendant", option.id);
+      option.scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  function filterPicker() {
+    const query = pickerInput().value.trim().toLowerCase();
+    const list = document.getElementById("label-picker-list");
+    const rank = (option) => {
+      const name = option.dataset.label.toLowerCase();
+      if (!query || name === query) return 0;
+      if (name.startsWith(query)) return 1;
+      if (name.includes(query)) return 2;
+      return option.dataset.search.includes(query) ? 3 : -1;
+    };
+    const ranked = Array.from(list.children).map((option) => [rank(option), option]);
+    ranked.sort(
+      ([a, x], [b, y]) =>
+        (a < 0) - (b < 0) || a - b || Number(x.dataset.order) - Number(y.dataset.order),
+    );
+    for (const [place, option] of ranked) {
+      option.hidden = place < 0;
+      list.appendChild(option);
+    }
+    const shown = pickerOptions();
+    document.getElementById("label-picker-none").hidden = shown.length > 0;
+    setActive(shown[0] || null);
+  }
+
+  function openPicker(span) {
+    const box = picker();
+    const row = focusedRow();
+    if (!box || (!span && !row)) return false;
+    pickerSpan = span;
+    pickerReturn = document.activeElement;
+    const text = span
+      ? Array.from(textBox().textContent).slice(span.start, span.end).join("")
+      : row.querySelector(".surface").textContent;
+    document.getElementById("label-picker-text").textContent = text;
+    pickerInput().value = "";
+    filterPicker();
+    selectionButton().hidden = true;
+    box.hidden = false;
+    // Beside the selection (or the row), inside the window.
+    const selection = window.getSelection();
+    const rect =
+      span && selection.rangeCount
+        ? selection.getRangeAt(0).getBoundingClientRect()
+        : row.getBoundingClientRect();
+    const width = box.offsetWidth;
+    const height = box.offsetHeight;
+    const below = rect.bottom + 6 + height <= window.innerHeight;
+    box.style.top = `${Math.max(8, below ? rect.bottom + 6 : rect.top - height - 6)}px`;
+    box.style.left = `${Math.max(8, Math.min(rect.left, window.innerWidth - width - 8))}px`;
+    pickerInput().focus();
+    return true;
+  }
+
+  function closePicker(giveFocusBack = true) {
+    const box = picker();
+    if (!box || box.hidden) return;
+    box.hidden = true;
+    pickerSpan = null;
+    const back = pickerReturn;
+    pickerReturn = null;
+    if (giveFocusBack && back && back !== document.body && document.contains(back)) {
+      back.focus({ preventScroll: true });
+    } else if (giveFocusBack && focusedRow()) {
+      focusedRow().focus({ preventScroll: true });
+    }
+  }
+
+  function choose(option) {
+    if (!option) return;
+    const label = option.dataset.label;
+    const span = pickerSpan;
+    const box = workspace();
+    closePicker();
+    if (span) {
+      window.getSelection().removeAllRanges();
+      post(box.dataset.addUrl, { start: span.start, end: span.end, label });
+    } else {
+      act({ action: "label", label });
+    }
+  }
+
+  document.addEventListener("input", (event) => {
+    if (event.target === pickerInput()) filterPicker();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.target !== pickerInput()) return;
+    const shown = pickerOptions();
+    const at = shown.findIndex((option) => option.classList.contains("is-active"));
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      if (shown.length) setActive(shown[(at + step + shown.length) % shown.length]);
+    } else if (event.key === "Home" || event.key === "End") {
+      if (!shown.length || pickerInput().value) return; // in the field: the caret moves
+      setActive(event.key === "Home" ? shown[0] : shown[shown.length - 1]);
+    } else if (event.key === "Enter") {
+      choose(shown[at] || null);
+    } else if (event.key === "Escape") {
+      closePicker();
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+  // A pick with the pointer; the field keeps the focus meanwhile.
+  document.addEventListener("mousedown", (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (target && (target.closest("#label-picker [role=option]") || target.closest("#selection-label"))) {
+      event.preventDefault();
+    }
+  });
+  document.addEventListener("click", (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    const option = target.closest("#label-picker [role=option]");
+    if (option) {
+      choose(option);
+    } else if (target.closest("#selection-label")) {
+      openPicker(selectionNow);
+    } else if (picker() && !picker().hidden && !target.closest("#label-picker")) {
+      closePicker(false);
+    }
+  });
+  // The focus leaving the picker (Tab, a click elsewhere) closes it.
+  document.addEventListener("focusout", (event) => {
+    const box = picker();
+    if (!box || box.hidden || !box.contains(event.target)) return;
+    if (event.relatedTarget && box.contains(event.relatedTarget)) return;
+    if (event.relatedTarget) closePicker(false);
+  });
+  // The button beside a selection made in the text, gone with it.
+  let selectionQueued = false;
+  document.addEventListener("selectionchange", () => {
+    if (selectionQueued) return;
+    selectionQueued = true;
+    requestAnimationFrame(() => {
+      selectionQueued = false;
+      const button = selectionButton();
+      if (!button || !workspace() || !workspace().dataset.addUrl) return;
+      if (document.activeElement === button) return;
+      if (picker() && !picker().hidden) return;
+      const span = selectedSpan();
+      if (!span) {
+        button.hidden = true;
+        selectionNow = null;
+        return;
+      }
+      selectionNow = span;
+      const selection = window.getSelection();
+      const rects = selection.getRangeAt(0).getClientRects();
+      const last = rects[rects.length - 1] || selection.getRangeAt(0).getBoundingClientRect();
+      button.hidden = false;
+      const width = button.offsetWidth;
+      button.style.top = `${Math.min(last.bottom + 4, window.innerHeight - button.offsetHeight - 4)}px`;
+      button.style.left = `${Math.max(4, Math.min(last.right - width / 2, window.innerWidth - width - 4))}px`;
+    });
+  });
+
   document.addEventListener("keydown", (event) => {
     const box = workspace();
     if (!box || !box.dataset.addUrl) return;
@@ -254,6 +444,11 @@
       return;
     }
     picking = false;
+    // A key that acts (moves, decides, adds, undoes, opens the picker) shuts any editor
+    // panel open over the page: it would hide the text and rows the key works on.
+    if (/^[jkaxun1-9/]$/.test(key)) {
+      document.querySelectorAll("#workspace .span-slot").forEach((slot) => slot.replaceChildren());
+    }
     if (key === "s") {
       const slot = focusedSlot();
       if (!slot) return;
@@ -289,6 +484,8 @@
       if (box.dataset.undoUrl) post(box.dataset.undoUrl, {});
     } else if (key === "n") {
       window.location.assign(box.dataset.nextUrl);
+    } else if (key === "/") {
+      if (!openPicker(selectedSpan())) return;
     } else if (key === "?") {
       const legend = document.getElementById("keys-legend");
       if (legend) legend.open = !legend.open;
@@ -326,10 +523,15 @@
   const isCheck = (detail) =>
     Boolean(detail.requestConfig && detail.requestConfig.path === changesUrl());
 
-  // Every POST that answers with a patch says what the page shows.
+  // Every POST that answers with a patch says what the page shows. One sent from a span's
+  // editor (or the suggestions `s` shows) that is not a move of an edge is a choice.
   document.addEventListener("htmx:configRequest", (event) => {
-    const { target, verb } = event.detail;
+    const { target, verb, elt } = event.detail;
     if (verb !== "post" || !target || target.id !== "workspace-patch") return;
+    const slot = elt instanceof Element ? elt.closest(".span-slot") : null;
+    if (slot && event.detail.parameters.action !== "move") {
+      chosen.add(slot.closest("tr[data-span-id]").dataset.spanId);
+    }
     event.detail.parameters.known = knownRows();
     event.detail.parameters.known_document = knownDocument();
   });
@@ -376,6 +578,27 @@
       });
   }
 
+  // The span's editor is a panel over the side of the page (the slot, see cloak.css):
+  // opened with its button, the focus goes to it; Escape or Close shuts it and gives the
+  // focus back to the span's row.
+  function closeEditor(slot) {
+    const row = slot.closest("tr[data-span-id]");
+    slot.replaceChildren();
+    if (row) focusRow(row);
+  }
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element ? event.target.closest("[data-close-editor]") : null;
+    const slot = button ? button.closest(".span-slot") : null;
+    if (slot) closeEditor(slot);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !(event.target instanceof Element)) return;
+    const slot = event.target.closest(".span-slot");
+    if (!slot || !slot.children.length) return;
+    closeEditor(slot);
+    event.preventDefault();
+  });
+
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail.target && event.detail.target.id === "workspace-patch") {
       applyPatch(event.detail.target);
@@ -386,6 +609,20 @@
     }
     reopenAfterSwap = [];
     if (focusedId) focusRow(focusedRow(), isCheck(event.detail));
+  });
+  // An editor opened from its button: the focus goes into the panel (after the row's).
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const slot = event.detail.target;
+    const opener = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (
+      slot instanceof Element &&
+      slot.classList.contains("span-slot") &&
+      opener instanceof Element &&
+      opener.closest("td.span-actions button")
+    ) {
+      const title = slot.querySelector(".span-editor h3");
+      if (title) title.focus();
+    }
   });
 
   const box = workspace();
@@ -412,6 +649,8 @@
   } else {
     focusFromAddress();
   }
+  // A link to a span's row (a refusal to mark the document done names the spans left).
+  window.addEventListener("hashchange", focusFromAddress);
 
   window.cloakWorkspace = { selectedSpan, snapped };
 })();

@@ -24,7 +24,7 @@ The workspace is measured again with a span focused from the keyboard (j): the r
 focus, with an indicator; then with its editor open and the focus in the editor, where the
 row and the highlight of the focused span must still differ from the others by more than
 a colour. Last, a sheet of samples of every status badge, role badge, alert, button,
-highlight class (c0 to c7, rejected, focused, overlapping), kbd and muted text, in the
+highlight class (c0 to c35, rejected, focused, overlapping), kbd and muted text, in the
 contexts the pages put them in, is added to the page and measured the same way (buttons,
 links and a row also under the pointer), so that a class no fixture renders is still
 checked.
@@ -48,6 +48,8 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.views.workspace import PALETTE_SIZE
+from tests.browser.selection import select_in_text
 from tests.browser.test_workspace import CHROMIUM, browser, logged_in
 from tests.conftest import PASSWORD, Team
 
@@ -64,7 +66,7 @@ TEXT = (
     "or +33 6 12 34 56 78 about #lyon2024.\n"
     "He lives at 12 rue Victor Hugo, Lyon and works for Acme."
 )
-# Surface, label (its place in the "cloaked" schema gives c0 to c7), status.
+# Surface, label (its place in the "cloaked" schema gives c0 to c8), status.
 SPANS = [
     ("Moshe Chaya", "PER", SpanStatus.ACCEPTED),  # c0
     ("@moshe_c", "USERNAME", SpanStatus.PROPOSED),  # c1
@@ -74,7 +76,7 @@ SPANS = [
     ("#lyon2024", "HASHTAG", SpanStatus.PROPOSED),  # c5
     ("12 rue Victor Hugo, Lyon", "ADDRESS", SpanStatus.PROPOSED),  # c6, around LOC
     ("Lyon", "LOC", SpanStatus.PROPOSED),  # c7
-    ("Acme", "ORG", SpanStatus.REJECTED),  # c0 again
+    ("Acme", "ORG", SpanStatus.REJECTED),  # c8
 ]
 
 # The measures, defined once in each page as `window.a11y`.
@@ -229,12 +231,15 @@ AUDIT_JS = r"""
           parseFloat(style.outlineOffset) >= 0 ? element.parentElement : element);
         ratioAround = behind && +ratio(over(rgba(style.outlineColor), behind), behind).toFixed(2);
       }
-      // The indicator must not be cut off by a box that clips what overflows it.
+      // The indicator must not be cut off by a box that clips what overflows it: up to the
+      // nearest box fixed to the window (a panel), as the boxes around that one do not.
       let clipped = null;
       const grow = Math.max(width + parseFloat(style.outlineOffset), 0);
       const box = element.getBoundingClientRect();
-      for (let e = element.parentElement; e && !clipped; e = e.parentElement) {
+      let fixed = style.position === "fixed";
+      for (let e = element.parentElement; e && !clipped && !fixed; e = e.parentElement) {
         const clip = getComputedStyle(e);
+        fixed = clip.position === "fixed";
         if (clip.overflowX === "visible" && clip.overflowY === "visible") continue;
         const edge = e.getBoundingClientRect();
         if (box.left - grow < edge.left - 0.5 || box.right + grow > edge.right + 0.5
@@ -375,7 +380,7 @@ def swatches() -> str:
         '<button type="button" class="button-link small">Change…</button>'
     )
     marks = "".join(
-        f'<mark class="hl c{i}" data-label="L{i}">text {i}</mark> ' for i in range(8)
+        f'<mark class="hl c{i}" data-label="L{i}">text {i}</mark> ' for i in range(PALETTE_SIZE)
     ) + (
         '<mark class="hl c0 hl-rejected" data-label="REJ">rejected</mark> '
         '<mark class="hl c1 is-focused" data-label="FOC">focused</mark> '
@@ -384,7 +389,7 @@ def swatches() -> str:
     )
     legend = "".join(
         f'<li><mark class="hl c{i}">L{i}</mark> <span class="muted small">about</span></li>'
-        for i in range(8)
+        for i in range(PALETTE_SIZE)
     )
     rows = "".join(
         f'<tr class="{state}"><td class="num">{i}</td><td class="surface">surface</td>'
@@ -489,6 +494,28 @@ def test_pages_meet_wcag_aa_for_contrast_labels_and_focus(
         + highlight_failures(page, "#workspace .doc-text", spans)
         + tab_through(page)
     )
+
+    # The editor closed (Escape), text selected: the button beside the selection, then the
+    # label picker that `/` opens, filtered, an option active; each measured as above.
+    page.focus(f"{row} .span-editor select")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{row} .span-editor", state="detached")
+    select_in_text(page, "Victor Hugo")
+    page.wait_for_selector("#selection-label:not([hidden])")
+    found = audit(page)
+    page.evaluate("document.activeElement.blur()")
+    select_in_text(page, "Victor Hugo")
+    page.keyboard.press("/")
+    page.wait_for_selector("#label-picker:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "label-picker-input"
+    page.keyboard.type("o")
+    page.keyboard.press("ArrowDown")
+    active = page.get_attribute("#label-picker-input", "aria-activedescendant")
+    assert active and page.get_attribute(f"#{active}", "aria-selected") == "true"
+    assert page.get_attribute("#label-picker", "role") == "dialog"
+    assert page.get_attribute("#label-picker-list", "role") == "listbox"
+    found += audit(page) + contrast(page, "#label-picker") + tab_through(page)
+    failures[url + ", the label picker"] = found
 
     # Every class the issue names, whether or not the pages above rendered it.
     page.evaluate("html => document.querySelector('main').insertAdjacentHTML('beforeend', html)",

@@ -183,7 +183,7 @@ def annotate_in_the_browser(
     added = ws.span_at(start, start + len(work["add"]))
     assert added is not None and added["source"] == "human" and added["label"] == "ORG"
     ws.editor(added["id"])
-    ws.click_in_editor(added["id"], "End: one more word")
+    ws.click_in_editor(added["id"], "End one word later (adds it)")
     added = ws.span(added["id"])
     assert post.text[added["start"] : added["end"]] == work["added"], added
 

@@ -42,6 +42,37 @@ def test_edges_move_by_whole_characters_and_words(
     assert moved(surface, edge=edge, unit=unit, extend=extend) == expected
 
 
+@pytest.mark.parametrize(
+    ("surface", "edge", "extend", "expected"),
+    [
+        ("Dr. Lina Haddad", "start", False, "Lina Haddad"),  # not ". Lina Haddad"
+        ("Lina Haddad", "start", True, "Dr. Lina Haddad"),  # not ". Lina Haddad"
+        ("Lina Haddad, Jr.", "end", False, "Lina Haddad"),  # not "Lina Haddad, Jr"
+        ("Lina Haddad, Jr", "end", False, "Lina Haddad"),  # not "Lina Haddad,"
+        ("Lina", "end", True, "Lina Haddad"),
+        ("Lina Haddad,", "end", True, "Lina Haddad, Jr"),
+        ("(سارة) منصور", "start", False, "منصور"),
+        ("منصور", "start", True, "سارة) منصور"),
+        ("👋🏽 Maya", "start", False, "Maya"),
+        ("Maya", "start", True, "👋🏽 Maya"),
+    ],
+)
+def test_a_word_move_skips_punctuation_and_spaces(
+    surface: str, edge: str, extend: bool, expected: str
+) -> None:
+    text = "Hi 👋🏽 Maya! She met Dr. Lina Haddad, Jr. with (سارة) منصور."
+    start = text.index(surface)
+    new_start, new_end = move_edge(
+        text,
+        start,
+        start + len(surface),
+        edge=edge,
+        unit="word",
+        extend=extend,  # type: ignore[arg-type]
+    )
+    assert text[new_start:new_end] == expected
+
+
 def test_crlf_is_one_character() -> None:
     assert TEXT.index("\r\n") + 2 in character_starts(TEXT)
     assert TEXT.index("\r\n") + 1 not in character_starts(TEXT)

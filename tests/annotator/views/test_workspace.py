@@ -145,7 +145,9 @@ def test_done_needs_every_proposal_decided_then_opens_the_next(
     annotator = client_for(team.annotator_en)
     done_url = reverse("document_done", args=[team.project.slug, document.pk])
     refused = annotator.post(done_url)
-    assert refused["Location"] == reverse("document_detail", args=[team.project.slug, document.pk])
+    # Back on the page, at the first proposal left (Moshe Chaya).
+    detail = reverse("document_detail", args=[team.project.slug, document.pk])
+    assert refused["Location"] == f"{detail}#span-{span_of(document, 'Moshe Chaya').pk}"
     assert Document.objects.get(pk=document.pk).status != DocumentStatus.DONE
     for surface in ("Moshe Chaya", "Rue Alphonse"):
         act(team, span_of(document, surface), action="reject")
@@ -755,3 +757,169 @@ def test_a_document_with_many_spans_opens_in_a_bounded_number_of_queries(
         page = client.get(url).content.decode()
     assert page.count('name="version"') == 300
     assert "Other Name1<" in page and "Other Name58<" in page
+
+
+def test_the_legend_shows_each_key_once_and_the_picker_offers_every_label(
+    team: Team, document: Document
+) -> None:
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    page = client_for(team.annotator_en).get(url).content.decode()
+    # "1 PER — …", not the list's own number before the key ("1. 1 PER").
+    assert '<ol class="label-keys"' not in page
+    assert '<kbd>1</kbd> <span class="label-name">PER</span>' in page
+    assert '<kbd>9</kbd> <span class="label-name">ORG</span>' in page
+    assert '<span class="label-name">DATE</span>' not in page  # no key: in the picker only
+    listbox = page[page.index('role="listbox"') : page.index("</ul>", page.index('role="listbox"'))]
+    offered = re.findall(r'role="option" id="label-option-\d+" data-label="([^"]+)"', listbox)
+    assert offered == team.project.labels and "DATE" in offered and "OTH:CONSPI" in offered
+    assert 'aria-controls="label-picker-list"' in page and 'id="selection-label"' in page
+
+
+def test_a_label_without_a_key_is_added_at_code_points_after_an_emoji(
+    team: Team, document: Document
+) -> None:
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    start = TEXT.index("at Rue")  # after "👋": one code point, two UTF-16 units
+    response = annotator_of(team).post(
+        url, {"start": start, "end": start + 2, "label": "DATE"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    added = Span.objects.get(document=document, source=SpanSource.HUMAN)
+    assert (TEXT[added.start : added.end], added.label) == ("at", "DATE")
+    refused = annotator_of(team).post(
+        url, {"start": 0, "end": 3, "label": "NOPE"}, HTTP_HX_REQUEST="true"
+    )
+    assert "NOPE" in refused.content.decode()
+    assert not Span.objects.filter(document=document, label="NOPE").exists()
+
+
+def test_a_flag_shows_on_its_row_with_the_lead_s_answer_once_resolved(
+    team: Team, document: Document
+) -> None:
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="flag",
+                   comment="Is he a <public> figure?")  # fmt: skip
+    moshe = span_of(document, "Moshe Chaya")
+    assert "Flagged" in rows_of(fragment)[moshe.pk]
+    assert "Is he a &lt;public&gt; figure?" in rows_of(fragment)[moshe.pk]
+    url = reverse("document_detail", args=[team.project.slug, document.pk])
+    page = client_for(team.annotator_en).get(url).content.decode()
+    assert "Is he a &lt;public&gt; figure?" in rows_of(page)[moshe.pk]  # after a reload too
+    other = span_of(document, "Rue Alphonse")
+    assert "Flagged" not in rows_of(page)[other.pk]
+    review_resolve(
+        item=ReviewItem.objects.get(span=moshe), actor=team.lead, rationale="He is a minister.",
+        decision="keep", keep_reason="public",
+    )  # fmt: skip
+    page = client_for(team.annotator_en).get(url).content.decode()
+    row = rows_of(page)[moshe.pk]
+    assert "The lead: Keep" in row and "He is a minister." in row and "(resolved)" in row
+
+
+def test_the_flags_cost_no_query_a_row(team: Team) -> None:
+    def queries(spans: int) -> int:
+        text = " ".join(f"Name{n} Surname{n}" for n in range(spans))
+        document = DocumentFactory(project=team.project, language="en", text=text)
+        for n in range(spans):
+            start = text.index(f"Name{n} ")
+            span = Span.objects.create(
+                document=document, start=start, end=start + len(f"Name{n}"), label="PER",
+                source=SpanSource.NER,
+            )  # fmt: skip
+            act(team, span, action="flag", comment=f"Who is {n}?")
+        url = reverse("document_detail", args=[team.project.slug, document.pk])
+        client = client_for(team.annotator_en)
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(url).content.decode()
+        assert page.count("Flagged") == spans
+        return len(captured.captured_queries)
+
+    assert queries(2) == queries(12)
+
+
+def test_done_refused_names_the_proposals_by_their_text_and_opens_on_the_first(
+    team: Team, document: Document
+) -> None:
+    annotator = client_for(team.annotator_en)
+    done_url = reverse("document_done", args=[team.project.slug, document.pk])
+    refused = annotator.post(done_url)
+    moshe = span_of(document, "Moshe Chaya")
+    detail = reverse("document_detail", args=[team.project.slug, document.pk])
+    assert refused["Location"] == f"{detail}#span-{moshe.pk}"
+    page = annotator.get(refused["Location"]).content.decode()
+    assert f'<a href="#span-{moshe.pk}"><q dir="auto">Moshe Chaya</q></a>' in page
+    assert "Rue Alphonse Metayer" in page and "2 proposals are still undecided" in page
+    assert f"span {moshe.pk}" not in page
+
+
+def test_a_snippet_is_cut_between_whole_characters() -> None:
+    from annotator.views.span_actions import snippet
+
+    assert snippet("Moshe") == "Moshe"
+    assert snippet("ab👍🏽cd", limit=3) == "ab👍🏽…"  # the emoji keeps its skin tone
+    assert snippet("abe\u0301cd", limit=3) == "abe\u0301…"  # the letter keeps its accent
+    assert snippet("مرحبا بكم", limit=5) == "مرحبا…"
+
+
+def test_an_edge_moves_by_a_word_past_punctuation(team: Team) -> None:
+    text = "Met Dr. Lina Haddad, Jr. today."
+    document = DocumentFactory(project=team.project, language="en", text=text,
+                               assignee=team.annotator_en)  # fmt: skip
+    start = text.index("Dr.")
+    span = Span.objects.create(document=document, start=start, end=text.index(", Jr"),
+                               label="PER", source=SpanSource.NER)  # fmt: skip
+    act(team, span, action="move", edge="start", unit="word")
+    span.refresh_from_db()
+    assert text[span.start : span.end] == "Lina Haddad"
+    act(team, span, action="move", edge="start", unit="word", extend="on")
+    span.refresh_from_db()
+    assert text[span.start : span.end] == "Dr. Lina Haddad"
+    editor = (
+        annotator_of(team)
+        .get(reverse("span_editor", args=[team.project.slug, document.pk, span.pk]))
+        .content.decode()
+    )
+    assert "Start one word later (drops it)" in editor and "End one word later (adds it)" in editor
+
+
+def test_a_label_waits_for_the_end_of_a_word_its_span_ends_inside(team: Team) -> None:
+    """A box between two letters breaks their joining: the label of "مكتب" in "مكتبة" comes
+    after the word, on a piece of its own; a patch re-renders the whole word with it."""
+    text = "👋🏽 ذهبت إلى مكتبة المدينة، وسارة"
+    document = DocumentFactory(project=team.project, language="ar", text=text)
+    start = text.index("مكتب")
+    span = Span.objects.create(document=document, start=start, end=start + 4, label="LOC",
+                               source=SpanSource.NER)  # fmt: skip
+    at_end = text.index("المدينة")
+    Span.objects.create(document=document, start=at_end, end=at_end + len("المدينة"),
+                        label="PER", source=SpanSource.NER)  # fmt: skip
+    lead = client_for(team.lead)
+    page = lead.get(reverse("document_detail", args=[team.project.slug, document.pk]))
+    body = text_of(page.content.decode())
+    assert f'data-spans="{span.pk}" title="LOC">مكتب</mark>' in body  # no label inside
+    assert f'<span data-start="{start + 4}" data-end="{start + 5}" data-label="LOC">ة</span>' in (
+        body
+    )
+    # A span that ends where its word does keeps its label on its own piece.
+    assert 'data-label="PER" title="PER">المدينة</mark>' in body
+    assert html.unescape(re.sub(r"<[^>]+>", "", body.split(">", 1)[1])) == text
+
+    url = reverse("span_action", args=[team.project.slug, document.pk, span.pk])
+    patch = lead.post(
+        url, {"version": span.version, "action": "label", "label": "DATE"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    _, window = patch_of(patch)
+    assert window is not None and window[0] <= start and window[1] >= start + 5
+    assert f'data-end="{start + 5}" data-label="DATE">ة</span>' in patch
+
+
+def test_a_span_with_any_label_is_added_only_by_who_annotates_the_document(
+    team: Team, document: Document
+) -> None:
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    start = TEXT.index("at Rue")
+    data = {"start": start, "end": start + 2, "label": "OTH:EVENT"}
+    for user in (team.annotator_fr, team.outsider):  # another language; not in the project
+        assert client_for(user).post(url, data, HTTP_HX_REQUEST="true").status_code == 404
+    assert not Span.objects.filter(document=document, source=SpanSource.HUMAN).exists()
+    assert client_for(team.lead).post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+    assert Span.objects.get(document=document, source=SpanSource.HUMAN).label == "OTH:EVENT"
