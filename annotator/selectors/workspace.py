@@ -4,8 +4,8 @@ status bar, and where every span lies, for the stretch of text an action re-rend
 
 A few queries, however many spans: the pages' presenters (annotator.views.workspace) add
 colours and directions, and ask nothing more of the database. The table's pseudonyms come
-from the Domain's read of the table (annotator.services.spans), which the caller hands in:
-a selector does not reach the keys.
+from the Domain's read of the table (annotator.services.spans.surface_pseudonyms), which
+the caller hands in: a selector does not reach the keys.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from annotator.models import (
     Span,
     SpanStatus,
 )
-from annotator.selectors.rendering import ChoicesOf
 
 # The table's pseudonym for each surface that has one (services.spans.surface_pseudonyms).
 PseudonymsOf = Callable[[Document, set[str]], Mapping[str, str]]
@@ -109,29 +108,43 @@ class WorkspacePage:
     tally: SpanTally
 
 
+# What a row reads of its span, then of its latest flag (`_with_flags`).
+_ROW_COLUMNS = (
+    "pk", "start", "end", "label", "source", "status", "decision", "keep_reason", "score",
+    "version", "flag_status", "flag_resolution", "flag_rationale", "flag_comment",
+)  # fmt: skip
+
+
 def span_rows(
-    document: Document, *, choices_of: ChoicesOf, ids: Collection[int] | None = None
+    document: Document, *, pseudonyms_of: PseudonymsOf, ids: Collection[int] | None = None
 ) -> tuple[SpanRow, ...]:
     """The rows of the document's spans (of `ids` alone when given), in the order of the page:
     by start, end and id. One query for the spans (with their latest flags), one for the
-    table's choices."""
+    pseudonyms the table holds for their surfaces, the same read as the page's check of what
+    changed (`spans_now`), so that a row's stamp and the check's agree by construction."""
     spans = _with_flags(Span.objects.for_document(document))
     if ids is not None:
         spans = spans.filter(pk__in=ids)
-    found = list(spans.order_by("start", "end", "id"))
-    choices = choices_of(document, found)
+    # Plain tuples: building a model instance a span cost more than the queries.
+    found = list(spans.order_by("start", "end", "id").values_list(*_ROW_COLUMNS))
     text = document.text
+    pseudonyms = pseudonyms_of(
+        document,
+        {text[row[1] : row[2]] for row in found if row[5] != SpanStatus.REJECTED},
+    )
     rows = []
-    for span in found:
-        choice = choices.get(span.pk)
+    for (pk, start, end, label, source, status, decision, keep_reason, score, version,
+         *flag) in found:  # fmt: skip
+        surface = text[start:end]
         rows.append(
             SpanRow(
-                pk=span.pk, start=span.start, end=span.end, label=span.label,
-                source=span.source, status=span.status, decision=span.decision,
-                keep_reason=span.keep_reason, score=span.score, version=span.version,
-                surface=text[span.start : span.end],
-                replacement=choice.replacement if choice else "",
-                flag=_flag_of(span),
+                pk=pk, start=start, end=end, label=label, source=source, status=status,
+                decision=decision, keep_reason=keep_reason, score=score, version=version,
+                surface=surface,
+                replacement=(
+                    "" if status == SpanStatus.REJECTED else pseudonyms.get(surface, "")
+                ),
+                flag=_flag_of(*flag),
             )
         )  # fmt: skip
     return tuple(rows)
@@ -154,11 +167,11 @@ def _with_flags(spans: QuerySet[Span]) -> QuerySet[Span]:
     )
 
 
-def _flag_of(span: Span) -> SpanFlag | None:
-    status = getattr(span, "flag_status", None)
+def _flag_of(
+    status: str | None, resolution: object, rationale: str | None, comment: str | None
+) -> SpanFlag | None:
     if status is None:
         return None
-    resolution = getattr(span, "flag_resolution", None)
     if isinstance(resolution, str):  # a JSON column read through a subquery, undecoded
         resolution = json.loads(resolution)
     resolution = resolution if isinstance(resolution, dict) else {}
@@ -168,10 +181,10 @@ def _flag_of(span: Span) -> SpanFlag | None:
     else:
         answer = DECISION_LABELS.get(decision, decision)
     return SpanFlag(
-        comment=getattr(span, "flag_comment", None) or "",
+        comment=comment or "",
         resolved=status == ReviewStatus.RESOLVED,
         answer=answer,
-        rationale=getattr(span, "flag_rationale", None) or "",
+        rationale=rationale or "",
     )
 
 
@@ -236,10 +249,10 @@ def span_tally(document: Document) -> SpanTally:
     )
 
 
-def workspace_page(document: Document, *, choices_of: ChoicesOf) -> WorkspacePage:
+def workspace_page(document: Document, *, pseudonyms_of: PseudonymsOf) -> WorkspacePage:
     """Everything the document page reads of its spans, in three queries."""
     return WorkspacePage(
-        rows=span_rows(document, choices_of=choices_of), tally=span_tally(document)
+        rows=span_rows(document, pseudonyms_of=pseudonyms_of), tally=span_tally(document)
     )
 
 

@@ -15,19 +15,21 @@ while it is open (`document_changes`), getting 204 when nothing did
 
 from __future__ import annotations
 
+import hashlib
+import json
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.core.cache import cache
 from django.http import HttpResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import render
-from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
 from annotator.languages import language_label
-from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document
+from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, SpanStatus
 from annotator.permissions import Can, document_or_404
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
@@ -39,7 +41,7 @@ from annotator.selectors.workspace import (
     span_tally,
     workspace_page,
 )
-from annotator.services.spans import span_choices
+from annotator.services.spans import span_choices, surface_pseudonyms
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import SpanLike, closed_window, segment_text
@@ -67,6 +69,11 @@ PALETTE_SIZE = 36
 PATCH_LIMIT = 40
 # The open page asks what changed this often (and at once when it is shown again).
 POLL_SECONDS = 15
+# A document's text with its marks is rendered once for what its spans are and kept this
+# long (annotator.views.workspace.whole_text). Bump MARKUP when text_html's markup changes:
+# a page must not get the marks an older release of the code rendered.
+TEXT_CACHE_SECONDS = 60 * 60
+MARKUP = "1"
 
 
 def text_direction(language: str) -> str:
@@ -119,6 +126,41 @@ def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike]
     return text_html(segments, following)
 
 
+def text_cache_key(request: ProjectRequest, document: Document, spans: Iterable[SpanLike]) -> str:
+    """Where the whole text of `document` with the marks of `spans` is kept: the document's id
+    and a digest of everything its rendering reads (the text, its direction, the schema's
+    labels that give the colours, and each span's id, offsets, label and whether it is
+    rejected). Every span write that changes what the text shows (a reject, a label, an edge
+    moved, a span added or removed, by anyone or any task) changes the digest, so a page
+    never gets marks that are not the spans' now, whether or not the writer thought of this
+    cache; a write the text does not show (an accept, a decision, a pseudonym) keeps it."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(document.text.encode("utf-8", "surrogatepass"))
+    shape = [MARKUP, document.language, request.project.labels]
+    digest.update(json.dumps(shape).encode())
+    for span in spans:
+        # Of a span's status the text shows only whether it is rejected (hl-rejected).
+        rejected = "r" if span.status == SpanStatus.REJECTED else ""
+        digest.update(f"\n{span.pk} {span.start} {span.end} {rejected} {span.label}".encode())
+    return f"workspace-text:{document.pk}:{digest.hexdigest()}"
+
+
+def whole_text(
+    request: ProjectRequest, document: Document, spans: Sequence[SpanLike]
+) -> SafeString:
+    """The document's whole text with the marks of `spans`, rendered once for what they are.
+
+    The cache holds the text as the database does (the originals; never the keys), for an
+    hour at most. It is rendered markup, no CSRF token and nothing of the person asking: every
+    member who may open the document gets the same."""
+    key = text_cache_key(request, document, spans)
+    html = cache.get(key)
+    if not isinstance(html, str):
+        html = str(_text(request, document, spans))
+        cache.set(key, html, TEXT_CACHE_SECONDS)
+    return mark_safe(html)
+
+
 def _rows(request: ProjectRequest, document: Document, rows: Sequence[SpanRow]) -> str:
     labels = request.project.labels
     return rows_html(
@@ -126,9 +168,7 @@ def _rows(request: ProjectRequest, document: Document, rows: Sequence[SpanRow]) 
         language=document.language,
         direction=text_direction(document.language),
         colour=lambda label: label_colour(labels, label),
-        spans_url=reverse("span_add", args=[request.project.slug, document.pk]),
         can_annotate=request.access.can(Can.ANNOTATE),
-        csrf_token=get_token(request),
     )
 
 
@@ -185,11 +225,11 @@ def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
     undo: str = "",
 ) -> dict[str, Any]:  # fmt: skip
-    page = workspace_page(document, choices_of=span_choices)
+    page = workspace_page(document, pseudonyms_of=surface_pseudonyms)
     return {
         **project_nav(request),
         **status_context(request, document, page.tally, notice=notice, error=error, undo=undo),
-        "text_html": _text(request, document, page.rows),
+        "text_html": whole_text(request, document, page.rows),
         "rows_html": _rows(request, document, page.rows),
         "direction": text_direction(document.language),
         "spans": page.rows,
@@ -248,7 +288,7 @@ def render_patch(
         ranges = [*ranges, *meanwhile.ranges]
     if len(changed) > PATCH_LIMIT:
         return render_workspace(request, document, **status)
-    rows = span_rows(document, choices_of=span_choices, ids=changed)
+    rows = span_rows(document, pseudonyms_of=surface_pseudonyms, ids=changed)
     removed = sorted(set(changed) - {span.pk for span in rows})
     ranges = list(ranges) + [(span.start, span.end) for span in rows]
     text = ""

@@ -6,7 +6,7 @@ They are built here with escaped f-strings rather than in the template: for 6,00
 a few. Every value goes through the standard library's `html.escape` (what Django's `escape`
 does, without its lazy-string wrapper, which cost a third of the page's time); the markup
 is the one the page's script and tests read (data-start/data-end in code points,
-data-span-id, data-version, data-stamp, data-order, data-action-url).
+data-span-id, data-version, data-stamp, data-order).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from annotator.views.workspace_sync import row_stamp
 SOURCE_LABELS = {value: str(label) for value, label in SOURCE_CHOICES}
 STATUS_LABELS = {value: str(label) for value, label in SpanStatus.choices}
 DECISION_LABELS = {value: str(label) for value, label in DECISION_CHOICES}
+ACCEPT_BUTTON = '<button value="accept">Accept</button>'
+REJECT_BUTTON = '<button value="reject">Reject</button>'
 
 
 def _text(text: str) -> str:
@@ -111,19 +113,21 @@ def rows_html(
     language: str,
     direction: str,
     colour: Callable[[str], str],
-    spans_url: str,
     can_annotate: bool,
-    csrf_token: str,
 ) -> SafeString:
     """One table row a span: where, what, who proposed it, its state and decision, and (for
-    those who annotate) one light form: accept, reject, and the editor on demand.
+    those who annotate) its buttons: accept, reject, and the editor on demand.
 
-    `direction` is the document's: a surface or pseudonym with no letters (a phone number)
-    reads in it. A span's own URL is `spans_url` and its id: one reverse, not four a span."""
-    token = escape(csrf_token)
+    A row is written 400 times on a long document's page, so it carries only what the page
+    cannot derive: no form, URL or CSRF token of its own (the page's script posts each
+    button to the span's URL, the workspace's data-add-url and the row's id, with the row's
+    version), no editor slot until one opens, no classes the table's CSS can put on its
+    columns. `direction` is the document's: a surface or pseudonym with no letters (a phone
+    number) reads in it."""
+    lang = escape(language)
     rows: list[str] = []
     for span in spans:
-        pk, url = span.pk, escape(f"{spans_url}{span.pk}/")
+        pk = span.pk
         surface_direction = first_strong_direction(span.surface) or direction
         replacement_direction = first_strong_direction(span.replacement) or direction
         rejected = ' class="is-rejected"' if span.status == SpanStatus.REJECTED else ""
@@ -150,49 +154,31 @@ def rows_html(
                 )
                 flag += f'<br><span class="flag-answer">The lead: {answer}{rationale}</span>'
             flag += "</div>"
-        cells = [
-            f'<td class="num">{span.start}</td>',
-            f'<td class="num">{span.end}</td>',
-            f'<td class="surface" dir="{surface_direction}" lang="{escape(language)}">'
-            f"{escape(span.surface)}</td>",
-            f'<td><mark class="hl {colour(span.label)}">{escape(span.label)}</mark></td>',
-            f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>",
-            f'<td><span class="status status-{escape(span.status)}">'
-            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span>{flag}</td>",
-            f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>",
-            f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>',
-            f'<td class="num">{score}</td>',
-        ]
+        actions = ""
         if can_annotate:
-            buttons = []
-            if span.status != SpanStatus.ACCEPTED:
-                buttons.append(
-                    '<button type="submit" name="action" value="accept" '
-                    'class="button button-small">Accept</button>'
-                )
-            if span.status != SpanStatus.REJECTED:
-                buttons.append(
-                    '<button type="submit" name="action" value="reject" '
-                    'class="button button-small button-secondary">Reject</button>'
-                )
-            cells.append(
-                '<td class="span-actions">'
-                f'<form method="post" action="{url}" hx-post="{url}" class="inline-form">'
-                f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">'
-                f'<input type="hidden" name="version" value="{span.version}">'
-                + "".join(buttons)
-                + f'<button type="button" class="button-link small" hx-get="{url}editor/" '
-                f'hx-target="#slot-{pk}" hx-swap="innerHTML">Change…</button></form>'
-                f'<div class="span-slot" id="slot-{pk}" data-editor-url="{url}editor/" '
-                f'data-suggest-url="{url}suggestions/"></div></td>'
+            # Buttons of no form: the page's script sends them (workspace.js).
+            accept = "" if span.status == SpanStatus.ACCEPTED else ACCEPT_BUTTON
+            reject = "" if span.status == SpanStatus.REJECTED else REJECT_BUTTON
+            actions = (
+                f'<td class="span-actions">{accept}{reject}'
+                '<button type="button" value="edit">Change…</button></td>'
             )
         rows.append(
             f'<tr id="span-{pk}" data-span-id="{pk}" data-version="{span.version}" '
-            f'data-order="{span.start} {span.end} {pk}" data-action-url="{url}" '
-            f'data-stamp="{row_stamp(span.version, span.replacement)}" '
-            f'tabindex="-1"{rejected}>{"".join(cells)}</tr>'
+            f'data-order="{span.start} {span.end} {pk}" '
+            f'data-stamp="{row_stamp(span.version, span.replacement)}" tabindex="-1"{rejected}>'
+            f"<td>{span.start}</td><td>{span.end}</td>"
+            f'<td class="surface" dir="{surface_direction}" lang="{lang}">'
+            f"{escape(span.surface)}</td>"
+            f'<td><mark class="hl {colour(span.label)}">{escape(span.label)}</mark></td>'
+            f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>"
+            f'<td><span class="status status-{escape(span.status)}">'
+            f"{escape(STATUS_LABELS.get(span.status, span.status))}</span>{flag}</td>"
+            f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>"
+            f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>'
+            f"<td>{score}</td>{actions}</tr>"
         )
-    return mark_safe("\n".join(rows))
+    return mark_safe("".join(rows))
 
 
 def released_html(text: str, spans: Sequence[Any], colour: Callable[[str], str]) -> SafeString:

@@ -39,6 +39,27 @@
   };
   const codePoints = (text) => Array.from(text).length;
 
+  // A row carries its span's id and version, not its URLs: the span's own URL is the
+  // workspace's (data-add-url) and its id. Its editor (or the suggestions `s` shows) goes in
+  // a slot made when one opens, not one a row.
+  const spanUrl = (row, rest = "") => `${workspace().dataset.addUrl}${row.dataset.spanId}/${rest}`;
+  function slotOf(row) {
+    const cell = row ? row.querySelector("td.span-actions") : null;
+    if (!cell) return null;
+    let slot = cell.querySelector(".span-slot");
+    if (!slot) {
+      slot = document.createElement("div");
+      slot.className = "span-slot";
+      cell.appendChild(slot);
+    }
+    return slot;
+  }
+  function openEditor(row, source = null) {
+    const slot = slotOf(row);
+    if (!slot) return Promise.resolve();
+    return htmx.ajax("GET", spanUrl(row, "editor/"), { source, target: slot, swap: "innerHTML" });
+  }
+
   // The segment element and the UTF-16 offset within the whole text of a DOM position.
   function utf16At(node, offset) {
     const box = textBox();
@@ -173,10 +194,7 @@
       const next = Array.from(body.children).find((other) => before(row, other) < 0);
       body.insertBefore(row, next || null);
       htmx.process(row);
-      if (reopen.has(row.dataset.spanId)) {
-        const slot = row.querySelector(".span-slot");
-        htmx.ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" });
-      }
+      if (reopen.has(row.dataset.spanId)) openEditor(row);
     }
     document.getElementById("no-spans").hidden = body.children.length > 0;
   }
@@ -230,15 +248,9 @@
     focusRow(all[next]);
   }
 
-  function focusedSlot() {
-    const row = focusedRow();
-    return row ? row.querySelector(".span-slot") : null;
-  }
-
-  function act(values) {
-    const row = focusedRow();
+  function act(values, row = focusedRow()) {
     if (!row) return;
-    post(row.dataset.actionUrl, { version: row.dataset.version, ...values });
+    post(spanUrl(row), { version: row.dataset.version, ...values });
   }
 
   // The label picker, over every label of the schema: `/` opens it on the selection (or, with
@@ -450,17 +462,17 @@
       document.querySelectorAll("#workspace .span-slot").forEach((slot) => slot.replaceChildren());
     }
     if (key === "s") {
-      const slot = focusedSlot();
+      const row = focusedRow();
+      const slot = slotOf(row);
       if (!slot) return;
-      htmx.ajax("GET", slot.dataset.suggestUrl, { target: slot, swap: "innerHTML" });
+      htmx.ajax("GET", spanUrl(row, "suggestions/"), { target: slot, swap: "innerHTML" });
       picking = true;
     } else if (key === "f") {
-      const slot = focusedSlot();
+      const row = focusedRow();
+      const slot = slotOf(row);
       if (!slot) return;
       // A span gone meanwhile answers with a patch that removes its row, not an editor.
-      htmx
-        .ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" })
-        .then(() => slot.querySelector("textarea[name=comment]")?.focus());
+      openEditor(row).then(() => slot.querySelector("textarea[name=comment]")?.focus());
     } else if (key === "j" || key === "k") {
       move(key === "j" ? 1 : -1);
     } else if (key === "a") {
@@ -493,6 +505,17 @@
       return;
     }
     event.preventDefault();
+  });
+
+  // A row's own buttons (workspace_html.rows_html): accept or reject the span as the row
+  // shows it, or open its editor (the focus then goes into it, see below).
+  document.addEventListener("click", (event) => {
+    const button =
+      event.target instanceof Element ? event.target.closest("td.span-actions > button") : null;
+    const row = button ? button.closest("tr[data-span-id]") : null;
+    if (!row || !workspace().contains(row)) return;
+    if (button.value === "edit") openEditor(row, button);
+    else act({ action: button.value }, row);
   });
 
   // Clicking a highlight focuses its span; after each swap the same span stays focused.
@@ -604,8 +627,8 @@
       applyPatch(event.detail.target);
     }
     for (const id of reopenAfterSwap) {
-      const slot = document.querySelector(`#workspace tr[data-span-id="${id}"] .span-slot`);
-      if (slot) htmx.ajax("GET", slot.dataset.editorUrl, { target: slot, swap: "innerHTML" });
+      const row = document.querySelector(`#workspace tr[data-span-id="${id}"]`);
+      if (row) openEditor(row);
     }
     reopenAfterSwap = [];
     if (focusedId) focusRow(focusedRow(), isCheck(event.detail));

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from annotator.models import Document, Span, SpanSource, SpanStatus
 from annotator.selectors.workspace import (
-    ChoicesOf,
+    PseudonymsOf,
     span_places,
     span_rows,
     span_tally,
@@ -21,21 +19,12 @@ from tests.factories import DocumentFactory
 pytestmark = pytest.mark.django_db
 
 
-@dataclass(frozen=True)
-class Chosen:
-    replacement: str
+def pseudonyms_in(table: dict[str, str]) -> PseudonymsOf:
+    """The table's pseudonyms as the span service gives them: by surface, for the surfaces
+    asked for that the table holds."""
 
-
-def choices_of(table: dict[str, str]) -> ChoicesOf:
-    """The table's choices as the span service gives them: by span id, for spans not
-    rejected whose surface the table holds."""
-
-    def read(document: Document, spans: list[Span]) -> dict[int, Chosen]:
-        return {
-            span.pk: Chosen(table[document.text[span.start : span.end]])
-            for span in spans
-            if span.status != SpanStatus.REJECTED and document.text[span.start : span.end] in table
-        }
+    def read(document: Document, surfaces: set[str]) -> dict[str, str]:
+        return {surface: table[surface] for surface in surfaces if surface in table}
 
     return read
 
@@ -61,7 +50,9 @@ def spans_of(team: Team) -> tuple[Document, dict[str, Span]]:
 
 def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> None:
     document, made = spans_of(team)
-    rows = span_rows(document, choices_of=choices_of({"Moshe Chaya": "Raj Avrom"}))
+    rows = span_rows(
+        document, pseudonyms_of=pseudonyms_in({"Moshe Chaya": "Raj Avrom", "Lea": "Not Lea"})
+    )
     assert [row.surface for row in rows] == ["Moshe Chaya", "Lea", "Rue Alphonse Metayer"]
     assert [row.replacement for row in rows] == ["Raj Avrom", "", ""]
     moshe = rows[0]
@@ -73,7 +64,7 @@ def test_rows_come_in_the_pages_order_with_surface_and_pseudonym(team: Team) -> 
 
 def test_rows_of_some_ids_only(team: Team) -> None:
     document, made = spans_of(team)
-    rows = span_rows(document, choices_of=choices_of({}), ids=[made["Lea"].pk, 10**9])
+    rows = span_rows(document, pseudonyms_of=pseudonyms_in({}), ids=[made["Lea"].pk, 10**9])
     assert [row.surface for row in rows] == ["Lea"]
 
 
@@ -89,18 +80,14 @@ def test_places_and_tally(team: Team) -> None:
     assert (tally.spans, tally.proposals) == (3, 1)
     assert tally.labels == {"PER", "ADDRESS"}
     assert (tally.proposal_labels, tally.proposal_sources) == (("ADDRESS",), ("ner",))
-    page = workspace_page(document, choices_of=choices_of({}))
+    page = workspace_page(document, pseudonyms_of=pseudonyms_in({}))
     assert page.tally == tally and len(page.rows) == 3
 
 
 def test_spans_now_show_the_pseudonym_of_spans_not_rejected(team: Team) -> None:
     document, made = spans_of(team)
     table = {"Moshe Chaya": "Not Moshe Chaya", "Lea": "Not Lea"}
-
-    def pseudonyms_of(document: Document, surfaces: set[str]) -> dict[str, str]:
-        return {surface: table[surface] for surface in surfaces if surface in table}
-
-    now = {span.pk: span for span in spans_now(document, pseudonyms_of=pseudonyms_of)}
+    now = {span.pk: span for span in spans_now(document, pseudonyms_of=pseudonyms_in(table))}
     moshe, lea = made["Moshe Chaya"], made["Lea"]
     assert (now[moshe.pk].version, now[moshe.pk].start, now[moshe.pk].end) == (
         moshe.version, moshe.start, moshe.end,

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -18,6 +19,7 @@ from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSou
 from annotator.services import runs
 from annotator.services.review.resolve import review_resolve
 from annotator.services.table import EntityChange, entity_update, surface_choice, surface_decide
+from annotator.views import workspace as workspace_views
 from pseudonymizer.spans import Span as EngineSpan
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
@@ -73,7 +75,8 @@ def test_the_page_offers_an_action_for_each_span(team: Team, document: Document)
     page = client_for(team.annotator_en).get(url).content.decode()
     assert page.count('value="accept"') == 2 and "Mark done, next document" in page
     assert "2 proposals left to decide" in page
-    assert page.count('name="version"') == 2  # one light form a span; its editor on demand
+    # A row's buttons and version, no form or token of its own; its editor on demand.
+    assert page.count("data-version=") == 2 and 'name="version"' not in page
     span = span_of(document, "Moshe Chaya")
     editor = client_for(team.annotator_en).get(
         reverse("span_editor", args=[team.project.slug, document.pk, span.pk])
@@ -467,7 +470,7 @@ def shown_by(page: str) -> dict[str, str]:
     """What the page's script says the page shows, read from the markup as it reads it."""
     rows = re.findall(
         r'<tr id="span-\d+" data-span-id="(\d+)" data-version="\d+" '
-        r'data-order="(\d+) (\d+) \d+" data-action-url="[^"]*" data-stamp="([^"]+)"',
+        r'data-order="(\d+) (\d+) \d+" data-stamp="([^"]+)"',
         page,
     )
     assert len(rows) == page.count('<tr id="span-')  # every row read
@@ -755,7 +758,7 @@ def test_a_document_with_many_spans_opens_in_a_bounded_number_of_queries(
     url = reverse("document_detail", args=[team.project.slug, document.pk])
     with django_assert_max_num_queries(PAGE_QUERIES):
         page = client.get(url).content.decode()
-    assert page.count('name="version"') == 300
+    assert page.count("data-version=") == 300
     assert "Other Name1<" in page and "Other Name58<" in page
 
 
@@ -923,3 +926,103 @@ def test_a_span_with_any_label_is_added_only_by_who_annotates_the_document(
     assert not Span.objects.filter(document=document, source=SpanSource.HUMAN).exists()
     assert client_for(team.lead).post(url, data, HTTP_HX_REQUEST="true").status_code == 200
     assert Span.objects.get(document=document, source=SpanSource.HUMAN).label == "OTH:EVENT"
+
+
+# --- The text is rendered once for what its spans are ------------------------------------------
+
+
+@pytest.fixture
+def renders(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A cache of this test's own (the shared one outlives a test), and how many times the
+    whole text has been rendered since: one entry a render, its length."""
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                    "LOCATION": "workspace-text-test"}
+    }  # fmt: skip
+    made: list[int] = []
+    render = workspace_views._text
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        html = render(*args, **kwargs)
+        if len(args) < 4 and "window" not in kwargs:  # the whole text, not a patch's stretch
+            made.append(len(html))
+        return html
+
+    monkeypatch.setattr(workspace_views, "_text", counted)
+    return made
+
+
+def test_the_text_is_rendered_once_until_a_span_write_changes_what_it_shows(
+    team: Team, document: Document, renders: list[int]
+) -> None:
+    first = open_page(team, document)
+    assert text_of(open_page(team, document)) == text_of(first)
+    assert len(renders) == 1  # every open since was served the same rendering
+    # A decision (keep, which accepts the span) changes what its row shows, not the text:
+    # still one rendering.
+    moshe = span_of(document, "Moshe Chaya")
+    act(team, moshe, action="decide", decision="keep", keep_reason="a public figure")
+    page = open_page(team, document)
+    assert len(renders) == 1 and text_of(page) == text_of(first)
+    assert "a public figure" in page
+    # A label changes the text: the next open renders it again, and shows the new label.
+    act(team, span_of(document, "Moshe Chaya"), action="label", label="LOC")
+    page = open_page(team, document)
+    assert len(renders) == 2 and text_of(page) != text_of(first)
+    assert 'data-label="LOC"' in text_of(page)
+
+
+def _accept(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Rue Alphonse"), action="accept")
+
+
+def _reject(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="reject")
+
+
+def _relabel(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="label", label="LOC")
+
+
+def _add(team: Team, document: Document) -> None:
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    response = annotator_of(team).post(url, {"start": 0, "end": 3, "label": "PER"})
+    assert response.status_code == 302
+
+
+def _move(team: Team, document: Document) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="move", edge="end", unit="char",
+        extend="on")  # fmt: skip
+
+
+def _the_lead_behind(team: Team, document: Document) -> None:
+    rue = span_of(document, "Rue Alphonse")
+    response = client_for(team.lead).post(
+        reverse("span_action", args=[team.project.slug, document.pk, rue.pk]),
+        {"version": rue.version, "action": "reject"},
+    )
+    assert response.status_code == 302
+
+
+@pytest.mark.parametrize(
+    "write", [_accept, _reject, _relabel, _add, _move, _the_lead_behind],
+    ids=["accept", "reject", "relabel", "add", "move", "another person"],
+)  # fmt: skip
+def test_the_next_open_shows_the_spans_as_they_are_after_each_write(
+    team: Team, document: Document, renders: list[int], write: Callable[[Team, Document], None]
+) -> None:
+    """After a write, the page opened again is the page rendered from nothing: the rows and
+    the text (marks, labels, colours) as the spans are now, never the cached marks of
+    before."""
+    before = open_page(team, document)
+    open_page(team, document)
+    write(team, document)
+    after = open_page(team, document)
+    cache.clear()
+    fresh = open_page(team, document)
+    assert text_of(after) == text_of(fresh)
+    assert rows_of(after) == rows_of(fresh)
+    assert rows_of(after) != rows_of(before)
+    # Each of these writes changes what the text shows but an accept (its row alone: the
+    # text marks a rejected span, not an accepted one).
+    assert (text_of(after) == text_of(before)) == (write is _accept)
