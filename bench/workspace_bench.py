@@ -7,7 +7,9 @@ page R times, then R span actions as the page sends them with htmx (accept, reje
 relabel, each saying what the page shows and answered with the patch the page applies: the
 span's row, whatever else changed meanwhile, the stretch of text around them and the status
 bar), then R checks of what changed while nothing did (204). Prints p50, p95 and max of
-each. Targets: p95 ≤ 50 ms to open, ≤ 30 ms per action, ≤ 20 ms per check.
+each, the CPU the server's workers spent on each kind of request (steadier than the times on
+a busy machine), and what the page weighs as sent. Targets: p95 ≤ 50 ms to open, ≤ 30 ms per
+action, ≤ 20 ms per check.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cloak_bench \\
         python bench/workspace_bench.py [--rounds 100] [--words 6000] [--spans 400]
@@ -70,6 +72,24 @@ def arabic_document(words: int, spans: int, seed: int) -> tuple[str, list[tuple[
     return " ".join(parts), found
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) of gunicorn's workers, the children of `pid`, so far;
+    0 where /proc cannot tell (not Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    total = 0
+    for child in children:
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a worker gone meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
@@ -123,6 +143,8 @@ def main() -> None:
     actions: list[float] = []
     checks: list[float] = []
     errors: list[str] = []
+    cpu: dict[str, float] = {}
+    weight = 0
     try:
         cookies = {"sessionid": session.session_key or ""}
         deadline = time.monotonic() + 60
@@ -144,7 +166,8 @@ def main() -> None:
             started = time.perf_counter()
             conn.request(method, path, body=body, headers={"Cookie": cookie, **(headers or {})})
             response = conn.getresponse()
-            data = response.read().decode()
+            raw = response.read()
+            data = raw.decode()
             elapsed = time.perf_counter() - started
             for header, value in response.getheaders():
                 if header.lower() == "set-cookie":
@@ -152,6 +175,9 @@ def main() -> None:
                     cookies[name] = rest.split(";", 1)[0]
             bucket = opens if method == "GET" else checks if "/changes/" in path else actions
             bucket.append(elapsed)
+            if bucket is opens:
+                nonlocal weight
+                weight = len(raw)
             return response.status, data
 
         status, page = request("GET", page_path)
@@ -160,17 +186,20 @@ def main() -> None:
             raise SystemExit(f"the page answered {status}")
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         assert token is not None
+        used = server_cpu_seconds(server.pid)
         for _ in range(args.rounds):
             status, page = request("GET", page_path)
             if status != 200:
                 errors.append(f"GET {status}")
+        cpu["open the page"] = server_cpu_seconds(server.pid) - used
         row = re.compile(r'data-span-id="(\d+)" data-version="(\d+)" data-order="(\d+) (\d+) \d+" '
-                         r'data-action-url="([^"]+)" data-stamp="([^"]+)"')  # fmt: skip
+                         r'(?:data-action-url="[^"]+" )?data-stamp="([^"]+)"')  # fmt: skip
         rows = row.findall(page)
         versions = {span_id: int(version) for span_id, version, *_ in rows}
-        urls = {span_id: url for span_id, _, _, _, url, _ in rows}
+        # A span's URL, as the page's script makes it (the workspace's span URL and the id).
+        urls = {span_id: f"{page_path}spans/{span_id}/" for span_id in versions}
         # What the page shows, as its script sends it with each action and check.
-        shown = {span_id: f"{span_id}:{stamp}:{a}:{b}" for span_id, _, a, b, _, stamp in rows}
+        shown = {span_id: f"{span_id}:{stamp}:{a}:{b}" for span_id, _, a, b, stamp in rows}
         stamp_of = re.compile(r'data-document-stamp="([^"]*)"')
         seen = stamp_of.search(page)
         assert seen is not None
@@ -185,6 +214,7 @@ def main() -> None:
             "X-CSRFToken": token.group(1), "Referer": f"http://127.0.0.1:{port}{page_path}",
         }  # fmt: skip
         rng = random.Random(3)
+        used = server_cpu_seconds(server.pid)
         for number in range(args.rounds):
             span_id = rng.choice(sorted(versions))
             action = ("accept", "reject", "label")[number % 3]
@@ -198,16 +228,19 @@ def main() -> None:
             if status != 200 or "alert-error" in fragment or 'id="workspace"' in fragment:
                 errors.append(f"POST {action}: {status}")
             # The page applies the patch: what it shows follows.
-            for pk, version, a, b, _, stamp in row.findall(fragment):
+            for pk, version, a, b, stamp in row.findall(fragment):
                 versions[pk] = int(version)
                 shown[pk] = f"{pk}:{stamp}:{a}:{b}"
             seen = stamp_of.search(fragment)
             document_stamp = seen.group(1) if seen else document_stamp
+        cpu["one span action"] = server_cpu_seconds(server.pid) - used
         changes_path = f"{page_path}changes/"
+        used = server_cpu_seconds(server.pid)
         for _ in range(args.rounds):
             status, _ = request("POST", changes_path, known(), headers)
             if status != 204:
                 errors.append(f"POST changes: {status}")
+        cpu["a check, no change"] = server_cpu_seconds(server.pid) - used
         conn.close()
     finally:
         server.terminate()
@@ -221,8 +254,11 @@ def main() -> None:
     ):  # fmt: skip
         p50, p95 = (1000 * percentile(values, f) for f in (0.5, 0.95))
         worst, mean = 1000 * max(values), 1000 * statistics.fmean(values)
-        print(f"{name:19} p50 {p50:5.0f} ms  p95 {p95:5.0f} ms  max {worst:5.0f} ms"
-              f"  mean {mean:5.0f} ms  ({len(values)} requests)")  # fmt: skip
+        used = 1000 * cpu.get(name, 0.0) / max(1, len(values))
+        print(f"{name:19} p50 {p50:5.1f} ms  p95 {p95:5.1f} ms  max {worst:5.0f} ms"
+              f"  mean {mean:5.1f} ms  server CPU {used:5.1f} ms"
+              f"  ({len(values)} requests)")  # fmt: skip
+    print(f"page weight         {weight / 1000:.0f} KB ({weight:,} bytes, as sent: no compression)")
     print(f"errors              {len(errors)}")
     for error in errors[:10]:
         print(f"  {error}")

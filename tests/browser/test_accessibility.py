@@ -477,7 +477,7 @@ def test_pages_meet_wcag_aa_for_contrast_labels_and_focus(
     found = focus_failures(focused)
     # Its editor open (with its suggestions) and the focus in it: the row and the highlight
     # still show they are the focused span, by more than a colour.
-    page.click(f"{row} .span-actions button.button-link")
+    page.click(f"{row} .span-actions > button[value=edit]")
     page.wait_for_selector(f"{row} .span-editor")
     page.hover(f"{row} .span-editor button.button")
     page.focus(f"{row} .span-editor select")
