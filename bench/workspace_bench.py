@@ -72,6 +72,18 @@ def arabic_document(words: int, spans: int, seed: int) -> tuple[str, list[tuple[
     return " ".join(parts), found
 
 
+def weight_parts(page: str) -> str:
+    """Where the page's bytes go: its text with the marks, its span rows, the rest."""
+    text = re.search(r'<div class="doc-text"[^>]*>.*?</div>', page, re.DOTALL)
+    rows = re.search(r"<tbody>(.*?)</tbody>", page, re.DOTALL)
+    if text is None or rows is None:
+        return ""
+    total = len(page.encode())
+    text_kb, rows_kb = len(text[0].encode()) / 1000, len(rows[1].encode()) / 1000
+    rest_kb = total / 1000 - text_kb - rows_kb
+    return f": text {text_kb:.0f} KB, rows {rows_kb:.0f} KB, rest {rest_kb:.0f} KB"
+
+
 def server_cpu_seconds(pid: int) -> float:
     """The CPU time (user and system) of gunicorn's workers, the children of `pid`, so far;
     0 where /proc cannot tell (not Linux)."""
@@ -145,6 +157,7 @@ def main() -> None:
     errors: list[str] = []
     cpu: dict[str, float] = {}
     weight = 0
+    parts = ""
     try:
         cookies = {"sessionid": session.session_key or ""}
         deadline = time.monotonic() + 60
@@ -184,6 +197,7 @@ def main() -> None:
         opens.clear()
         if status != 200:
             raise SystemExit(f"the page answered {status}")
+        parts = weight_parts(page)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         assert token is not None
         used = server_cpu_seconds(server.pid)
@@ -258,7 +272,8 @@ def main() -> None:
         print(f"{name:19} p50 {p50:5.1f} ms  p95 {p95:5.1f} ms  max {worst:5.0f} ms"
               f"  mean {mean:5.1f} ms  server CPU {used:5.1f} ms"
               f"  ({len(values)} requests)")  # fmt: skip
-    print(f"page weight         {weight / 1000:.0f} KB ({weight:,} bytes, as sent: no compression)")
+    print(f"page weight         {weight / 1000:.0f} KB ({weight:,} bytes, as sent: no compression)"
+          f"{parts}")  # fmt: skip
     print(f"errors              {len(errors)}")
     for error in errors[:10]:
         print(f"  {error}")

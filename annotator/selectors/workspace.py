@@ -11,7 +11,7 @@ the caller hands in: a selector does not reach the keys.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery
@@ -223,12 +223,16 @@ def span_places(document: Document) -> tuple[SpanPlace, ...]:
 
 def span_tally(document: Document) -> SpanTally:
     """The status bar's counts: one grouped query, however many spans."""
-    counts = (
+    return _tally(
         Span.objects.for_document(document)
         .order_by()
         .values_list("label", "status", "source")
         .annotate(n=Count("id"))
     )
+
+
+def _tally(counts: Iterable[tuple[str, str, str, int]]) -> SpanTally:
+    """The counts from (label, status, source, how many) groups."""
     spans = proposals = 0
     present: set[str] = set()
     proposal_labels: set[str] = set()
@@ -250,9 +254,11 @@ def span_tally(document: Document) -> SpanTally:
 
 
 def workspace_page(document: Document, *, pseudonyms_of: PseudonymsOf) -> WorkspacePage:
-    """Everything the document page reads of its spans, in three queries."""
+    """Everything the document page reads of its spans, in two queries: its rows, and the
+    status bar's counts from them."""
+    rows = span_rows(document, pseudonyms_of=pseudonyms_of)
     return WorkspacePage(
-        rows=span_rows(document, pseudonyms_of=pseudonyms_of), tally=span_tally(document)
+        rows=rows, tally=_tally((row.label, row.status, row.source, 1) for row in rows)
     )
 
 

@@ -1026,3 +1026,17 @@ def test_the_next_open_shows_the_spans_as_they_are_after_each_write(
     # Each of these writes changes what the text shows but an accept (its row alone: the
     # text marks a rejected span, not an accepted one).
     assert (text_of(after) == text_of(before)) == (write is _accept)
+
+
+def test_a_span_s_urls_are_the_workspace_s_and_its_id(team: Team, document: Document) -> None:
+    """A row carries no URL: the page's script makes a span's from the workspace's
+    data-add-url and the span's id (workspace.js, spanUrl), which must stay the routes'."""
+    page = open_page(team, document)
+    base = re.search(r'data-add-url="([^"]+)"', page)
+    assert base is not None
+    span = span_of(document, "Moshe Chaya")
+    args = [team.project.slug, document.pk, span.pk]
+    assert f"{base[1]}{span.pk}/" == reverse("span_action", args=args)
+    assert f"{base[1]}{span.pk}/editor/" == reverse("span_editor", args=args)
+    assert f"{base[1]}{span.pk}/suggestions/" == reverse("span_suggestions", args=args)
+    assert f'data-span-id="{span.pk}"' in page and "data-action-url" not in page
