@@ -45,13 +45,13 @@ def test_finishing_documents_queues_one_computation_for_a_burst(
 
 def test_the_computation_fills_the_cache_the_page_reads(team: Team, monkeypatch: Any) -> None:
     calls: list[int] = []
-    real = quality.preannotation_quality
+    real = quality._measure
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(quality, "preannotation_quality", counted)
+    monkeypatch.setattr(quality, "_measure", counted)
     assert quality_warm(team.project.pk) is True
     quality.project_quality(team.project)  # what the page asks for first: already there
     assert calls == [1]
