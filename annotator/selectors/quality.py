@@ -2,8 +2,10 @@
 
 Final decisions (the gold) are the ACCEPTED spans of documents a person finished (done or
 reviewed), at their current offsets and label. Everything is scored by the engine
-(`pseudonymizer.evaluation`): spans are read in one pass with `values_list(...).iterator()`,
-grouped by document, and handed to the engine as one list of spans per document.
+(`pseudonymizer.evaluation`): spans are read with `values_list(...).iterator()`, grouped by
+document, and handed to the engine as one list of spans per document. The engine's counts add
+up over documents, so `project_quality` keeps them per block of documents (and agreement per
+state of its pairs) and scores again only what changed in what the numbers read.
 
 - Agreement: an original and its replica (`Document.replica_of`, a blind second annotation),
   both finished. Token-level Cohen's kappa, and relaxed span F1 with the original's
@@ -704,8 +706,8 @@ def agreement(project: Project, *, language: str | None = None) -> Agreement:
 # Pre-annotation is scored in blocks of consecutive document ids, each kept in the cache for
 # the state of its documents: what the scores read of them (the language; each span's offsets,
 # label, proposal, source, run, and whether it is accepted) and nothing else. A lead's
-# decision, a keep reason or an entity on a span rescored nothing; a document finished, or a
-# span moved or relabelled, rescored its block alone.
+# decision, a keep reason or an entity on a span rescores nothing; a document finished, or a
+# span moved or relabelled, rescores its block alone.
 BLOCK = 256
 BLOCK_CACHE_SECONDS = 24 * 3600
 _UNIT = "chr(31)"  # between the fields of a span in its digest: in no label
