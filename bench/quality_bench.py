@@ -288,7 +288,9 @@ def main() -> None:
 
         visit()
         decisions = iter(["keep", "pseudonymize"] * args.rounds)
-        labels = iter(["LOC", "PER"] * args.rounds)
+        # A label the entity has not had yet each round: a label it had before would find
+        # the numbers of that state still kept.
+        labels = iter([label for label in project.labels if label != "PER"] * args.rounds)
         spare = iter(waiting)
 
         def resolve(label: str | None = None) -> None:
