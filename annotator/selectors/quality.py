@@ -514,7 +514,7 @@ class _PairRow:
     """A finished replica and its finished original, as read: what agreement depends on."""
 
     language: str
-    finished: dt.datetime
+    week: dt.date  # the Monday of the week the replica was last saved
     text: str
     first: tuple[SpanRow, ...]  # the original's final spans
     second: tuple[SpanRow, ...]  # the replica's
@@ -526,7 +526,7 @@ class _Pair:
     and its relaxed span scores per label."""
 
     language: str
-    finished: dt.datetime
+    week: dt.date
     tokens: list[tuple[int, int]]
     first: list[EngineSpan]
     second: list[EngineSpan]
@@ -540,7 +540,7 @@ def _pair(row: _PairRow) -> _Pair:
     second = [span for span in (_engine_span(*span) for span in row.second) if span is not None]
     return _Pair(
         language=row.language,
-        finished=row.finished,
+        week=row.week,
         tokens=tokens,
         first=first,
         second=second,
@@ -653,7 +653,7 @@ def _pair_rows(project: Project, language: str | None) -> list[_PairRow]:
     return [
         _PairRow(
             language=lang,
-            finished=updated,
+            week=_week(updated),
             text=text,
             first=tuple(spans.get(original, ())),
             second=tuple(spans.get(replica, ())),
@@ -672,7 +672,7 @@ def _agreement(rows: Sequence[_PairRow]) -> Agreement:
     by_week: dict[dt.date, list[_Pair]] = defaultdict(list)
     for pair in pairs:
         by_language[pair.language].append(pair)
-        by_week[_week(pair.finished)].append(pair)
+        by_week[pair.week].append(pair)
     weeks = []
     for week, of_week in sorted(by_week.items()):
         row = _agreement_row("", of_week)
