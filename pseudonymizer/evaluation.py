@@ -4,7 +4,8 @@
 - `token_masking`: the share of identifier tokens a detector masks, and of masked tokens that
   identify (how detection is judged on anonymised court cases).
 - `cohen_kappa_tokens`: token-level Cohen's kappa between two annotations; `token_agreement`
-  also says how many tokens it was computed on, and whether that is too few to report it.
+  also says how many tokens it was computed on, and whether that is too few to report it;
+  `token_table` counts one text's tokens, in tables that add up across texts.
 - `span_confusion`: which label one annotation gave where the other gave which, in spans.
 - `leak_check`: every original surface, and every recognizer hit, still in a rendered text.
 
@@ -337,6 +338,48 @@ class TokenAgreement:
         return None if self.too_small else self.kappa
 
 
+@dataclass(frozen=True)
+class TokenTable:
+    """Two annotations' labels compared token by token, counted: (label in the first, label in
+    the second) → tokens ("O" for none). Tables of several texts add up (`+`), so the kappa of
+    many texts can be taken from tables counted once per text (`token_table`)."""
+
+    counts: tuple[tuple[tuple[str, str], int], ...] = ()
+
+    def __add__(self, other: TokenTable) -> TokenTable:
+        summed: Counter[tuple[str, str]] = Counter(dict(self.counts))
+        summed.update(dict(other.counts))
+        return TokenTable(tuple(sorted(summed.items())))
+
+    def agreement(self) -> TokenAgreement:
+        """Cohen's kappa over the counted tokens (see `cohen_kappa_tokens`)."""
+        total = labelled = agreed = 0
+        count_a: Counter[str] = Counter()
+        count_b: Counter[str] = Counter()
+        for (x, y), n in self.counts:
+            total += n
+            labelled += n if x != OUTSIDE or y != OUTSIDE else 0
+            agreed += n if x == y else 0
+            count_a[x] += n
+            count_b[y] += n
+        if not total:
+            return TokenAgreement(0, 0, 1.0)
+        observed = agreed / total
+        expected = sum(count_a[label] * count_b[label] for label in count_a) / (total * total)
+        if expected >= 1.0:
+            return TokenAgreement(total, labelled, 1.0)
+        return TokenAgreement(total, labelled, (observed - expected) / (1 - expected))
+
+
+def token_table(
+    tokens: Sequence[tuple[int, int]], a: Iterable[Span], b: Iterable[Span]
+) -> TokenTable:
+    """The token table of two annotations `a` and `b` of one text whose tokens (`tokenize`)
+    are `tokens`: a text tokenized once can be compared under several groupings of spans."""
+    counts = Counter(zip(_token_labels(tokens, a), _token_labels(tokens, b), strict=True))
+    return TokenTable(tuple(sorted(counts.items())))
+
+
 def token_agreement(
     a: Sequence[Sequence[Span]], b: Sequence[Sequence[Span]], texts: Sequence[str]
 ) -> TokenAgreement:
@@ -344,22 +387,10 @@ def token_agreement(
     sample it was computed on (see `cohen_kappa_tokens` for the kappa)."""
     if not len(a) == len(b) == len(texts):
         raise ValueError(f"{len(texts)} texts, but {len(a)} and {len(b)} annotations")
-    first: list[str] = []
-    second: list[str] = []
+    table = TokenTable()
     for spans_a, spans_b, text in zip(a, b, texts, strict=True):
-        tokens = tokenize(text)
-        first.extend(_token_labels(tokens, spans_a))
-        second.extend(_token_labels(tokens, spans_b))
-    total = len(first)
-    labelled = sum(x != OUTSIDE or y != OUTSIDE for x, y in zip(first, second, strict=True))
-    if not total:
-        return TokenAgreement(0, 0, 1.0)
-    observed = sum(x == y for x, y in zip(first, second, strict=True)) / total
-    count_a, count_b = Counter(first), Counter(second)
-    expected = sum(count_a[label] * count_b[label] for label in count_a) / (total * total)
-    if expected >= 1.0:
-        return TokenAgreement(total, labelled, 1.0)
-    return TokenAgreement(total, labelled, (observed - expected) / (1 - expected))
+        table += token_table(tokenize(text), spans_a, spans_b)
+    return table.agreement()
 
 
 def span_confusion(
@@ -626,11 +657,13 @@ __all__ = [
     "Scores",
     "TokenAgreement",
     "TokenMasking",
+    "TokenTable",
     "cohen_kappa_tokens",
     "leak_check",
     "span_confusion",
     "span_prf",
     "token_agreement",
     "token_masking",
+    "token_table",
     "tokenize",
 ]

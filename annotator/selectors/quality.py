@@ -2,8 +2,10 @@
 
 Final decisions (the gold) are the ACCEPTED spans of documents a person finished (done or
 reviewed), at their current offsets and label. Everything is scored by the engine
-(`pseudonymizer.evaluation`): spans are read in one pass with `values_list(...).iterator()`,
-grouped by document, and handed to the engine as one list of spans per document.
+(`pseudonymizer.evaluation`): spans are read with `values_list(...).iterator()`, grouped by
+document, and handed to the engine as one list of spans per document. The engine's counts add
+up over documents, so `project_quality` keeps them per block of documents (and agreement per
+state of its pairs) and scores again only what changed in what the numbers read.
 
 - Agreement: an original and its replica (`Document.replica_of`, a blind second annotation),
   both finished. Token-level Cohen's kappa, and relaxed span F1 with the original's
@@ -41,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
 from annotator.models import (
@@ -53,11 +56,13 @@ from annotator.models import (
     SpanStatus,
 )
 from pseudonymizer.evaluation import (
+    OUTSIDE,
     Averaged,
     Scores,
+    TokenTable,
     span_confusion,
     span_prf,
-    token_agreement,
+    token_table,
     tokenize,
 )
 from pseudonymizer.spans import Span as EngineSpan
@@ -341,11 +346,17 @@ def _scope_documents(project: Project, language: str | None, run: RunScope) -> d
         documents = documents.filter(language=language)
     found = dict(documents.values_list("id", "language").iterator(chunk_size=CHUNK))
     if isinstance(run, int):
-        covered: set[int] = set()
-        for ids in RunBatch.objects.filter(run_id=run).values_list("document_ids", flat=True):
-            covered.update(ids)
+        covered = _covered(run)
         found = {pk: lang for pk, lang in found.items() if pk in covered}
     return found
+
+
+def _covered(run: int) -> set[int]:
+    """The documents a run went through."""
+    covered: set[int] = set()
+    for ids in RunBatch.objects.filter(run_id=run).values_list("document_ids", flat=True):
+        covered.update(ids)
+    return covered
 
 
 def _predicts(run: RunScope, source: str, run_id: int | None) -> bool:
@@ -357,18 +368,34 @@ def _predicts(run: RunScope, source: str, run_id: int | None) -> bool:
     return run_id == run and source in PREDICTING_SOURCES
 
 
-def preannotation_quality(
-    project: Project, *, language: str | None = None, run: RunScope = None
-) -> Preannotation:
-    """Proposals against final decisions in `project` (one language, one run or imports)."""
-    documents = _scope_documents(project, language, run)
-    spans = Span.objects.filter(
-        document__project=project,
-        document__status__in=FINISHED,
-        document__replica_of__isnull=True,
-    )
-    if language:
-        spans = spans.filter(document__language=language)
+@dataclass(frozen=True)
+class _Measured:
+    """Pre-annotation counted over some documents: per (language, source, mode), per label
+    scores summed over the language's documents, and how many documents each language has.
+    Measures of disjoint documents add up (`+`)."""
+
+    totals: dict[tuple[str, str, Mode], Totals] = field(default_factory=dict)
+    documents: dict[str, int] = field(default_factory=dict)
+
+    def __add__(self, other: _Measured) -> _Measured:
+        totals = {key: dict(value) for key, value in self.totals.items()}
+        for key, value in other.totals.items():
+            _add(totals.setdefault(key, {}), value)
+        documents = dict(self.documents)
+        for code, count in other.documents.items():
+            documents[code] = documents.get(code, 0) + count
+        return _Measured(totals, documents)
+
+    def of_language(self, language: str) -> _Measured:
+        totals = {key: value for key, value in self.totals.items() if key[0] == language}
+        documents = {code: n for code, n in self.documents.items() if code == language}
+        return _Measured(totals, documents)
+
+
+def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Measured:
+    """Score the proposals of scope `run` in `documents` (id → language, finished originals
+    of `project`) against their final spans."""
+    spans = Span.objects.filter(document__project=project)
     accepted = Q(status=SpanStatus.ACCEPTED)
     if isinstance(run, int):
         spans = spans.filter(accepted | Q(run_id=run, source__in=PREDICTING_SOURCES))
@@ -379,24 +406,24 @@ def preannotation_quality(
 
     gold: dict[int, list[EngineSpan]] = defaultdict(list)
     pred: dict[int, dict[str, list[EngineSpan]]] = defaultdict(lambda: defaultdict(list))
-    rows = spans.values_list(
+    columns = (
         "document_id", "status", "source", "run_id", "start", "end", "label",
         "proposed_start", "proposed_end", "proposed_label",
-    ).iterator(chunk_size=CHUNK)  # fmt: skip
-    for doc_id, status, source, run_id, start, end, label, p_start, p_end, p_label in rows:
-        if doc_id not in documents:
-            continue
-        if status == SpanStatus.ACCEPTED:
-            span = _engine_span(start, end, label)
-            if span is not None:
-                gold[doc_id].append(span)
-        if _predicts(run, source, run_id):
-            proposal = None
-            if p_start is not None and p_end is not None:
-                proposal = _engine_span(p_start, p_end, p_label or label)
-            proposal = proposal or _engine_span(start, end, label)
-            if proposal is not None:
-                pred[doc_id][source].append(proposal)
+    )  # fmt: skip
+    for ids in _chunks(sorted(documents)):
+        rows = spans.filter(document_id__in=ids).values_list(*columns).iterator(chunk_size=CHUNK)
+        for doc_id, status, source, run_id, start, end, label, p_start, p_end, p_label in rows:
+            if status == SpanStatus.ACCEPTED:
+                span = _engine_span(start, end, label)
+                if span is not None:
+                    gold[doc_id].append(span)
+            if _predicts(run, source, run_id):
+                proposal = None
+                if p_start is not None and p_end is not None:
+                    proposal = _engine_span(p_start, p_end, p_label or label)
+                proposal = proposal or _engine_span(start, end, label)
+                if proposal is not None:
+                    pred[doc_id][source].append(proposal)
 
     if run == IMPORT_SCOPE:  # judged on the documents that came with spans
         documents = {pk: lang for pk, lang in documents.items() if pred.get(pk)}
@@ -416,11 +443,18 @@ def preannotation_quality(
         for source, pred_lists in lists.items():
             for mode in MODES:
                 totals[code, source, mode] = _scores(mode, gold_lists, pred_lists, gold_only)
+    counts = {code: sum(1 for lang in documents.values() if lang == code) for code in codes}
+    return _Measured(totals, counts)
+
+
+def _preannotation(run: RunScope, measured: _Measured) -> Preannotation:
+    codes = sorted(measured.documents)
+    totals = measured.totals
 
     def summed(source: str, mode: Mode) -> Totals:
         result: Totals = {}
         for code in codes:
-            _add(result, totals[code, source, mode])
+            _add(result, totals.get((code, source, mode), {}))
         return result
 
     sources = [
@@ -430,8 +464,8 @@ def preannotation_quality(
     languages = [
         LanguageScores(
             code,
-            sum(1 for lang in documents.values() if lang == code),
-            *(sum(totals[code, ALL_SOURCES, mode].values(), Scores()) for mode in MODES),
+            measured.documents[code],
+            *(sum(totals.get((code, ALL_SOURCES, mode), {}).values(), Scores()) for mode in MODES),
         )
         for code in codes
     ]
@@ -452,21 +486,67 @@ def preannotation_quality(
         if seen.gold
     ]
     return Preannotation(
-        scope=run, documents=len(documents), sources=sources, languages=languages, misses=misses
+        scope=run,
+        documents=sum(measured.documents.values()),
+        sources=sources,
+        languages=languages,
+        misses=misses,
     )
+
+
+def preannotation_quality(
+    project: Project, *, language: str | None = None, run: RunScope = None
+) -> Preannotation:
+    """Proposals against final decisions in `project` (one language, one run or imports),
+    every document scored now (`project_quality` scores only the documents that changed)."""
+    documents = _scope_documents(project, language, run)
+    return _preannotation(run, _measure(project, documents, run))
 
 
 # --- Agreement -------------------------------------------------------------------------------
 
 
+SpanRow = tuple[int, int, str]  # start, end, label
+
+
+@dataclass(frozen=True)
+class _PairRow:
+    """A finished replica and its finished original, as read: what agreement depends on."""
+
+    language: str
+    week: dt.date  # the Monday of the week the replica was last saved
+    text: str
+    first: tuple[SpanRow, ...]  # the original's final spans
+    second: tuple[SpanRow, ...]  # the replica's
+
+
 @dataclass(frozen=True)
 class _Pair:
+    """A pair, tokenized once, with what every grouping of pairs adds up: its token table
+    and its relaxed span scores per label."""
+
     language: str
-    finished: dt.datetime
-    text: str
-    tokens: int
+    week: dt.date
+    tokens: list[tuple[int, int]]
     first: list[EngineSpan]
     second: list[EngineSpan]
+    table: TokenTable
+    scores: dict[str, Scores]
+
+
+def _pair(row: _PairRow) -> _Pair:
+    tokens = tokenize(row.text)
+    first = [span for span in (_engine_span(*span) for span in row.first) if span is not None]
+    second = [span for span in (_engine_span(*span) for span in row.second) if span is not None]
+    return _Pair(
+        language=row.language,
+        week=row.week,
+        tokens=tokens,
+        first=first,
+        second=second,
+        table=token_table(tokens, first, second),
+        scores=span_prf([first], [second], mode="relaxed").per_label,
+    )
 
 
 def _week(moment: dt.datetime) -> dt.date:
@@ -475,18 +555,18 @@ def _week(moment: dt.datetime) -> dt.date:
 
 
 def _agreement_row(key: str, pairs: Sequence[_Pair]) -> AgreementRow:
-    first = [pair.first for pair in pairs]
-    second = [pair.second for pair in pairs]
-    texts = [pair.text for pair in pairs]
-    tokens = token_agreement(first, second, texts)
+    """Token-level kappa and relaxed F1 (the original's annotator as the reference) over
+    `pairs`, as `token_agreement` and `span_prf` give them on the pairs' spans."""
+    tokens = sum((pair.table for pair in pairs), TokenTable()).agreement()
+    scores = sum((s for pair in pairs for s in pair.scores.values()), Scores())
     return AgreementRow(
         key=key,
         pairs=len(pairs),
         tokens=tokens.tokens,
         kappa=tokens.kappa,
-        f1=span_prf(first, second, mode="relaxed", by_label=False).micro.f1,
-        first=sum(len(spans) for spans in first),
-        second=sum(len(spans) for spans in second),
+        f1=scores.f1,
+        first=sum(len(pair.first) for pair in pairs),
+        second=sum(len(pair.second) for pair in pairs),
         kappa_reason=tokens.too_small,
     )
 
@@ -494,22 +574,35 @@ def _agreement_row(key: str, pairs: Sequence[_Pair]) -> AgreementRow:
 def _label_rows(pairs: Sequence[_Pair]) -> list[AgreementRow]:
     """Per label: binary kappa (the label or not) over every token of the pairs, and relaxed
     F1 over that label's spans; the label's tokens are those either annotator gave it."""
-    texts = [pair.text for pair in pairs]
     labels = sorted({s.label for pair in pairs for s in (*pair.first, *pair.second)})
+    every_token = sum(len(pair.tokens) for pair in pairs)
     rows: list[AgreementRow] = []
     for label in labels:
-        first = [[s for s in pair.first if s.label == label] for pair in pairs]
-        second = [[s for s in pair.second if s.label == label] for pair in pairs]
-        tokens = token_agreement(first, second, texts)
+        table = TokenTable()
+        counted = pairs_with = first_spans = second_spans = 0
+        for pair in pairs:
+            first = [s for s in pair.first if s.label == label]
+            second = [s for s in pair.second if s.label == label]
+            if not first and not second:
+                continue  # every token outside the label for both: added below
+            table += token_table(pair.tokens, first, second)
+            counted += len(pair.tokens)
+            pairs_with += 1
+            first_spans += len(first)
+            second_spans += len(second)
+        if every_token > counted:
+            table += TokenTable((((OUTSIDE, OUTSIDE), every_token - counted),))
+        tokens = table.agreement()
+        scores = sum((pair.scores.get(label, Scores()) for pair in pairs), Scores())
         rows.append(
             AgreementRow(
                 key=label,
-                pairs=sum(1 for a, b in zip(first, second, strict=True) if a or b),
+                pairs=pairs_with,
                 tokens=tokens.labelled,
                 kappa=tokens.kappa,
-                f1=span_prf(first, second, mode="relaxed", by_label=False).micro.f1,
-                first=sum(len(spans) for spans in first),
-                second=sum(len(spans) for spans in second),
+                f1=scores.f1,
+                first=first_spans,
+                second=second_spans,
                 kappa_reason=tokens.too_small,
             )
         )
@@ -532,7 +625,7 @@ def _confusion(pairs: Sequence[_Pair]) -> list[ConfusionCell]:
     ]
 
 
-def _pairs(project: Project, language: str | None) -> list[_Pair]:
+def _pair_rows(project: Project, language: str | None) -> list[_PairRow]:
     replicas = Document.objects.filter(
         project=project,
         replica_of__isnull=False,
@@ -547,25 +640,23 @@ def _pairs(project: Project, language: str | None) -> list[_Pair]:
         )
     )
     ids = sorted({pk for row in found for pk in row[:2]})
-    spans: dict[int, list[EngineSpan]] = defaultdict(list)
+    spans: dict[int, list[SpanRow]] = defaultdict(list)
     for chunk in _chunks(ids):
         rows = (
             Span.objects.filter(document_id__in=chunk, status=SpanStatus.ACCEPTED)
+            .order_by("id")
             .values_list("document_id", "start", "end", "label")
             .iterator(chunk_size=CHUNK)
         )
         for doc_id, start, end, label in rows:
-            span = _engine_span(start, end, label)
-            if span is not None:
-                spans[doc_id].append(span)
+            spans[doc_id].append((start, end, label))
     return [
-        _Pair(
+        _PairRow(
             language=lang,
-            finished=updated,
+            week=_week(updated),
             text=text,
-            tokens=len(tokenize(text)),
-            first=spans.get(original, []),
-            second=spans.get(replica, []),
+            first=tuple(spans.get(original, ())),
+            second=tuple(spans.get(replica, ())),
         )
         for replica, original, lang, updated, text, original_text in found
         # A replica is a copy of its original; one whose text differs cannot be compared.
@@ -573,16 +664,15 @@ def _pairs(project: Project, language: str | None) -> list[_Pair]:
     ]
 
 
-def agreement(project: Project, *, language: str | None = None) -> Agreement:
-    """Agreement between the two annotators of every finished original and replica."""
-    pairs = _pairs(project, language)
+def _agreement(rows: Sequence[_PairRow]) -> Agreement:
+    pairs = [_pair(row) for row in rows]
     if not pairs:
         return Agreement(0, 0, None, [], [], [])
     by_language: dict[str, list[_Pair]] = defaultdict(list)
     by_week: dict[dt.date, list[_Pair]] = defaultdict(list)
     for pair in pairs:
         by_language[pair.language].append(pair)
-        by_week[_week(pair.finished)].append(pair)
+        by_week[pair.week].append(pair)
     weeks = []
     for week, of_week in sorted(by_week.items()):
         row = _agreement_row("", of_week)
@@ -597,13 +687,115 @@ def agreement(project: Project, *, language: str | None = None) -> Agreement:
         )
     return Agreement(
         pairs=len(pairs),
-        tokens=sum(pair.tokens for pair in pairs),
+        tokens=sum(len(pair.tokens) for pair in pairs),
         overall=_agreement_row("", pairs),
         labels=_label_rows(pairs),
         languages=[_agreement_row(code, of) for code, of in sorted(by_language.items())],
         weeks=weeks,
         confusion=_confusion(pairs),
     )
+
+
+def agreement(project: Project, *, language: str | None = None) -> Agreement:
+    """Agreement between the two annotators of every finished original and replica."""
+    return _agreement(_pair_rows(project, language))
+
+
+# --- Kept numbers ----------------------------------------------------------------------------
+
+# Pre-annotation is scored in blocks of consecutive document ids, each kept in the cache for
+# the state of its documents: what the scores read of them (the language; each span's offsets,
+# label, proposal, source, run, and whether it is accepted) and nothing else. A lead's
+# decision, a keep reason or an entity on a span rescores nothing; a document finished, or a
+# span moved or relabelled, rescores its block alone.
+BLOCK = 256
+BLOCK_CACHE_SECONDS = 24 * 3600
+_UNIT = "chr(31)"  # between the fields of a span in its digest: in no label
+
+# One row per finished original: its id, language and a digest of its spans' fields above.
+_STATES_SQL = {
+    "postgresql": f"""
+        SELECT d.id, d.language, COUNT(s.id), COALESCE(SUM(hashtextextended(concat_ws({_UNIT},
+            s.id, s.status = %(accepted)s, s.source, COALESCE(s.run_id, -1), s.start, s."end",
+            COALESCE(s.proposed_start, -1), COALESCE(s.proposed_end, -1), s.label,
+            s.proposed_label), 0)), 0), ''
+        FROM {{document}} d LEFT JOIN {{span}} s ON s.document_id = d.id
+        WHERE d.project_id = %(project)s AND d.status IN {{finished}} AND d.replica_of_id IS NULL
+        GROUP BY d.id, d.language""",
+    # Elsewhere, the spans' versions: every change a person makes moves one.
+    "other": """
+        SELECT d.id, d.language, COUNT(s.id), COALESCE(SUM(s.version), 0),
+            COALESCE(MAX(s.updated_at), '')
+        FROM {document} d LEFT JOIN {span} s ON s.document_id = d.id
+        WHERE d.project_id = %(project)s AND d.status IN {finished} AND d.replica_of_id IS NULL
+        GROUP BY d.id, d.language""",
+}
+
+
+def _document_states(project: Project) -> dict[int, tuple[str, str]]:
+    """Finished originals: id → (language, the state of what pre-annotation reads of it)."""
+    finished = {f"finished{index}": str(status) for index, status in enumerate(FINISHED)}
+    sql = _STATES_SQL["postgresql" if connection.vendor == "postgresql" else "other"].format(
+        document=Document._meta.db_table,
+        span=Span._meta.db_table,
+        finished="(" + ", ".join(f"%({name})s" for name in finished) + ")",
+    )
+    params: dict[str, str | int] = {
+        **finished,
+        "project": project.pk,
+        "accepted": str(SpanStatus.ACCEPTED),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {pk: (lang, f"{n}:{digest}:{changed}") for pk, lang, n, digest, changed in cursor}
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:32]
+
+
+def _kept_preannotation(
+    project: Project, *, language: str | None = None, run: RunScope = None
+) -> Preannotation:
+    """`preannotation_quality`, each block of documents scored once for a state of them."""
+    states = _document_states(project)
+    if isinstance(run, int):
+        covered = _covered(run)
+        states = {pk: state for pk, state in states.items() if pk in covered}
+    blocks: dict[int, list[tuple[int, tuple[str, str]]]] = defaultdict(list)
+    for pk, state in sorted(states.items()):
+        blocks[pk // BLOCK].append((pk, state))
+    keys = {
+        block: f"cloak:quality:block:v1:{project.pk}:{run or ''}:{block}:{_digest(rows)}"
+        for block, rows in blocks.items()
+    }
+    kept = cache.get_many(list(keys.values()))
+    measured = _Measured()
+    fresh: dict[str, _Measured] = {}
+    for block, key in keys.items():
+        part = kept.get(key)
+        if not isinstance(part, _Measured):
+            part = _measure(project, {pk: state[0] for pk, state in blocks[block]}, run)
+            fresh[key] = part
+        measured += part
+    if fresh:
+        cache.set_many(fresh, timeout=BLOCK_CACHE_SECONDS)
+    if language:
+        measured = measured.of_language(language)
+    return _preannotation(run, measured)
+
+
+def _kept_agreement(project: Project, *, language: str | None = None) -> Agreement:
+    """`agreement`, computed once for a state of the pairs: their documents, and the final
+    spans of both sides (what the numbers read; a lead's decision on a span is not)."""
+    pairs = _pair_rows(project, language)
+    key = f"cloak:quality:agreement:v1:{project.pk}:{language or ''}:{_digest(pairs)}"
+    kept = cache.get(key)
+    if isinstance(kept, Agreement):
+        return kept
+    measured = _agreement(pairs)
+    cache.set(key, measured, timeout=BLOCK_CACHE_SECONDS)
+    return measured
 
 
 def _data_state(project: Project) -> str:
@@ -628,16 +820,18 @@ def project_quality(
 ) -> Quality:
     """Everything the quality page and its endpoint show: computed once for a state of the
     project's spans and documents, then served from the cache until either changes (the
-    scoring takes seconds on a large project; the state, tens of milliseconds)."""
-    key = f"cloak:quality:v2:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
+    state takes tens of milliseconds). When they change, only what changed is scored again:
+    the blocks of documents whose spans changed in what the scores read, and the pairs when
+    theirs did (scoring everything takes seconds on a large project)."""
+    key = f"cloak:quality:v3:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
     cached = cache.get(key)
     if isinstance(cached, Quality):
         return cached
     measured = Quality(
         language=language,
         run=run,
-        agreement=agreement(project, language=language),
-        preannotation=preannotation_quality(project, language=language, run=run),
+        agreement=_kept_agreement(project, language=language),
+        preannotation=_kept_preannotation(project, language=language, run=run),
     )
     cache.set(key, measured, timeout=QUALITY_CACHE_SECONDS)
     return measured

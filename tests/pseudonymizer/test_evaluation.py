@@ -6,13 +6,16 @@ import pytest
 
 from pseudonymizer.evaluation import (
     MIN_KAPPA_TOKENS,
+    OUTSIDE,
     Leak,
+    TokenTable,
     cohen_kappa_tokens,
     leak_check,
     span_confusion,
     span_prf,
     token_agreement,
     token_masking,
+    token_table,
     tokenize,
 )
 from pseudonymizer.spans import Span
@@ -158,6 +161,21 @@ def test_cohen_kappa_over_tokens() -> None:
     # po = 2/4 (tokens a and d). pe = (PER 2*1 + O 2*2 + LOC 0*1) / 16 = 6/16.
     # kappa = (0.5 - 0.375) / (1 - 0.375) = 0.2.
     assert kappa == pytest.approx(0.2)
+
+
+def test_token_tables_of_texts_add_up_to_the_agreement_over_them() -> None:
+    texts = ["a b c d", "Moshe Chaya met Sara in Paris"]
+    first = [[Span(0, 3, "PER")], [Span(0, 11, "PER"), Span(24, 29, "LOC")]]
+    second = [[Span(0, 1, "PER"), Span(4, 5, "LOC")], [Span(0, 5, "PER"), Span(16, 20, "LOC")]]
+    tables = [token_table(tokenize(t), a, b) for t, a, b in zip(texts, first, second, strict=True)]
+    # Per text: (label in the first, label in the second) → tokens.
+    assert dict(tables[0].counts) == {
+        ("PER", "PER"): 1, ("PER", OUTSIDE): 1, (OUTSIDE, "LOC"): 1, (OUTSIDE, OUTSIDE): 1,
+    }  # fmt: skip
+    summed = sum(tables, TokenTable())
+    assert summed.agreement() == token_agreement(first, second, texts)
+    assert tables[0].agreement().kappa == pytest.approx(0.2)
+    assert TokenTable().agreement() == token_agreement([], [], [])
 
 
 def test_cohen_kappa_handles_perfect_and_degenerate_agreement() -> None:

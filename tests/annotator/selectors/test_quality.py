@@ -550,13 +550,13 @@ def test_the_numbers_are_computed_once_for_a_state_of_the_data(
     from annotator.selectors import quality
 
     calls: list[int] = []
-    real = quality.preannotation_quality
+    real = quality._measure
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(quality, "preannotation_quality", counted)
+    monkeypatch.setattr(quality, "_measure", counted)
     first = project_quality(corpus.project)
     again = project_quality(corpus.project)
     assert len(calls) == 1 and again == first
@@ -567,3 +567,4 @@ def test_the_numbers_are_computed_once_for_a_state_of_the_data(
     changed = project_quality(corpus.project)
     assert len(calls) == 2
     assert changed.preannotation != first.preannotation
+    assert changed.preannotation == preannotation_quality(corpus.project)

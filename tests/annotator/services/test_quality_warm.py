@@ -8,12 +8,12 @@ import pytest
 from django.core.cache import cache
 
 from annotator import tasks
-from annotator.models import DocumentStatus
+from annotator.models import DocumentStatus, SpanStatus
 from annotator.selectors import quality
 from annotator.services.quality import quality_warm, quality_warm_request
 from annotator.services.spans import document_status_set
 from tests.conftest import Team
-from tests.factories import DocumentFactory
+from tests.factories import DocumentFactory, SpanFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -45,13 +45,15 @@ def test_finishing_documents_queues_one_computation_for_a_burst(
 
 def test_the_computation_fills_the_cache_the_page_reads(team: Team, monkeypatch: Any) -> None:
     calls: list[int] = []
-    real = quality.preannotation_quality
+    real = quality._measure
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(quality, "preannotation_quality", counted)
+    monkeypatch.setattr(quality, "_measure", counted)
+    document = DocumentFactory(project=team.project, language="en", status=DocumentStatus.DONE)
+    SpanFactory(document=document, status=SpanStatus.ACCEPTED)
     assert quality_warm(team.project.pk) is True
     quality.project_quality(team.project)  # what the page asks for first: already there
     assert calls == [1]
