@@ -262,7 +262,14 @@ CACHES = {
             # of 300 entries would cull live heartbeats, and the reaper take their jobs for dead.
             "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
-    )
+    ),
+    # The workspace's rendered text (annotator.views.workspace.whole_text) holds originals: it
+    # stays in the process that rendered it, never in Redis or on disk, and goes with it.
+    "rendered": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "cloak-rendered",
+        "OPTIONS": {"MAX_ENTRIES": env_int("CLOAK_RENDERED_TEXTS", 64)},
+    },
 }
 
 REST_FRAMEWORK = {

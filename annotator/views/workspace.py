@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_cache_control
@@ -150,14 +150,17 @@ def whole_text(
 ) -> SafeString:
     """The document's whole text with the marks of `spans`, rendered once for what they are.
 
-    The cache holds the text as the database does (the originals; never the keys), for an
-    hour at most. It is rendered markup, no CSRF token and nothing of the person asking: every
-    member who may open the document gets the same."""
+    The text holds originals, so it is kept in the process's own memory (the `rendered`
+    cache: each web worker keeps its last CLOAK_RENDERED_TEXTS documents for an hour at
+    most), never in the shared cache, which is Redis or a folder on disk. It is rendered
+    markup, no CSRF token and nothing of the person asking: every member who may open the
+    document gets the same."""
     key = text_cache_key(request, document, spans)
-    html = cache.get(key)
+    kept = caches["rendered"]
+    html = kept.get(key)
     if not isinstance(html, str):
         html = str(_text(request, document, spans))
-        cache.set(key, html, TEXT_CACHE_SECONDS)
+        kept.set(key, html, TEXT_CACHE_SECONDS)
     return mark_safe(html)
 
 

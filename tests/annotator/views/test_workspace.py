@@ -933,11 +933,12 @@ def test_a_span_with_any_label_is_added_only_by_who_annotates_the_document(
 
 @pytest.fixture
 def renders(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A cache of this test's own (the shared one outlives a test), and how many times the
+    """A cache of this test's own (the process's one outlives a test), and how many times the
     whole text has been rendered since: one entry a render, its length."""
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                    "LOCATION": "workspace-text-test"}
+        **settings.CACHES,
+        "rendered": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                     "LOCATION": "workspace-text-test"},
     }  # fmt: skip
     made: list[int] = []
     render = workspace_views._text
