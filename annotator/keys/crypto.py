@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from functools import cache
+from functools import cache, lru_cache
 
 from cryptography.fernet import Fernet
 from django.conf import settings
@@ -47,6 +47,15 @@ def decrypt(token: bytes | memoryview) -> str:
 normalise_surface = fold_key
 
 
+@lru_cache(maxsize=64)
+def _digester(keys_secret: str, project_secret: str) -> hmac.HMAC:
+    """The HMAC keyed for one project's digests, its key derived once (a page digests every
+    surface it shows): `surface_digest` feeds a copy of it."""
+    del keys_secret  # part of the cache key only: settings may change under tests
+    return hmac.new(derive_key(b"digest:" + project_secret.encode()), digestmod=hashlib.sha256)
+
+
 def surface_digest(project_secret: str, surface: str) -> str:
-    key = derive_key(b"digest:" + project_secret.encode())
-    return hmac.new(key, normalise_surface(surface).encode("utf-8"), hashlib.sha256).hexdigest()
+    digester = _digester(settings.CLOAK_KEYS_SECRET, project_secret).copy()
+    digester.update(normalise_surface(surface).encode("utf-8"))
+    return digester.hexdigest()
