@@ -174,20 +174,45 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def backend_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds the process `pid` has used (a PostgreSQL backend on this machine), None
+    when it cannot be read (the database is elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime, the 14th and 15th fields, counted from the state (the 3rd).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def import_in_this_process(project_id: int, corpus: Path) -> dict[str, object]:
     """Import `corpus` into the project, in this process (a fresh one); what it measured."""
     django_on_fresh_database(keep_db=True, migrate=False)
+    from django.db import connection
+
     from annotator.models import Project
     from annotator.services.imports import documents_import
 
     project = Project.objects.get(pk=project_id)
+    backend = 0
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            backend = cursor.fetchone()[0]
+    backend_before = backend_cpu_seconds(backend) if backend else None
     rss_before = peak_rss_mb()
     started = time.perf_counter()
     cpu = time.process_time()
     summary = documents_import(project=project, path=corpus, fmt="jsonl")
+    backend_after = backend_cpu_seconds(backend) if backend else None
     return {
         "seconds": time.perf_counter() - started,
         "cpu_seconds": time.process_time() - cpu,
+        "database_cpu_seconds": (
+            None
+            if backend_before is None or backend_after is None
+            else backend_after - backend_before
+        ),
         "peak_rss_mb": peak_rss_mb(),
         "rss_before_mb": rss_before,
         "documents": summary.documents,
@@ -274,6 +299,8 @@ def main() -> None:
           f"{spans_written / args.documents:.2f} per document)")  # fmt: skip
     print(f"file              {size_mb:.1f} MB of JSONL")
     print(f"import seconds    {seconds:.1f} (CPU {cpu:.1f} s in the importing process)")
+    if cloak["database_cpu_seconds"] is not None:
+        print(f"database CPU      {cloak['database_cpu_seconds']:.1f} s in its PostgreSQL backend")
     print(f"documents/second  {args.documents / seconds:,.0f}")
     print(f"peak RSS          {cloak['peak_rss_mb']:.0f} MB, the importing process "
           f"({cloak['rss_before_mb']:.0f} MB before the import)")  # fmt: skip
