@@ -253,6 +253,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep-db", action="store_true", help="do not drop and recreate it")
     parser.add_argument(
+        "--annotators",
+        action="store_true",
+        help="give the project an annotator per language, as the design has it, so that "
+        "the import also assigns every document it writes",
+    )
+    parser.add_argument(
         "--doccano-python", metavar="PATH", help="doccano 1.8.4's interpreter, to compare"
     )
     parser.add_argument(
@@ -269,9 +275,17 @@ def main() -> None:
     from django.db import connection
 
     from annotator.models import Document, Span
-    from annotator.services.projects import project_create
+    from annotator.services.projects import membership_set, project_create
 
     project = project_create(slug=f"bench-{int(time.time())}", languages=["en", "fr", "ar"])
+    for language in project.languages if args.annotators else ():
+        membership_set(
+            project=project,
+            username=f"annotator-{language}-{project.pk}",
+            role="annotator",
+            languages=[language],
+            password="bench-annotator-password",
+        )
 
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder) / "synthetic.jsonl"

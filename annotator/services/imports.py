@@ -47,6 +47,7 @@ from annotator.models import (
     SpanSource,
 )
 from annotator.permissions import acting_user
+from annotator.selectors.assignments import annotators_by_language
 from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
@@ -325,7 +326,9 @@ class _PostgresCopyWriter(_RowWriter):
     process's memory flat however large the file."""
 
     CHUNK_CHARS = 1 << 18
-    DOCUMENT_VARYING = {"id", "language", "external_id", "text", "metadata", "search_text"}
+    DOCUMENT_VARYING = {
+        "id", "language", "external_id", "text", "metadata", "search_text", "assignee_id",
+    }  # fmt: skip
     SPAN_VARYING = {
         "document_id", "start", "end", "label", "score", "decision",
         "proposed_start", "proposed_end", "proposed_label",
@@ -339,6 +342,13 @@ class _PostgresCopyWriter(_RowWriter):
             f"SELECT nextval(pg_get_serial_sequence('{Document._meta.db_table}', 'id')) "
             "FROM generate_series(1, %s)"
         )
+        # Each document is written with the assignee documents_assign_arrivals would give it
+        # after (its language's annotator), which then has none of them left to update: an
+        # UPDATE would write every imported row, and its eight index entries, a second time.
+        self.assignees = {
+            language: _copy_field(user.pk)
+            for language, user in annotators_by_language(project).items()
+        }
         # The columns every row of an import shares, from the rows the ORM path would write.
         sample = ImportedDocument(text="x", external_id="x", language="x")
         self.document_template = _copy_template(
@@ -363,6 +373,7 @@ class _PostgresCopyWriter(_RowWriter):
                 text=_copy_text(document.text),
                 metadata=_copy_text(json.dumps(document.metadata, ensure_ascii=False)),
                 search_text=_copy_text(fold(document.text)),
+                assignee_id=self.assignees.get(str(document.language), "\\N"),
             )
 
     def span_lines(self, ids: list[int], batch: list[ImportedDocument]) -> Iterator[str]:
