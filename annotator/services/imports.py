@@ -567,7 +567,9 @@ def documents_import(
     def first_fault() -> None:
         """Read the file again, holding every id, and raise the FormatError of its first
         fault; return if it has none (the fault was the database's alone)."""
-        read = sum(len(b) for b in read_batches(_Checker(project, language, name, exact=True)))
+        # Reporting the reading again keeps a job's heartbeat while a large file is re-read.
+        again = _Checker(project, language, name, exact=True)
+        read = sum(len(batch) for batch in read_batches(again, on_position=watcher.read))
         if read == 0:
             raise FormatError(name, 0, "the file holds no documents")
 
