@@ -31,6 +31,23 @@ _ENDS_FREELY = regex.compile(r"[\p{GCB=Other}\p{GCB=LF}\p{GCB=Control}]")
 _WINDOW = 32
 
 
+class _CharMatches(dict[str, bool]):
+    """Whether a character matches a one-character pattern, asked of the pattern the first
+    time the character is seen: every span of every import asks this of its edges."""
+
+    def __init__(self, pattern: regex.Pattern[str]) -> None:
+        super().__init__()
+        self.pattern = pattern
+
+    def __missing__(self, char: str) -> bool:
+        matches = self[char] = self.pattern.match(char) is not None
+        return matches
+
+
+_ENDS_FREELY_CHAR = _CharMatches(_ENDS_FREELY)
+_JOINS_BEFORE_CHAR = _CharMatches(_JOINS_BEFORE)
+
+
 def _certain_boundary(text: str, index: int) -> bool:
     """Whether `index` is a cluster boundary whatever comes before `index - 1`, so that
     segmenting from (or up to) it gives the same clusters as segmenting the whole text.
@@ -38,7 +55,7 @@ def _certain_boundary(text: str, index: int) -> bool:
     inside a cluster."""
     if index <= 0 or index >= len(text):
         return True
-    return bool(_ENDS_FREELY.match(text[index - 1])) and not _JOINS_BEFORE.match(text[index])
+    return _ENDS_FREELY_CHAR[text[index - 1]] and not _JOINS_BEFORE_CHAR[text[index]]
 
 
 def _window(text: str, low: int, high: int) -> tuple[int, int]:

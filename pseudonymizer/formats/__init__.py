@@ -27,7 +27,7 @@ from pseudonymizer.formats import (
     webanno,
     zip,
 )
-from pseudonymizer.formats._common import Context, ReadLimits
+from pseudonymizer.formats._common import Context, IdTracker, ReadLimits, UncheckedIds
 from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
 from pseudonymizer.formats.detect import detect_format
 
@@ -98,6 +98,7 @@ def read_documents(
     text_column: str = "text",
     filename: str | None = None,
     on_position: Callable[[int], None] | None = None,
+    unique_ids: bool = True,
 ) -> Iterator[ImportedDocument]:
     """Yield the documents of the file at `path`, one at a time, as the file is read.
 
@@ -109,6 +110,8 @@ def read_documents(
     Nothing is opened until the first document is asked for; the size check comes first.
     `on_position`, for a progress bar, hears before each document how many bytes of the file
     have been read (of a zip: how far into the archive its members' reading is).
+    `unique_ids=False` leaves a repeated document id to the caller, who then holds the ids
+    (or a database's unique constraint does) instead of this reader.
     """
     name = filename or path.name
     size = path.stat().st_size
@@ -124,6 +127,7 @@ def read_documents(
         language=language,
         text_column=text_column,
         limits=limits,
+        ids=IdTracker() if unique_ids else UncheckedIds(),
     )
     if fmt == "brat" and path.suffix.lower() != ".zip":
         yield from _brat_pair(path, ctx)

@@ -51,6 +51,14 @@ class IdTracker:
         self._seen[external_id] = (filename, line)
 
 
+class UncheckedIds(IdTracker):
+    """Remembers nothing: for a caller that refuses a repeated id itself (a database's unique
+    constraint), so that a file of a million documents does not hold a million ids."""
+
+    def add(self, external_id: str | None, filename: str, line: int) -> None:
+        """Accept `external_id` without remembering it."""
+
+
 @dataclass
 class Context:
     """One file being read: its name for errors, its stem as default id, the caller's options."""

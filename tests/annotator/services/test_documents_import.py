@@ -254,30 +254,63 @@ def test_progress_is_reported_per_batch(project: Any, tmp_path: Path, settings: 
 def test_the_postgres_path_and_the_orm_path_store_the_same_rows(
     project: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    """COPY is used on PostgreSQL; bulk_create elsewhere. Both must write the same thing."""
+    """COPY is used on PostgreSQL; bulk_create elsewhere. Both must write the same thing,
+    column for column, whatever in the text COPY's own format would read as a field's or a
+    row's end (a tab, a backslash, a line end) or the row template as a field (braces)."""
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")
     from annotator.services import imports
 
-    record = {
-        "id": "copy", "lang": "ar", "text": "مرحبا @ali_77\r\n👍 Moshe", "meta": {"k": "v"},
-        "spans": [{"start": 6, "end": 13, "label": "USERNAME", "score": 0.5, "decision": "keep"}],
-    }  # fmt: skip
-    documents_import(project=project, path=jsonl(tmp_path / "a.jsonl", record))
+    text = "مرحبا @ali_77\r\n👍 Moshe\t{id} \\N back\\slash\n"
+    records = [
+        {
+            "id": "copy", "lang": "ar", "text": text, "meta": {"k": "v\\t{x}\n"},
+            "spans": [
+                {"start": 6, "end": 13, "label": "USERNAME", "score": 0.5, "decision": "keep"},
+                {"start": 17, "end": 22, "label": "PER"},
+            ],
+        },
+        {"id": "tab\there {0}", "lang": "ar", "text": "\\"},
+    ]  # fmt: skip
+    documents_import(project=project, path=jsonl(tmp_path / "a.jsonl", *records))
     other = ProjectFactory(languages=["ar"])
     monkeypatch.setattr(imports, "_writer", lambda p, j: imports._OrmWriter(p, j))
-    documents_import(project=other, path=jsonl(tmp_path / "b.jsonl", record))
+    documents_import(project=other, path=jsonl(tmp_path / "b.jsonl", *records))
 
-    def snapshot(p: Any) -> tuple[Any, ...]:
-        document = Document.objects.get(project=p)
-        span = document.spans.get()
-        return (
-            document.text, document.language, document.metadata, document.status,
-            span.start, span.end, span.label, span.score, span.decision, span.source, span.status,
-        )  # fmt: skip
+    def snapshot(p: Any) -> list[tuple[Any, ...]]:
+        own = ("id", "project", "project_id", "created_at", "updated_at")
+        rows = []
+        for document in Document.objects.filter(project=p).order_by("external_id"):
+            fields = [f.attname for f in Document._meta.concrete_fields if f.name not in own]
+            spans = [
+                tuple(getattr(span, f.attname) for f in Span._meta.concrete_fields
+                      if f.name not in (*own, "document"))
+                for span in document.spans.order_by("start")
+            ]  # fmt: skip
+            rows.append((tuple(getattr(document, f) for f in fields), spans))
+        return rows
 
     assert snapshot(project) == snapshot(other)
-    assert snapshot(project)[2] == {"meta": {"k": "v"}}
+    stored = Document.objects.get(project=project, external_id="copy")
+    assert stored.text == text
+    assert stored.metadata == {"meta": {"k": "v\\t{x}\n"}}
+    assert Document.objects.filter(project=project, external_id="tab\there {0}").exists()
+
+
+def test_a_repeated_id_before_another_fault_in_its_batch_is_the_fault_named(
+    project: Any, tmp_path: Path
+) -> None:
+    """The id's repeat comes first in the file, though the database meets it only when its
+    batch is written, after the reader has met the bad line."""
+    path = tmp_path / "two.jsonl"
+    path.write_text(
+        '{"id": "a", "lang": "en", "text": "one"}\n'
+        '{"id": "a", "lang": "en", "text": "two"}\n'
+        "{not json\n"
+    )
+    message = refused(project, path)
+    assert "two.jsonl:2" in message
+    assert "duplicate" in message
 
 
 def test_inline_and_zip_sources_go_through_the_same_checks(project: Any, tmp_path: Path) -> None:

@@ -51,3 +51,30 @@ def test_the_first_document_comes_before_the_file_is_read() -> None:
 
     assert first.external_id == "0"
     assert stream.tell() < len(body) / 10
+
+
+def test_a_reader_that_leaves_ids_to_its_caller_holds_none(tmp_path: Path) -> None:
+    """An importer whose database refuses a repeated id asks the reader to keep no ids:
+    what it holds then does not grow with the number of documents."""
+    path = tmp_path / "ids.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": f"document-{n:07d}", "text": "t"}) + "\n" for n in range(LINES))
+    )
+
+    def peak(**options: bool) -> int:
+        tracemalloc.start()
+        try:
+            assert sum(1 for _ in read_documents(path, **options)) == LINES
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak()  # once first, so that neither measure holds what the first reading caches
+    # 20,000 ids take megabytes to remember; a document at a time, the read buffer's size.
+    assert peak(unique_ids=False) * 4 < peak()
+
+
+def test_a_reader_that_leaves_ids_to_its_caller_passes_a_repeated_one(tmp_path: Path) -> None:
+    path = tmp_path / "twice.jsonl"
+    path.write_text('{"id": "a", "text": "one"}\n{"id": "a", "text": "two"}\n')
+    assert [d.external_id for d in read_documents(path, unique_ids=False)] == ["a", "a"]
