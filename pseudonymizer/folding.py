@@ -207,7 +207,9 @@ def fold_with_origin(text: str, *, keep_marks: bool = False) -> tuple[str, list[
                 run, start = run[1:], start + 1
                 if not run:
                     continue  # a lone space after a space: still in the same run of spaces
-            pieces.append(run.lower())
+            # str.lower gives a word-final capital sigma its final form (ς), which casefold,
+            # and so `fold`, reads as σ: fold it the same way here.
+            pieces.append(run.lower().replace("\u03c2", "\u03c3"))
             origin.extend(range(start, match.end()))
             previous_space = run.endswith(" ")
             continue

@@ -199,6 +199,7 @@ def test_each_fold_the_issue_names() -> None:
 @example("\u00a8 \u00a8")
 @example("a\u200b \u200bb")
 @example("ﷺ  x")
+@example("ΟΔΥΣΣΕΑΣ ΠΑΠΑΣ, ΣΑΣ")  # a capital sigma ending a word (str.lower: ς)
 def test_folding_is_idempotent_and_the_origin_map_agrees(text: str) -> None:
     folded, origin = fold_with_origin(text)
     assert folded == fold(text)
