@@ -167,8 +167,10 @@ class _Finder:
 
     # Enough text on each side for the matcher to see word edges and proclitics (و+ب+ال).
     MARGIN = 8
-    # Beyond this many patterns, one run of the matcher over the text costs less.
-    FEW = 8
+    # Beyond this many patterns, one run of the matcher over the whole text costs less (on
+    # posts of 60-100 words: 7 µs a document for 1 pattern, 18 for 4, 138 for 8, against
+    # 35-47 for the matcher whatever their number).
+    FEW = 4
 
     def __init__(self, targets: list[_Target]) -> None:
         patterns = [pattern for t in targets if (pattern := search_pattern(t.surface)) is not None]
