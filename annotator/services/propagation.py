@@ -173,12 +173,11 @@ class _Finder:
     FEW = 4
 
     def __init__(self, targets: list[_Target]) -> None:
-        patterns = [pattern for t in targets if (pattern := search_pattern(t.surface)) is not None]
-        self.search = (
-            re.compile("|".join(f"(?:{p})" for p in patterns))
-            if patterns and len(patterns) <= self.FEW
-            else None
-        )
+        self.search: re.Pattern[str] | None = None
+        if len(targets) <= self.FEW:  # building a pattern costs more than reading a text
+            patterns = [p for t in targets if (p := search_pattern(t.surface)) is not None]
+            if patterns:
+                self.search = re.compile("|".join(f"(?:{p})" for p in patterns))
         self.matcher = KnownEntityRecognizer((t.surface, t.label) for t in targets)
         self.by_key: dict[str, _Target] = {}
         self.keys: set[str] = set()
@@ -332,6 +331,11 @@ def _propagate(
     return skipped
 
 
+# What the writer reads of a document's spans (their times and texts it never needs).
+SPAN_FIELDS = ("document_id", "start", "end", "source", "status", "decision", "keep_reason",
+               "entity_id")  # fmt: skip
+
+
 def _is_persons(span: Span) -> bool:
     return span.source == SpanSource.HUMAN or span.status == SpanStatus.ACCEPTED
 
@@ -360,8 +364,10 @@ def _write(
     if not found:
         return skipped
     spans: dict[int, list[Span]] = {}
-    for span in Span.objects.filter(document_id__in=list(found)).exclude(
-        status=SpanStatus.REJECTED
+    for span in (
+        Span.objects.filter(document_id__in=list(found))
+        .exclude(status=SpanStatus.REJECTED)
+        .only(*SPAN_FIELDS)
     ):
         spans.setdefault(span.document_id, []).append(span)
     open_conflicts = set(
