@@ -300,6 +300,32 @@ class Span(models.Model):
         return f"{self.label}[{self.start}:{self.end}]"
 
 
+class PendingPropagation(models.Model):
+    """A choice new to the correspondence table, waiting to be proposed wherever its surface
+    occurs (annotator.services.propagation). Written in the transaction of the decision that
+    made it, so that it commits or rolls back with it; a pass claims every row of its project
+    (`claim`, `claimed_at`) and deletes them once their proposals are written."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    # The keys' alias (the table lives in a schema of its own: no foreign key).
+    alias_id = models.BigIntegerField()
+    # The span whose decision made the choice: propagation leaves its place alone.
+    source_span_id = models.BigIntegerField(null=True, blank=True)
+    # Only these documents (ids), which a pass had to skip (a person was writing to them);
+    # null: every document of the project.
+    document_ids = models.JSONField(null=True, blank=True)
+    # The pass that holds it; a claim older than CLOAK_JOB_STALE_AFTER is a dead worker's.
+    claim = models.UUIDField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "claim"], name="pending_project_claim_idx")]
+
+    def __str__(self) -> str:
+        return f"alias {self.alias_id} to propagate in project {self.project_id}"
+
+
 class JobStatus(models.TextChoices):
     """Where a job is in its lifecycle (annotator.services.jobs): queued, running, then done
     or failed. One enum for every kind of job; a kind's status field offers the lifecycle's

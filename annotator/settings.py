@@ -356,6 +356,10 @@ CLOAK_JOB_STALE_AFTER = env_int("CLOAK_JOB_STALE_AFTER", 600)
 # A queued job no worker took for this many seconds, while no worker had anything else to do,
 # lost its task: the reaper fails it (an import's upload is deleted). See jobs_reap.
 CLOAK_JOB_QUEUED_TIMEOUT = env_int("CLOAK_JOB_QUEUED_TIMEOUT", 1800)
+# Decisions new to the correspondence table within this many seconds of each other are
+# propagated in one pass (annotator.services.propagation): the pass starts this long after the
+# first of them.
+CLOAK_PROPAGATION_WINDOW = env_int("CLOAK_PROPAGATION_WINDOW", 2)
 FILE_UPLOAD_TEMP_DIR = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

@@ -42,15 +42,6 @@ def jobs_reap() -> dict[str, int]:
     return reap()
 
 
-@shared_task(name="annotator.tasks.propagate", acks_late=True)
-def propagate(project_id: int, alias_id: int, source_span_id: int | None = None) -> None:
-    """Propose a choice new to the correspondence table wherever its surface occurs."""
-    from annotator.services.propagation import propagate_choice
-
-    # Safe to run twice: a second run finds the proposals in place and changes nothing.
-    propagate_choice(project_id=project_id, alias_id=alias_id, source_span_id=source_span_id)
-
-
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)
 def quality_warm(project_id: int) -> bool:
     """Compute a project's quality numbers into the cache, so the page opens at once."""
@@ -108,6 +99,17 @@ RETRY_POLICY: dict[str, Any] = {
     "retry_backoff_max": 120,
     "retry_jitter": True,
 }
+
+
+@shared_task(name="annotator.tasks.propagate", acks_late=True, **RETRY_POLICY)
+def propagate(project_id: int, retry: int = 0) -> None:
+    """Propose the choices new to the correspondence table, pending in the project, wherever
+    their surfaces occur: one pass for all of them."""
+    from annotator.services.propagation import propagation_run
+
+    # Safe to run twice: a pass claims the pending choices, and a second finds none (or the
+    # proposals in place). A failed pass puts its choices back for the retry.
+    propagation_run(project_id=project_id, retry=retry)
 
 
 def _is_gpu_out_of_memory(error: BaseException) -> bool:

@@ -18,7 +18,7 @@ drawn again (`DRAWS` times at most); only a pseudonym a person typed is refused 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -125,16 +125,17 @@ def known_surfaces(scope: Scope) -> list[tuple[str, str]]:
     return [(alias.original, alias.entity.label) for alias in rows.iterator(chunk_size=2000)]
 
 
-def alias_family(scope: Scope, alias_id: int) -> list[tuple[Choice, str]]:
-    """An alias and the token-level aliases cut from it, each as its choice with its original
-    (for the propagation task; never for a page)."""
+def alias_family(scope: Scope, alias_ids: Collection[int]) -> list[tuple[Choice, str]]:
+    """Aliases and the token-level aliases cut from them, each as its choice with its
+    original, in one query (for the propagation task; never for a page)."""
+    ids = list(alias_ids)
     rows = (
         _aliases(scope)
-        .filter(Q(pk=alias_id) | Q(parent_id=alias_id))
+        .filter(Q(pk__in=ids) | Q(parent_id__in=ids))
         .select_related("entity")
         .order_by("pk")
     )
-    return [(_choice(alias), alias.original) for alias in rows]
+    return [(_choice(alias), alias.original) for alias in rows.iterator(chunk_size=2000)]
 
 
 def _look_up(scope: Scope, column: str, values: set[str], known: dict[str, bool]) -> None:

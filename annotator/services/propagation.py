@@ -3,8 +3,8 @@ occurs, in every document and language of the project.
 
 The database narrows the documents to those whose folded text (`Document.search_text`: case,
 accents, Arabic letter variants and spaces folded as the known-entity matcher folds them)
-holds the folded surface; the engine's matcher then finds the exact occurrences, Arabic
-proclitics included, around the hits of `search_pattern` in those documents only.
+holds a folded surface (`annotator.selectors.corpus`); the engine's matcher then finds the
+exact occurrences, Arabic proclitics included, in those documents only.
 For each occurrence:
 
 - a proposal at the same place takes the choice (decision, entity), and stays a proposal for
@@ -19,18 +19,36 @@ For each occurrence:
 
 A document marked done that receives a proposal goes back to in progress.
 
-A person's decision that makes a choice new to the table reaches here through the span
-service's after-decision hook (`annotator.services.decided`): the `propagate` task is sent once
-the decision commits.
+Decisions made close together are propagated in one pass. A decision that makes a choice new
+to the table (the span service's after-decision hook, `annotator.services.decided`, or a
+lead's resolution) records it as a `PendingPropagation` row in its own transaction, so that
+the choice to propagate commits or rolls back with the decision; once it commits, one
+`propagate` task per project is sent CLOAK_PROPAGATION_WINDOW seconds later, however many
+decisions come meanwhile (a key in the cache says one is on its way). The pass claims every
+pending row of its project, builds one finder over all their surfaces (and the token-level
+aliases cut from them), narrows the documents once, reads each candidate once, and writes.
+
+The worker never waits for a person: it writes a few documents at a time, each group in a
+short transaction of its own, locking them in id order with SKIP LOCKED. A document a
+person's write holds is left for a later pass: the pass's rows stay pending for those
+documents only (`document_ids`), and the task sends itself again. A pass that fails puts its
+rows back; one whose worker died leaves them claimed, and a later pass takes them over once
+the claim is CLOAK_JOB_STALE_AFTER seconds old (the pass renews it as it goes). Every pass is
+idempotent: a choice proposed twice finds its proposals in place.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
+import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
-from django.db import transaction
+from django.conf import settings
+from django.core.cache import cache
+from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -38,6 +56,7 @@ from annotator import tasks
 from annotator.models import (
     Document,
     DocumentStatus,
+    PendingPropagation,
     Project,
     ReviewItem,
     ReviewKind,
@@ -46,8 +65,9 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.decided import Decided, on_decided
-from annotator.services.jobs import task_send_on_commit
+from annotator.services.jobs import BROKER_ERRORS
 from annotator.services.proposals import Proposal, bulk_propose, proposal_span
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
@@ -57,7 +77,14 @@ from pseudonymizer.spans import select_non_overlapping
 
 logger = logging.getLogger(__name__)
 
+# Candidate documents read at once.
 CHUNK = 2000
+# Documents written per transaction: the longest a person's write to one of them may wait.
+GROUP = 50
+# How often a pass renews its claim, in seconds.
+RENEW_EVERY = 30
+# Passes sent again for documents a person's write held; then they wait for the next pass.
+RETRIES = 5
 
 
 @on_decided
@@ -65,15 +92,52 @@ def _decided(event: Decided) -> None:
     """Propose each choice the decision made new to the table everywhere else, once it
     commits."""
     for new in event.new_choices:
-        task_send_on_commit(tasks.propagate, event.project.pk, new.alias_id, new.span_id)
+        propagation_request(
+            project_id=event.project.pk, alias_id=new.alias_id, source_span_id=new.span_id
+        )
+
+
+def propagation_request(
+    *, project_id: int, alias_id: int, source_span_id: int | None = None
+) -> None:
+    """Record, in the caller's transaction, that the choice of alias `alias_id` is to be
+    proposed wherever its surfaces occur; once it commits, make sure a pass is coming."""
+    PendingPropagation.objects.create(
+        project_id=project_id, alias_id=alias_id, source_span_id=source_span_id
+    )
+    transaction.on_commit(lambda: _pass_send(project_id))
+
+
+def _pass_key(project_id: int) -> str:
+    return f"cloak:propagation-pass:{project_id}"
+
+
+def _pass_send(project_id: int, *, retry: int = 0) -> bool:
+    """Send the project's next pass, unless one is on its way; True when this call sent it.
+    A broker that cannot take it is logged: the rows stay pending for the next pass."""
+    window = settings.CLOAK_PROPAGATION_WINDOW
+    countdown = window * 2**retry
+    try:
+        # The key outlives the wait a little: a pass whose worker is busy elsewhere for longer
+        # lets the next decision send another (which finds the rows claimed, or none).
+        if not cache.add(_pass_key(project_id), 1, timeout=countdown + 5):
+            return False
+        tasks.propagate.apply_async(args=[project_id], kwargs={"retry": retry}, countdown=countdown)
+    except BROKER_ERRORS as error:
+        cache.delete(_pass_key(project_id))
+        logger.error("a propagation pass could not be sent (%s)", type(error).__name__)
+        return False
+    return True
 
 
 @dataclass
 class PropagationSummary:
+    choices: int = 0  # pending rows the pass took
     documents_searched: int = 0
     proposed: int = 0
     updated: int = 0
     conflicts: int = 0
+    skipped: int = 0  # documents a person's write held: left for a later pass
 
 
 @dataclass(frozen=True)
@@ -94,24 +158,26 @@ class _Target:
         return self.alias.label
 
 
-def _targets(project: Project, alias_id: int) -> list[_Target]:
-    """The alias and the token-level aliases cut from it."""
-    return [_Target(alias, surface) for alias, surface in alias_family(project, alias_id)]
-
-
 class _Finder:
     """The occurrences of the targets' surfaces in a text, as the known-entity matcher finds
-    them, looked for only around what the search pattern hits: most of a long document is
-    never normalised."""
+    them. With a few targets, looked for only around what their search patterns hit: most of
+    a long document is never normalised. With many, the matcher reads the whole text once
+    (its automaton costs the same for any number of surfaces, an alternation of patterns
+    does not)."""
 
     # Enough text on each side for the matcher to see word edges and proclitics (و+ب+ال).
     MARGIN = 8
+    # Beyond this many patterns, one run of the matcher over the whole text costs less (on
+    # posts of 60-100 words: 7 µs a document for 1 pattern, 18 for 4, 138 for 8, against
+    # 35-47 for the matcher whatever their number).
+    FEW = 4
 
     def __init__(self, targets: list[_Target]) -> None:
-        self.patterns = [
-            pattern for t in targets if (pattern := search_pattern(t.surface)) is not None
-        ]
-        self.search = re.compile("|".join(f"(?:{p})" for p in self.patterns))
+        self.search: re.Pattern[str] | None = None
+        if len(targets) <= self.FEW:  # building a pattern costs more than reading a text
+            patterns = [p for t in targets if (p := search_pattern(t.surface)) is not None]
+            if patterns:
+                self.search = re.compile("|".join(f"(?:{p})" for p in patterns))
         self.matcher = KnownEntityRecognizer((t.surface, t.label) for t in targets)
         self.by_key: dict[str, _Target] = {}
         self.keys: set[str] = set()
@@ -126,15 +192,17 @@ class _Finder:
                 key = key[1:]
             self.keys.add(key)
 
-    def query(self) -> Q:
-        """The documents whose folded text holds a target's folded surface: every document
-        the matcher can find one in, and few others."""
-        query = Q()
-        for key in self.keys:
-            query |= Q(search_text__contains=key)
-        return query
-
     def occurrences(self, text: str) -> list[tuple[int, int, _Target]]:
+        result = []
+        for span in self._spans(text):
+            target = self.by_key.get(fold_key(text[span.start : span.end]))
+            if target is not None:
+                result.append((span.start, span.end, target))
+        return result
+
+    def _spans(self, text: str) -> list[PlainSpan]:
+        if self.search is None:
+            return self.matcher.recognize_one(text)
         found: list[PlainSpan] = []
         for hit in self.search.finditer(text):
             low = max(0, hit.start() - self.MARGIN)
@@ -143,55 +211,129 @@ class _Finder:
                 start, end = span.start + low, span.end + low
                 if start < hit.end() and end > hit.start():
                     found.append(PlainSpan(start, end, span.label))
-        result = []
-        for span in select_non_overlapping(
+        return select_non_overlapping(
             list(dict.fromkeys(found)), lambda s: (s.start - s.end, s.start)
-        ):
-            target = self.by_key.get(fold_key(text[span.start : span.end]))
-            if target is not None:
-                result.append((span.start, span.end, target))
-        return result
+        )
 
 
 def propagate_choice(
     *, project_id: int, alias_id: int, source_span_id: int | None = None
 ) -> PropagationSummary:
     """Propose the choice of alias `alias_id` (and of its token-level aliases) at every
-    occurrence of their surfaces in the project. Idempotent."""
+    occurrence of their surfaces in the project, now, in a pass with whatever else of the
+    project is pending (tests and management code; people's decisions go through
+    `propagation_request`). Idempotent."""
+    PendingPropagation.objects.create(
+        project_id=project_id, alias_id=alias_id, source_span_id=source_span_id
+    )
+    return propagation_pass(project_id=project_id)
+
+
+def propagation_run(*, project_id: int, retry: int = 0) -> PropagationSummary:
+    """The `propagate` task: one pass; when a person's write held documents, another pass
+    for them later (up to RETRIES times in a row, each waiting twice as long)."""
+    summary = propagation_pass(project_id=project_id)
+    if summary.skipped and retry < RETRIES:
+        _pass_send(project_id, retry=retry + 1)
+    return summary
+
+
+def propagation_pass(*, project_id: int) -> PropagationSummary:
+    """Claim every pending choice of the project and propose them all in one pass; the
+    claimed rows are deleted once written, or kept for the documents a person's write held.
+    Idempotent."""
     summary = PropagationSummary()
+    # Before the claim: a decision that commits from now on sends a pass of its own, and
+    # one that committed before is claimed here.
+    cache.delete(_pass_key(project_id))
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         return summary
-    targets = _targets(project, alias_id)
-    finder = _Finder(targets)
-    if not finder.patterns:
-        return summary
-    candidates = (
-        # Never into a replica: a second annotation stays blind to the project's choices.
-        Document.objects.filter(project=project)
-        .originals()
-        .filter(finder.query())
-        .values_list("pk", "text")
-        .order_by("pk")
+    claim = uuid.uuid4()
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    claimable = Q(claim__isnull=True) | Q(claimed_at__lt=stale)
+    PendingPropagation.objects.filter(claimable, project_id=project_id).update(
+        claim=claim, claimed_at=now
     )
-    batch: list[tuple[int, str]] = []
-    for row in candidates.iterator(chunk_size=CHUNK):
-        batch.append(row)
-        if len(batch) >= CHUNK:
-            _propagate_batch(project, batch, finder, source_span_id, summary)
-            batch = []
-    if batch:
-        _propagate_batch(project, batch, finder, source_span_id, summary)
+    claimed = PendingPropagation.objects.filter(claim=claim)
+    rows = list(claimed.values_list("alias_id", "source_span_id", "document_ids"))
+    if not rows:
+        return summary
+    summary.choices = len(rows)
+    try:
+        skipped = _propagate(project, rows, claim, summary)
+    except BaseException:
+        _release(claim)
+        raise
+    if skipped:
+        # The documents a person held: those alone, next time.
+        claimed.update(document_ids=sorted(skipped), claim=None, claimed_at=None)
+    else:
+        claimed.delete()
+    summary.skipped = len(skipped)
     logger.info(
-        "propagated alias %s in %s: %s documents searched, %s proposed, %s updated, %s conflicts",
-        alias_id,
+        "propagated %s choices in %s: %s documents searched, %s proposed, %s updated, "
+        "%s conflicts, %s documents left for a later pass",
+        summary.choices,
         project.slug,
         summary.documents_searched,
         summary.proposed,
         summary.updated,
         summary.conflicts,
+        summary.skipped,
     )
     return summary
+
+
+def _release(claim: uuid.UUID) -> None:
+    """Put a failed pass's rows back, for the next pass (or its retry)."""
+    try:
+        PendingPropagation.objects.filter(claim=claim).update(claim=None, claimed_at=None)
+    except DatabaseError:
+        # The database is away: the claim goes stale, and a later pass takes the rows over.
+        logger.warning("a failed propagation pass could not put its choices back")
+
+
+def _propagate(
+    project: Project,
+    rows: list[tuple[int, int | None, list[int] | None]],
+    claim: uuid.UUID,
+    summary: PropagationSummary,
+) -> set[int]:
+    """Propose the rows' choices; the documents skipped (a person's write held them)."""
+    targets = [
+        _Target(choice, surface)
+        for choice, surface in alias_family(project, {alias_id for alias_id, _, _ in rows})
+    ]
+    finder = _Finder(targets)
+    if not finder.keys:
+        return set()
+    sources = {span_id for _, span_id, _ in rows if span_id is not None}
+    within: set[int] | None = None
+    if all(documents is not None for _, _, documents in rows):
+        within = {document_id for _, _, documents in rows for document_id in documents or ()}
+    skipped: set[int] = set()
+    renewed = time.monotonic()
+    for chunk in in_chunks(documents_holding(project.pk, finder.keys, within=within), CHUNK):
+        texts = Document.objects.filter(pk__in=chunk).order_by("pk").values_list("pk", "text")
+        summary.documents_searched += len(chunk)
+        found: dict[int, list[tuple[int, int, _Target]]] = {}
+        for document_id, text in texts:
+            occurrences = finder.occurrences(text)
+            if occurrences:
+                found[document_id] = occurrences
+        for group in in_chunks(sorted(found), GROUP):
+            skipped |= _write(project, {d: found[d] for d in group}, sources, summary)
+            if time.monotonic() - renewed > RENEW_EVERY:
+                PendingPropagation.objects.filter(claim=claim).update(claimed_at=timezone.now())
+                renewed = time.monotonic()
+    return skipped
+
+
+# What the writer reads of a document's spans (their times and texts it never needs).
+SPAN_FIELDS = ("document_id", "start", "end", "source", "status", "decision", "keep_reason",
+               "entity_id")  # fmt: skip
 
 
 def _is_persons(span: Span) -> bool:
@@ -199,33 +341,33 @@ def _is_persons(span: Span) -> bool:
 
 
 @transaction.atomic
-def _propagate_batch(
+def _write(
     project: Project,
-    batch: list[tuple[int, str]],
-    finder: _Finder,
-    source_span_id: int | None,
+    found: dict[int, list[tuple[int, int, _Target]]],
+    sources: set[int],
     summary: PropagationSummary,
-) -> None:
-    summary.documents_searched += len(batch)
-    found: dict[int, list[tuple[int, int, _Target]]] = {}
-    for document_id, text in batch:
-        occurrences = finder.occurrences(text)
-        if occurrences:
-            found[document_id] = occurrences
-    if not found:
-        return
+) -> set[int]:
+    """Write the occurrences of a few documents, in a transaction of their own; the
+    documents skipped because a person's write holds them."""
     # Lock the documents that will change, in id order (as every writer does), then read
-    # their spans: a person's write to one of them waits, and is not lost.
+    # their spans: a person's write to one of them afterwards waits for this short
+    # transaction, and is not lost. One a person holds now is skipped, not waited for.
     locked = list(
-        Document.objects.select_for_update()
+        Document.objects.select_for_update(skip_locked=True)
         .filter(pk__in=sorted(found))
         .order_by("pk")
         .values_list("pk", "status")
     )
     statuses = dict(locked)
+    skipped = set(found) - statuses.keys()
+    found = {document_id: found[document_id] for document_id in statuses}
+    if not found:
+        return skipped
     spans: dict[int, list[Span]] = {}
-    for span in Span.objects.filter(document_id__in=list(found)).exclude(
-        status=SpanStatus.REJECTED
+    for span in (
+        Span.objects.filter(document_id__in=list(found))
+        .exclude(status=SpanStatus.REJECTED)
+        .only(*SPAN_FIELDS)
     ):
         spans.setdefault(span.document_id, []).append(span)
     open_conflicts = set(
@@ -248,7 +390,7 @@ def _propagate_batch(
         for start, end, target in matches:
             same = [s for s in existing if s.start == start and s.end == end]
             overlapping = [s for s in existing if s.start < end and s.end > start]
-            if any(s.pk == source_span_id for s in overlapping):
+            if any(s.pk in sources for s in overlapping):
                 continue
             if same:
                 span = same[0]
@@ -319,3 +461,4 @@ def _propagate_batch(
     summary.proposed += len(created)
     summary.updated += sum(len(ids) for ids in updated.values())
     summary.conflicts += len(conflicts)
+    return skipped

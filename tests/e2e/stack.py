@@ -298,7 +298,9 @@ class Stack:
     def wait_idle(self, timeout: float = 120) -> None:
         """Wait until the worker has nothing left to do: both queues empty and no task running
         or reserved, twice in a row (a task may queue another). Tasks held back for later
-        (a countdown) do not count: none of them changes a span."""
+        (a countdown) do not count, but for a propagation pass, which waits for the
+        decisions of its window (CLOAK_PROPAGATION_WINDOW) and then changes spans: none of
+        the others changes a span."""
         from celery import Celery
 
         broker = self.env["CELERY_BROKER_URL"]
@@ -314,6 +316,12 @@ class Stack:
                     len(tasks)
                     for answer in (inspect.active(), inspect.reserved())
                     for tasks in (answer or {}).values()
+                )
+                busy += sum(
+                    1
+                    for tasks in (inspect.scheduled() or {}).values()
+                    for task in tasks
+                    if task.get("request", {}).get("name") == "annotator.tasks.propagate"
                 )
                 calm = calm + 1 if waiting == 0 and busy == 0 else 0
                 if calm >= 2:

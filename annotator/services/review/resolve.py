@@ -11,7 +11,6 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     AuditAction,
     Comment,
@@ -26,7 +25,7 @@ from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
 from annotator.services.decisions import check_decision, check_known_decision
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
-from annotator.services.jobs import task_send_on_commit
+from annotator.services.propagation import propagation_request
 from annotator.services.table import (
     EntityChange,
     SurfaceConflict,
@@ -149,10 +148,6 @@ def _entity_for_span(project: Project, span: Span, decision: str, actor: Any) ->
     return choice.entity_id
 
 
-def _propagate_on_commit(project_id: int, alias_id: int) -> None:
-    task_send_on_commit(tasks.propagate, project_id, alias_id, None)
-
-
 @transaction.atomic
 def review_resolve(
     *,
@@ -226,7 +221,7 @@ def review_resolve(
             behind | Q(status=SpanStatus.PROPOSED) | ~Q(entity_id=entity_id)
         ).update(**own)
     for alias_id in applied.aliases:
-        _propagate_on_commit(project.pk, alias_id)
+        propagation_request(project_id=project.pk, alias_id=alias_id)
     resolution: dict[str, Any] = {
         "action": RESOLVE,
         "decision": decision,

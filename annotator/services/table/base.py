@@ -8,6 +8,7 @@ from typing import Any
 from annotator.keys.reads import KeyFilters
 from annotator.keys.scope import Scope
 from annotator.models import AuditAction, Document, Project
+from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.audit import audit_record
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
@@ -20,19 +21,19 @@ def scope_of(project: Project) -> Scope:
 def in_corpus(project: Project, replacement: str) -> bool:
     """Whether `replacement` occurs in a document of the project where the known-entity
     recognizer would find it (case, accents, Arabic variants and proclitics as it reads
-    them): the database narrows the documents by a substring of their folded text."""
+    them): the database narrows the documents by a substring of their folded text
+    (`documents_holding`, as propagation does)."""
     key = fold_key(replacement)
     if len(key) < 2:
         return False
     if key.startswith("\u0627\u0644") and len(key) > 3:
         key = key[1:]  # found with its article's alef elided too
     matcher = KnownEntityRecognizer([(replacement, "X")])
-    candidates = (
-        Document.objects.filter(project=project, search_text__contains=key)
-        .values_list("text", flat=True)
-        .order_by()
-    )
-    return any(matcher.recognize_one(text) for text in candidates.iterator(chunk_size=100))
+    for chunk in in_chunks(documents_holding(project.pk, [key]), 100):
+        texts = Document.objects.filter(pk__in=chunk).values_list("text", flat=True)
+        if any(matcher.recognize_one(text) for text in texts):
+            return True
+    return False
 
 
 def read_record(

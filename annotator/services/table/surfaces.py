@@ -9,7 +9,7 @@ workers, never for a page or a log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from django.db import transaction
@@ -64,10 +64,10 @@ def known_surfaces(project: Project) -> list[tuple[str, str]]:
     return surfaces.known_surfaces(scope_of(project))
 
 
-def alias_family(project: Project, alias_id: int) -> list[tuple[Choice, str]]:
-    """An alias and the words cut from it, each as its choice with its original: for the
+def alias_family(project: Project, alias_ids: Collection[int]) -> list[tuple[Choice, str]]:
+    """Aliases and the words cut from them, each as its choice with its original: for the
     propagation task."""
-    return surfaces.alias_family(scope_of(project), alias_id)
+    return surfaces.alias_family(scope_of(project), alias_ids)
 
 
 def release_aliases(project: Project) -> Iterator[tuple[str, str, bool]]:

@@ -9,9 +9,16 @@ from typing import Any
 import grimp
 import kombu.exceptions
 import pytest
+from django.core.cache import cache
 
 from annotator import tasks
-from annotator.models import DocumentStatus, ReviewItem, SpanSource, SpanStatus
+from annotator.models import (
+    DocumentStatus,
+    PendingPropagation,
+    ReviewItem,
+    SpanSource,
+    SpanStatus,
+)
 from annotator.services import decided, learning, propagation, quality
 from annotator.services.decided import Decided, NewChoice, Refused
 from annotator.services.review import attempts
@@ -128,16 +135,23 @@ def event(team: Team, **kwargs: Any) -> Decided:
     return Decided(**(fields | kwargs))
 
 
-def test_propagation_sends_its_task_for_each_new_choice_after_commit(
-    team: Team, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+def test_propagation_records_each_new_choice_and_sends_one_pass_after_commit(
+    team: Team, monkeypatch: Any, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    sent: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(tasks.propagate, "delay", lambda *args: sent.append(args))
+    settings.CLOAK_PROPAGATION_WINDOW = 2
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.propagate, "apply_async", lambda **kwargs: sent.append(kwargs))
+    cache.delete(f"cloak:propagation-pass:{team.project.pk}")
     with django_capture_on_commit_callbacks(execute=True):
         propagation._decided(event(team, span_ids=(7,), new_choices=(NewChoice(3, 7),)))
         propagation._decided(event(team, span_ids=(8,)))
+        propagation._decided(event(team, span_ids=(9,), new_choices=(NewChoice(4, 9),)))
         assert sent == []
-    assert sent == [(team.project.pk, 3, 7)]
+    pending = PendingPropagation.objects.filter(project=team.project)
+    assert set(pending.values_list("alias_id", "source_span_id")) == {(3, 7), (4, 9)}
+    # One pass for both, a window after the first.
+    assert sent == [{"args": [team.project.pk], "kwargs": {"retry": 0}, "countdown": 2}]
+    cache.delete(f"cloak:propagation-pass:{team.project.pk}")
 
 
 def test_learning_counts_each_decision_on_an_original_after_commit(

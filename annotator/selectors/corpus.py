@@ -1,0 +1,72 @@
+"""Which documents of a project hold a folded surface: the narrowing before the known-entity
+matcher reads a document (propagation, and the rule that a pseudonym is no original).
+
+`Document.search_text` holds each text folded as the matcher folds it, so a surface the matcher
+can find in a document is a substring of its search text (`pseudonymizer.folding.fold_key`).
+For a few keys the database tests the substrings (`LIKE`, one scan of the table); for many it
+would test each key against each row (a pass of 1,000 keys over 100,000 documents took 100 s,
+a regular expression of them longer still), so the search texts are streamed once and an
+Aho-Corasick automaton tests every key in one pass over each, whatever their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
+
+from django.db.models import Q
+
+from annotator.models import Document
+
+# Up to this many keys, the database's substring tests cost less than reading the search
+# texts out of it (bench/propagation_bench.py measures both).
+FEW_KEYS = 4
+CHUNK = 2000
+
+
+def documents_holding(
+    project_id: int, keys: Collection[str], *, within: Collection[int] | None = None
+) -> Iterator[int]:
+    """The ids, in order, of the project's original documents (never a replica) whose search
+    text holds one of `keys` (folded surfaces), among `within` when given."""
+    documents = Document.objects.filter(project_id=project_id).originals()
+    if within is not None:
+        documents = documents.filter(pk__in=list(within))
+    if not keys:
+        return
+    automaton = _automaton(keys) if len(keys) > FEW_KEYS else None
+    if automaton is None:
+        query = Q()
+        for key in keys:
+            query |= Q(search_text__contains=key)
+        ids = documents.filter(query).order_by("pk").values_list("pk", flat=True)
+        yield from ids.iterator(chunk_size=CHUNK)
+        return
+    rows = documents.order_by("pk").values_list("pk", "search_text")
+    for document_id, search_text in rows.iterator(chunk_size=CHUNK):
+        if next(automaton.iter(search_text), None) is not None:
+            yield document_id
+
+
+def _automaton(keys: Collection[str]) -> Any:
+    try:
+        import ahocorasick
+    except ImportError:  # without the ml extra: the database tests them all
+        return None
+    automaton = ahocorasick.Automaton()
+    for key in keys:
+        automaton.add_word(key, None)
+    automaton.make_automaton()
+    return automaton
+
+
+def in_chunks(ids: Iterable[int], size: int) -> Iterator[list[int]]:
+    """`ids` in lists of `size` (the last shorter), as they come."""
+    chunk: list[int] = []
+    for one in ids:
+        chunk.append(one)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
