@@ -140,7 +140,10 @@ class DocumentQuerySet(models.QuerySet["Document"]):
 
 
 class Document(models.Model):
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    # Indexed by the queue's index and the unique external id, which begin with it.
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="documents", db_index=False
+    )
     language = models.CharField(max_length=16)
     external_id = models.CharField(max_length=255)
     # Stored exactly as imported: no newline or Unicode normalisation, offsets count code points.
@@ -160,14 +163,25 @@ class Document(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="assigned_documents",
+        db_index=False,  # document_assignee_idx
     )
     import_job = models.ForeignKey(
-        "ImportJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="documents"
+        "ImportJob",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="documents",
+        db_index=False,  # document_import_job_idx
     )
     # A blind second annotation for agreement: a copy of `replica_of` given to a second
     # annotator. It never reaches the correspondence table, the queues of others or a release.
     replica_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="replicas"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="replicas",
+        db_index=False,  # document_replica_of_idx
     )
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -186,7 +200,23 @@ class Document(models.Model):
         indexes = [
             # An annotator's queue: their language, by status, in order.
             models.Index(fields=["project", "language", "status", "id"], name="document_queue_idx"),
-            models.Index(fields=["assignee", "status"], name="document_assignee_idx"),
+            # The columns most documents leave empty are indexed where they are not: a lookup
+            # by value is served all the same, and an import writes no index entry for them.
+            models.Index(
+                fields=["assignee", "status"],
+                name="document_assignee_idx",
+                condition=Q(assignee__isnull=False),
+            ),
+            models.Index(
+                fields=["import_job"],
+                name="document_import_job_idx",
+                condition=Q(import_job__isnull=False),
+            ),
+            models.Index(
+                fields=["replica_of"],
+                name="document_replica_of_idx",
+                condition=Q(replica_of__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -228,7 +258,10 @@ class SpanQuerySet(models.QuerySet["Span"]):
 
 
 class Span(models.Model):
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="spans")
+    # Indexed by span_document_start_idx and span_document_status_idx, which begin with it.
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="spans", db_index=False
+    )
     start = models.PositiveIntegerField(help_text="Code point offset, inclusive")
     end = models.PositiveIntegerField(help_text="Code point offset, exclusive")
     label = models.CharField(max_length=64)
@@ -245,7 +278,12 @@ class Span(models.Model):
     # live in another database, so there is no foreign key to join through.
     entity_id = models.BigIntegerField(null=True, blank=True)
     run = models.ForeignKey(
-        "PreannotationRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="spans"
+        "PreannotationRun",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="spans",
+        db_index=False,  # span_run_idx
     )
     # What a machine proposed, before a person moved or relabelled it: pre-annotation is
     # measured against the final decisions from these (null for a person's own span).
@@ -255,17 +293,32 @@ class Span(models.Model):
     # Optimistic concurrency: a write names the version it read and fails if it moved.
     version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # span_created_by_idx
     )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # span_decided_by_idx
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     # The last person to change the span, and when: a span a person has touched is never
     # replaced by a pre-annotation run.
     updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # span_updated_by_idx
     )
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -293,7 +346,26 @@ class Span(models.Model):
         indexes = [
             models.Index(fields=["document", "start"], name="span_document_start_idx"),
             models.Index(fields=["document", "status"], name="span_document_status_idx"),
-            models.Index(fields=["entity_id"], name="span_entity_idx"),
+            # Empty on most spans (every machine proposal): indexed where they are not.
+            models.Index(
+                fields=["entity_id"], name="span_entity_idx", condition=Q(entity_id__isnull=False)
+            ),
+            models.Index(fields=["run"], name="span_run_idx", condition=Q(run__isnull=False)),
+            models.Index(
+                fields=["created_by"],
+                name="span_created_by_idx",
+                condition=Q(created_by__isnull=False),
+            ),
+            models.Index(
+                fields=["decided_by"],
+                name="span_decided_by_idx",
+                condition=Q(decided_by__isnull=False),
+            ),
+            models.Index(
+                fields=["updated_by"],
+                name="span_updated_by_idx",
+                condition=Q(updated_by__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
