@@ -354,27 +354,29 @@ class SpacyNerRecognizer:
             # The limit guards the parser's memory; NER alone runs in linear memory.
             nlp.max_length = longest + 1
         result: list[list[Span]] = []
-        for doc in (
-            doc for batch in self._batches(texts) for doc in nlp.pipe(batch, batch_size=len(batch))
-        ):
-            spans: list[Span] = []
-            text = doc.text
-            for entity in doc.ents:
-                label = self._label(entity.label_)
-                if label is None:
-                    continue
-                tokens = list(entity)
-                while len(tokens) > 1 and tokens[0].lower_ in _LEADING_ARTICLES:
-                    tokens.pop(0)
-                start, end = tokens[0].idx, entity.end_char
-                while start < end and text[start].isspace():
-                    start += 1
-                while end > start and text[end - 1].isspace():
-                    end -= 1
-                if start < end:
-                    spans.append(Span(start, end, label, None, SOURCE))
-            result.append(spans)
+        for batch in self._batches(texts):
+            # The text given, not `doc.text`, which spaCy rebuilds token by token.
+            for text, doc in zip(batch, nlp.pipe(batch, batch_size=len(batch)), strict=True):
+                result.append(self._spans(text, doc))
         return result
+
+    def _spans(self, text: str, doc: Any) -> list[Span]:
+        spans: list[Span] = []
+        for entity in doc.ents:
+            label = self._label(entity.label_)
+            if label is None:
+                continue
+            first = entity.start
+            while entity.end - first > 1 and doc[first].lower_ in _LEADING_ARTICLES:
+                first += 1
+            start, end = doc[first].idx, entity.end_char
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start < end:
+                spans.append(Span(start, end, label, None, SOURCE))
+        return spans
 
     def _batches(self, texts: Sequence[str]) -> list[list[str]]:
         batches: list[list[str]] = []
