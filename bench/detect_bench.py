@@ -18,6 +18,11 @@ excerpt shipped in `tests/data/tab/` (35 English court decisions, 174,000 charac
 `--repeat K` repeats its documents K times: 4 gives 140 documents, the volume of TAB's 127
 test decisions. CPU time is the figure to compare on a host that other work keeps busy: wall
 time there measures the neighbours too. It prints numbers, no verdict.
+
+`--baseline CHECKOUT` runs another checkout's Cloak (say, main's worktree) in the same turns,
+so that a change is measured before and after in one period:
+
+    python bench/detect_bench.py --repeat 4 --rounds 3 --baseline /work/main
 """
 
 from __future__ import annotations
@@ -95,10 +100,10 @@ def write_input(documents: list[dict[str, str]], repeat: int, folder: Path) -> P
     return path
 
 
-def measure(command: Sequence[str], env: dict[str, str]) -> Round:
-    """Run `command` to its end; its wall time, CPU time and peak memory."""
+def measure(command: Sequence[str], env: dict[str, str], cwd: Path = ROOT) -> Round:
+    """Run `command` in `cwd` to its end; its wall time, CPU time and peak memory."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=cwd)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -145,6 +150,11 @@ def main() -> None:
     )
     parser.add_argument("--presidio-python", help="a python that can import presidio_analyzer")
     parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of Cloak (main's, say) run in the same turns, with the same python",
+    )
+    parser.add_argument(
         "--presidio-mode",
         choices=("each", "batch"),
         default="batch",
@@ -169,13 +179,24 @@ def main() -> None:
             script.write_text(PRESIDIO, encoding="utf-8")
             presidio = [args.presidio_python, str(script), str(source), args.model]
             presidio.append(args.presidio_mode)
-        # Rounds in turns, so that a busy host weighs on both alike.
-        results: dict[str, list[Round]] = {"cloak": [], "presidio": []}
+        baseline_env = dict(env, PYTHONPATH=str(args.baseline.resolve())) if args.baseline else None
+        # Rounds in turns, so that a busy host weighs on all alike.
+        results: dict[str, list[Round]] = {"cloak": [], "baseline": [], "presidio": []}
         for _ in range(args.rounds):
             results["cloak"].append(measure(cloak, env))
+            if baseline_env is not None:
+                # Run from the checkout too: `-m` puts the working folder first on the path.
+                results["baseline"].append(measure(cloak, baseline_env, args.baseline.resolve()))
             if presidio is not None:
                 results["presidio"].append(measure(presidio, env))
     ours = report("cloak", results["cloak"], count, characters)
+    if baseline_env is not None:
+        before = report("baseline", results["baseline"], count, characters)
+        print(
+            f"cloak's throughput over the baseline's ({args.baseline}): "
+            f"{before.wall / ours.wall:.2f}x wall, {before.cpu / ours.cpu:.2f}x CPU; "
+            f"memory {ours.peak_rss / before.peak_rss:.2f}x"
+        )
     if presidio is not None:
         theirs = report(f"presidio/{args.presidio_mode}", results["presidio"], count, characters)
         print(

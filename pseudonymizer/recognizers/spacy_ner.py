@@ -2,16 +2,20 @@
 
 The package is a spaCy pipeline installed as a Python package (`fr_core_news_md`,
 `en_core_web_sm`, ...), loaded once per process with only its NER component and what that
-listens to: the tagger, parser, lemmatizer and the like are not even loaded. spaCy is imported
-inside the functions that need it, and without torch for a pipeline that has no use for it.
+listens to: the tagger, parser, lemmatizer and the like are not even loaded, nor the
+vocabulary's string table. spaCy is imported inside the functions that need it, without its
+command line, and without torch for a pipeline that has no use for it. A CNN pipeline's matrix
+products run on numpy's BLAS, one thread (`_import_spacy`, `_build`).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 import threading
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,9 +33,10 @@ PACKAGE_ALIASES: dict[str, tuple[str, ...]] = {
 # Assize Court", "la Commission"): not part of the name, so not masked nor replaced.
 _LEADING_ARTICLES = frozenset({"the", "a", "an", "le", "la", "les", "l'", "l’"})
 
-# Characters of text per batch through the model: some 10,000 words, past which the
-# working memory grows (by some 150 MB per 100,000 characters) and the speed does not.
-BATCH_CHARS = 50_000
+# Characters of text per batch through the model: some 2,000 words. The model's working memory
+# grows with the words of a batch (some 15 kB a word: 30 MB here, 150 MB per 100,000
+# characters) and its speed does not, past a few hundred words.
+BATCH_CHARS = 10_000
 # Factories whose output other components listen to.
 _EMBEDDERS = frozenset({"tok2vec", "transformer", "curated_transformer"})
 
@@ -93,23 +98,83 @@ def _needs_torch(config: Path | None) -> bool:
 
 
 def _import_spacy(*, without_torch: bool) -> Any:
-    """spaCy, imported without torch the first time when `without_torch` is true.
+    """spaCy, imported without its command line, and without torch the first time when
+    `without_torch` is true.
 
     thinc, spaCy's machine learning library, imports torch on import whenever it is installed,
     for the pipelines that wrap a PyTorch model. A CNN pipeline such as `en_core_web_sm` never
     uses it, and torch costs a process some 3 s and 180 MB of memory: hidden while thinc is
     imported, it stays out. Others still import torch themselves (transformers does); only
     thinc then runs no PyTorch model in this process, which `_build` says when asked to.
+
+    spaCy's package imports its command line (`spacy.cli`: typer, weasel, httpx, requests)
+    for `spacy.info` alone; detection never uses it, and it costs 18 MB and 0.2 s. It is
+    imported when first asked for (`spacy.cli`, `spacy.info(...)`), as any other submodule.
+
+    When numpy is not imported yet, its BLAS is left one thread (unless the environment says
+    otherwise): the model's matrices are small, and a second thread spins more than it helps
+    (the run takes a third more CPU time for no gain on a busy host).
     """
+    first = "spacy" not in sys.modules
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     hide = without_torch and "torch" not in sys.modules and "thinc" not in sys.modules
     if hide:
         sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` now fails
+    if first:
+        sys.modules.update(_deferred_cli())
     try:
         import spacy
     finally:
         if hide and "torch" in sys.modules and sys.modules["torch"] is None:
             del sys.modules["torch"]
+        if first:
+            _undefer_cli()
     return spacy
+
+
+_DEFERRED = "cloak-deferred"
+
+
+def _deferred_cli() -> dict[str, types.ModuleType]:
+    """Stand-ins for `spacy.cli` and `spacy.cli.info` while spaCy's package is imported: its
+    `from .cli.info import info` then binds `spacy.info` to a function that imports the real
+    one when called."""
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        real = importlib.import_module("spacy.cli.info")
+        return real.info(*args, **kwargs)
+
+    cli = types.ModuleType("spacy.cli")
+    module = types.ModuleType("spacy.cli.info")
+    module.info = info  # type: ignore[attr-defined]
+    cli.info = module  # type: ignore[attr-defined]
+    for stand_in in (cli, module):
+        setattr(stand_in, _DEFERRED, True)
+    return {"spacy.cli": cli, "spacy.cli.info": module}
+
+
+def _undefer_cli() -> None:
+    """Take the stand-ins away, so that `import spacy.cli` imports the real command line, and
+    `spacy.cli` (an attribute of the package) does too when first read."""
+    for name in ("spacy.cli.info", "spacy.cli"):
+        if getattr(sys.modules.get(name), _DEFERRED, False):
+            del sys.modules[name]
+    spacy = sys.modules.get("spacy")
+    if spacy is None:
+        return
+    if getattr(vars(spacy).get("cli"), _DEFERRED, False):
+        delattr(spacy, "cli")
+    if "cli" in vars(spacy):
+        return
+
+    def __getattr__(name: str) -> Any:  # noqa: N807  # PEP 562: a module's missing attribute
+        if name == "cli":
+            return importlib.import_module("spacy.cli")
+        raise AttributeError(f"module 'spacy' has no attribute {name!r}")
+
+    if "__getattr__" not in vars(spacy):
+        spacy.__getattr__ = __getattr__  # type: ignore[method-assign]
 
 
 def _excluded(spacy: Any, config: Path | None) -> list[str]:
@@ -152,6 +217,36 @@ def _listened(block: Any) -> list[str]:
     return found
 
 
+# spaCy's own tokenizer factory, and the one that makes it empty (`_first_tokenizer`).
+_SPACY_TOKENIZER = "spacy.Tokenizer.v1"
+_EMPTY_TOKENIZER = "cloak.EmptyTokenizer.v1"
+
+
+def _first_tokenizer(spacy: Any, config: Path | None) -> dict[str, Any]:
+    """A config override that builds the pipeline with an empty tokenizer, when the pipeline's
+    own is read from its folder: reading it resets every rule and pattern first, so the
+    language's defaults (some 1,300 special cases, each tokenized) were built to be thrown
+    away. Nothing is overridden for another tokenizer or a pipeline saved without one."""
+    if config is None or not (config.parent / "tokenizer").is_file():
+        return {}
+    try:
+        settings = spacy.util.load_config(config, interpolate=False)
+        factory = settings["nlp"]["tokenizer"]["@tokenizers"]
+    except Exception:  # an unusual config: build its tokenizer as it says
+        return {}
+    if factory != _SPACY_TOKENIZER:
+        return {}
+    if _EMPTY_TOKENIZER not in spacy.registry.tokenizers:
+
+        def empty() -> Any:
+            from spacy.tokenizer import Tokenizer
+
+            return lambda nlp: Tokenizer(nlp.vocab)
+
+        spacy.registry.tokenizers.register(_EMPTY_TOKENIZER, func=empty)
+    return {"nlp": {"tokenizer": {"@tokenizers": _EMPTY_TOKENIZER}}}
+
+
 def _build(package: str) -> Any:
     name = _installed(package)
     config = _config_path(package, name)
@@ -172,7 +267,21 @@ def _build(package: str) -> Any:
             module = importlib.import_module(name)
             model_path = getattr(module, "model_path", None)
             target = model_path() if callable(model_path) else name
-        nlp = spacy.load(target, exclude=exclude)
+        # The vocabulary's string table (the words of the training data, 20 MB in memory)
+        # is not read: the model reads words by their hashes, and each word of a text is
+        # added as it is tokenized.
+        exclude.append("strings")
+        overrides = _first_tokenizer(spacy, config)
+        if needs_torch:
+            nlp = spacy.load(target, exclude=exclude, config=overrides)
+        else:
+            # BLIS, thinc's own BLAS, falls back on its slow reference code on processors it
+            # does not know (AMD Zen 4: the model took 35% more time); numpy's OpenBLAS knows
+            # them. Only the layers built here use it.
+            from thinc.api import use_ops
+
+            with use_ops("numpy", use_blis=False):
+                nlp = spacy.load(target, exclude=exclude, config=overrides)
     except Exception as error:  # any failure to load is the same thing to the caller
         hint = ""
         thinc_lacks_torch = not getattr(sys.modules.get("thinc.compat"), "has_torch", True)
@@ -245,27 +354,29 @@ class SpacyNerRecognizer:
             # The limit guards the parser's memory; NER alone runs in linear memory.
             nlp.max_length = longest + 1
         result: list[list[Span]] = []
-        for doc in (
-            doc for batch in self._batches(texts) for doc in nlp.pipe(batch, batch_size=len(batch))
-        ):
-            spans: list[Span] = []
-            text = doc.text
-            for entity in doc.ents:
-                label = self._label(entity.label_)
-                if label is None:
-                    continue
-                tokens = list(entity)
-                while len(tokens) > 1 and tokens[0].lower_ in _LEADING_ARTICLES:
-                    tokens.pop(0)
-                start, end = tokens[0].idx, entity.end_char
-                while start < end and text[start].isspace():
-                    start += 1
-                while end > start and text[end - 1].isspace():
-                    end -= 1
-                if start < end:
-                    spans.append(Span(start, end, label, None, SOURCE))
-            result.append(spans)
+        for batch in self._batches(texts):
+            # The text given, not `doc.text`, which spaCy rebuilds token by token.
+            for text, doc in zip(batch, nlp.pipe(batch, batch_size=len(batch)), strict=True):
+                result.append(self._spans(text, doc))
         return result
+
+    def _spans(self, text: str, doc: Any) -> list[Span]:
+        spans: list[Span] = []
+        for entity in doc.ents:
+            label = self._label(entity.label_)
+            if label is None:
+                continue
+            first = entity.start
+            while entity.end - first > 1 and doc[first].lower_ in _LEADING_ARTICLES:
+                first += 1
+            start, end = doc[first].idx, entity.end_char
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start < end:
+                spans.append(Span(start, end, label, None, SOURCE))
+        return spans
 
     def _batches(self, texts: Sequence[str]) -> list[list[str]]:
         batches: list[list[str]] = []

