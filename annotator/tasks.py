@@ -36,10 +36,14 @@ def import_run(job_id: int) -> None:
 
 @shared_task(name="annotator.tasks.jobs_reap")
 def jobs_reap() -> dict[str, int]:
-    """Fail the jobs whose worker stopped; run by beat, and by each worker as it starts."""
+    """Fail the jobs whose worker stopped, and send the propagation passes nobody is sending;
+    run by beat, and by each worker as it starts."""
     from annotator.services.jobs import jobs_reap as reap
+    from annotator.services.propagation import propagation_sweep
 
-    return reap()
+    counts = reap()
+    counts["propagation_passes"] = propagation_sweep()
+    return counts
 
 
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)

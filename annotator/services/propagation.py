@@ -130,6 +130,22 @@ def _pass_send(project_id: int, *, retry: int = 0) -> bool:
     return True
 
 
+def propagation_sweep() -> int:
+    """Send a pass to each project whose pending choices no pass is coming for: the broker or
+    the cache was away when they were decided, a worker died holding them, or documents a
+    person held outlasted their retries. Run with the job reaper (beat); the number of passes
+    sent."""
+    now = timezone.now()
+    window = settings.CLOAK_PROPAGATION_WINDOW
+    waited = now - timedelta(seconds=max(60, 10 * window))
+    stale = now - timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
+    forgotten = PendingPropagation.objects.filter(
+        Q(claim__isnull=True) | Q(claimed_at__lt=stale), created_at__lt=waited
+    )
+    projects = sorted(set(forgotten.values_list("project_id", flat=True)))
+    return sum(_pass_send(project_id) for project_id in projects)
+
+
 @dataclass
 class PropagationSummary:
     choices: int = 0  # pending rows the pass took

@@ -200,6 +200,37 @@ def test_a_dead_workers_claim_is_taken_over_once_stale(team: Team, settings: Any
     assert not PendingPropagation.objects.exists()
 
 
+def test_the_reaper_sends_a_pass_for_choices_no_pass_is_coming_for(
+    team: Team, sent: list[dict[str, Any]], settings: Any
+) -> None:
+    settings.CLOAK_PROPAGATION_WINDOW = 2
+    settings.CLOAK_JOB_STALE_AFTER = 600
+    other = ProjectFactory()
+    key = propagation._pass_key
+    for project in (team.project, other):
+        cache.delete(key(project.pk))
+    now = timezone.now()
+    alias_id = decide(team.project, "Moshe Chaya").alias_id
+    # Recorded while the broker was away: nothing was sent, nothing is claimed.
+    forgotten = PendingPropagation.objects.create(project=team.project, alias_id=alias_id)
+    # Just recorded: its own pass is on its way. Claimed by a live pass: being written.
+    PendingPropagation.objects.create(project=other, alias_id=alias_id)
+    held = PendingPropagation.objects.create(
+        project=other, alias_id=alias_id, claim=uuid.uuid4(), claimed_at=now
+    )
+    PendingPropagation.objects.filter(pk=held.pk).update(created_at=now - timedelta(hours=1))
+    PendingPropagation.objects.filter(pk=forgotten.pk).update(created_at=now - timedelta(hours=1))
+
+    counts = tasks.jobs_reap()
+
+    assert counts["propagation_passes"] == 1
+    assert sent == [{"args": [team.project.pk], "kwargs": {"retry": 0}, "countdown": 2}]
+    # A dead worker's claim is swept too, once stale.
+    PendingPropagation.objects.filter(pk=held.pk).update(claimed_at=now - timedelta(hours=1))
+    assert tasks.jobs_reap()["propagation_passes"] == 1
+    assert sent[-1]["args"] == [other.pk]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_document_a_person_holds_is_skipped_and_proposed_in_a_later_pass(
     sent: list[dict[str, Any]],
