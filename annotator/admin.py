@@ -26,6 +26,7 @@ from annotator.models import (
     ImportJob,
     LearnedModel,
     Membership,
+    PendingPropagation,
     PreannotationRun,
     Project,
     Release,
@@ -346,6 +347,15 @@ class ReleaseNerHitsAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     # Offsets and labels only, never text.
     list_display = ("id", "release", "document_id")
     raw_id_fields = ("release",)
+
+
+@admin.register(PendingPropagation)
+class PendingPropagationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # Written by people's decisions and taken by the worker's passes: what is still to be
+    # proposed, by ids (an alias of the table, never its surface).
+    list_display = ("id", "project", "alias_id", "claim", "claimed_at", "created_at")
+    list_filter = ("project",)
+    raw_id_fields = ("project",)
 
 
 @admin.register(ReleaseLeak)

@@ -179,6 +179,8 @@ class Stack:
             # The reaper every few seconds instead of minutes, so that a test can watch it.
             CLOAK_JOBS_REAP_EVERY="5",
             CLOAK_RUN_BATCH_SIZE="2",
+            # Long enough that a test's decisions made one after the other share a pass.
+            CLOAK_PROPAGATION_WINDOW="3",
             # The models stay the offline defaults; no hub is reachable.
             HF_HUB_OFFLINE="1",
             TRANSFORMERS_OFFLINE="1",

@@ -116,6 +116,47 @@ def test_an_open_page_learns_what_another_process_changed(
     page.context.close()
 
 
+def test_decisions_made_together_go_out_in_one_pass_that_waits_for_nobody(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    annotator = api["annotator_en"]
+    names = ["Ottilie Brandvold", "Casimir Quennell", "Perpetua Ashdown"]
+    records = [
+        {"id": f"pass-{n}", "lang": "en", "text": f"{name} wrote to the council."}
+        for n, name in enumerate(names)
+    ]
+    records += [
+        {"id": "pass-all", "lang": "en", "text": f"Later {', '.join(names)} met."},
+        {"id": "pass-held", "lang": "en", "text": f"{names[0]} and {names[1]} again."},
+    ]
+    ids = _import(api["admin"], records)
+
+    def known(name: str) -> list[dict[str, Any]]:
+        spans = annotator.get(f"documents/{ids[name]}/spans/?limit=1000")["results"]
+        return [span for span in spans if span["source"] == "known"]
+
+    with stack.postgres.connect(stack.dbname) as person, person.transaction():
+        # A person's write holds one document's row while the pass runs.
+        person.execute(
+            "SELECT id FROM annotator_document WHERE id = %s FOR UPDATE", [ids["pass-held"]]
+        )
+        # Three decisions new to the table, within one window (CLOAK_PROPAGATION_WINDOW).
+        for n, name in enumerate(names):
+            annotator.post(f"documents/{ids[f'pass-{n}']}/spans/",
+                           {"start": 0, "end": len(name), "label": "PER"}, expect=201)  # fmt: skip
+        # The pass proposes all three in the other document, without waiting for the held one.
+        wait_for(lambda: known("pass-all"), lambda spans: len(spans) == 3, 60, "the pass")
+        assert known("pass-held") == []
+    # Released: a later pass proposes there too.
+    stack.wait_idle()
+    assert len(known("pass-held")) == 2
+    passes = [line for line in stack.logs()["worker"].splitlines() if "propagated " in line]
+    # One pass took all three choices and left the held document for the next.
+    assert any("propagated 3 choices" in line and "1 documents left" in line for line in passes)
+    for name in names:
+        assert all(name not in line for line in passes)
+
+
 def test_bad_bodies_get_a_json_detail_from_gunicorn(stack: Stack, api: dict[str, Api]) -> None:
     annotator = api["annotator_en"]
     text = "Thumbs 👍🏽 up from Moshe, 🇫🇷 and Cafe\u0301.\r\nBye."
