@@ -956,6 +956,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=50, help="requests per sequential step")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--adds", type=int, default=20, help="adds per concurrent client")
+    parser.add_argument("--copies", type=int, default=51, help="documents (≥ clients + 1)")
     parser.add_argument("--words", type=int, default=6000)
     parser.add_argument("--spans", type=int, default=400)
     parser.add_argument("--web-workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
@@ -968,7 +969,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
 
-    data = corpus(args.words, args.spans, copies=args.clients + 1)
+    data = corpus(args.words, args.spans, copies=max(args.copies, args.clients + 1))
     logs = Path(tempfile.mkdtemp(prefix="cloak-load-"))
     started = time.perf_counter()
     try:
