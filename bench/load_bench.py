@@ -560,7 +560,12 @@ def run_steps(tool: Tool, data: Corpus, args: argparse.Namespace,
     document = tool.document(None)
     # The sequential annotator's places come from the end of the list; the concurrent
     # clients' from its start, each in a copy of its own.
-    places = list(reversed(data.free))
+    # Each surface once: a relabel of a surface another span decided too is refused (409,
+    # one surface has one choice), as it should be, and would count as an error here.
+    surfaces: dict[str, tuple[int, int, str]] = {}
+    for start, end, label in reversed(data.free):
+        surfaces.setdefault(data.text[start:end], (start, end, label))
+    places = list(surfaces.values())
     if len(places) < 2 * args.rounds or len(data.free) < args.adds:
         raise SystemExit(f"{len(data.free)} places to add a span: fewer rounds or adds")
     timed(Result(), lambda: tool.open_api(http, document))  # warm the workers
