@@ -35,7 +35,9 @@ def lower_priority(niceness: int) -> int:
 def yield_the_cpu_to_the_web(sender: Any = None, **kwargs: Any) -> None:
     # A worker on the web's host (propagation after each decision, runs, releases) must not
     # take the annotators' CPU: on 2 cores an accept competes with the propagation it has
-    # just started (bench/load_bench.py). Set in the worker's main process before its pool
+    # just started (bench/load_bench.py). It pays only while the worker computes holding no
+    # row an annotator writes: a niced lock holder makes the writers wait longer. Set in the
+    # worker's main process before its pool
     # starts, so that every pool process inherits it, whatever the pool.
     lower_priority(settings.CLOAK_WORKER_NICE)
 
