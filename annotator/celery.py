@@ -37,8 +37,7 @@ def yield_the_cpu_to_the_web(sender: Any = None, **kwargs: Any) -> None:
     # take the annotators' CPU: on 2 cores an accept competes with the propagation it has
     # just started (bench/load_bench.py). It pays only while the worker computes holding no
     # row an annotator writes: a niced lock holder makes the writers wait longer. Set in the
-    # worker's main process before its pool
-    # starts, so that every pool process inherits it, whatever the pool.
+    # worker's main process before its pool starts, so that every pool process inherits it.
     lower_priority(settings.CLOAK_WORKER_NICE)
 
 
