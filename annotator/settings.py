@@ -249,6 +249,13 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# The worker's processes run at this niceness (annotator/celery.py), below the web's, so that
+# background work on the web's host waits for the annotators' requests; 0 leaves it as started.
+CLOAK_WORKER_NICE = env_int("CLOAK_WORKER_NICE", 10)
+if not 0 <= CLOAK_WORKER_NICE <= 19:
+    raise ImproperlyConfigured(
+        f"CLOAK_WORKER_NICE must be a niceness from 0 to 19, got {CLOAK_WORKER_NICE}"
+    )
 
 _cache_url = env_str("CACHE_URL", REDIS_URL)
 CACHES = {

@@ -76,7 +76,7 @@ def document_for(annotator: int, proposals: int) -> tuple[str, list[tuple[int, i
 
 
 def setup(annotators: int, proposals: int) -> tuple[str, list[tuple[str, int]]]:
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     from annotator.models import Document, Span, SpanSource
     from annotator.services.projects import membership_set, project_create
@@ -89,7 +89,7 @@ def setup(annotators: int, proposals: int) -> tuple[str, list[tuple[str, int]]]:
             project=project, username=username, role="annotator", languages=["en"],
             password="load-bench-password",
         ).user  # fmt: skip
-        token, _ = Token.objects.get_or_create(user=user)
+        _, token = AuthToken.objects.create(user)
         text, spans = document_for(number, proposals)
         document = Document.objects.create(
             project=project, language="en", external_id=f"load-{number}", text=text
@@ -98,7 +98,7 @@ def setup(annotators: int, proposals: int) -> tuple[str, list[tuple[str, int]]]:
             Span(document=document, start=s, end=e, label=label, source=SpanSource.NER, score=0.9)
             for s, e, label in spans
         )
-        people.append((token.key, document.pk))
+        people.append((token, document.pk))
     return project.slug, people
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +17,8 @@ from annotator.celery import app as celery_app
 from annotator.models import Document, JobStatus
 from annotator.services.imports import import_job_create
 from tests.factories import ProjectFactory
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -50,3 +56,53 @@ def test_a_worker_that_starts_sends_the_reaper(monkeypatch: Any) -> None:
     worker_ready.send(sender=None)
 
     assert sent == ["annotator.tasks.jobs_reap"]
+
+
+def _worker_starting(niceness: str) -> subprocess.CompletedProcess[str]:
+    """A process that loads the worker's app and sends what a starting worker sends, with
+    CLOAK_WORKER_NICE set to `niceness`: its niceness before and after. A process of its
+    own, because a process cannot take back the priority it gave up."""
+    script = (
+        "import os; before = os.getpriority(os.PRIO_PROCESS, 0); "
+        "from celery.signals import worker_init; import annotator.celery; "
+        "worker_init.send(sender=None); "
+        "print(before, os.getpriority(os.PRIO_PROCESS, 0))"
+    )
+    env = {**os.environ, "CLOAK_WORKER_NICE": niceness}
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("niceness", [7, 0])
+def test_a_starting_worker_yields_the_cpu_as_set(niceness: int) -> None:
+    result = _worker_starting(str(niceness))
+
+    assert result.returncode == 0, result.stderr
+    before, after = map(int, result.stdout.split())
+    # 0 leaves the worker as it was started; a niceness never lowers one started nicer.
+    assert after == max(before, niceness)
+
+
+def test_a_starting_worker_takes_the_default_niceness() -> None:
+    result = _worker_starting("")  # unset, as settings read it
+
+    assert result.returncode == 0, result.stderr
+    before, after = map(int, result.stdout.split())
+    assert after == max(before, 10)
+
+
+@pytest.mark.parametrize("niceness", ["20", "-1"])
+def test_a_worker_refuses_to_start_with_a_niceness_outside_0_to_19(niceness: str) -> None:
+    celery = str(Path(sys.executable).parent / "celery")
+    env = {**os.environ, "CLOAK_WORKER_NICE": niceness}
+
+    # It exits at once with the reason; one that started would run until the timeout.
+    result = subprocess.run(
+        [celery, "-A", "annotator", "worker", "--pool", "solo", "-Q", "default"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+
+    assert result.returncode != 0
+    assert "CLOAK_WORKER_NICE must be a niceness from 0 to 19" in result.stdout + result.stderr
