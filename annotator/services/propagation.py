@@ -43,6 +43,8 @@ import logging
 import re
 import time
 import uuid
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -79,8 +81,10 @@ logger = logging.getLogger(__name__)
 
 # Candidate documents read at once.
 CHUNK = 2000
-# Documents written per transaction: the longest a person's write to one of them may wait.
+# Documents, and occurrences, written per transaction at most: what bounds how long a person's
+# write to one of them may wait.
 GROUP = 50
+GROUP_OCCURRENCES = 400
 # How often a pass renews its claim, in seconds.
 RENEW_EVERY = 30
 # Passes sent again for documents a person's write held; then they wait for the next pass.
@@ -339,8 +343,8 @@ def _propagate(
             occurrences = finder.occurrences(text)
             if occurrences:
                 found[document_id] = occurrences
-        for group in in_chunks(sorted(found), GROUP):
-            skipped |= _write(project, {d: found[d] for d in group}, sources, summary)
+        for group in _groups(found):
+            skipped |= _write(project, group, sources, summary)
             if time.monotonic() - renewed > RENEW_EVERY:
                 PendingPropagation.objects.filter(claim=claim).update(claimed_at=timezone.now())
                 renewed = time.monotonic()
@@ -350,6 +354,50 @@ def _propagate(
 # What the writer reads of a document's spans (their times and texts it never needs).
 SPAN_FIELDS = ("document_id", "start", "end", "source", "status", "decision", "keep_reason",
                "entity_id")  # fmt: skip
+
+
+def _groups(
+    found: dict[int, list[tuple[int, int, _Target]]],
+) -> Iterator[dict[int, list[tuple[int, int, _Target]]]]:
+    """The documents in id order, cut into transactions of at most GROUP documents and, but
+    for a document alone, GROUP_OCCURRENCES occurrences."""
+    group: dict[int, list[tuple[int, int, _Target]]] = {}
+    occurrences = 0
+    for document_id in sorted(found):
+        matches = found[document_id]
+        if group and (len(group) >= GROUP or occurrences + len(matches) > GROUP_OCCURRENCES):
+            yield group
+            group, occurrences = {}, 0
+        group[document_id] = matches
+        occurrences += len(matches)
+    if group:
+        yield group
+
+
+class _Placed:
+    """A document's spans by place: those overlapping a stretch found by bisection, not by
+    looking at every span of a document that may hold thousands."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = sorted(spans, key=lambda span: span.start)  # stable: the read's order
+        self.starts = [span.start for span in self.spans]
+        self.longest = max((span.end - span.start for span in spans), default=0)
+
+    def overlapping(self, start: int, end: int) -> list[Span]:
+        found = []
+        index = bisect_left(self.starts, start - self.longest)
+        while index < len(self.spans) and self.starts[index] < end:
+            span = self.spans[index]
+            if span.end > start:
+                found.append(span)
+            index += 1
+        return found
+
+    def add(self, span: Span) -> None:
+        index = bisect_right(self.starts, span.start)
+        self.starts.insert(index, span.start)
+        self.spans.insert(index, span)
+        self.longest = max(self.longest, span.end - span.start)
 
 
 def _is_persons(span: Span) -> bool:
@@ -402,10 +450,10 @@ def _write(
     conflicts: list[ReviewItem] = []
     reopened: set[int] = set()
     for document_id, matches in found.items():
-        existing = spans.get(document_id, [])
+        existing = _Placed(spans.get(document_id, []))
         for start, end, target in matches:
-            same = [s for s in existing if s.start == start and s.end == end]
-            overlapping = [s for s in existing if s.start < end and s.end > start]
+            overlapping = existing.overlapping(start, end)
+            same = [s for s in overlapping if s.start == start and s.end == end]
             if any(s.pk in sources for s in overlapping):
                 continue
             if same:
@@ -451,7 +499,7 @@ def _write(
                 keep_reason=target.keep_reason,
                 entity_id=target.alias.entity_id,
             )
-            existing.append(proposal_span(new))
+            existing.add(proposal_span(new))
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
