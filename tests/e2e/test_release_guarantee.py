@@ -114,6 +114,9 @@ def test_a_decision_destroys_no_proposal_and_the_release_sees_every_name(
         assert word.casefold() not in body.casefold(), word
 
     # A French document nobody annotated, marked done: the release's detection refuses it.
+    # The English decisions' propagation pass (a window after them) has landed: nothing of
+    # theirs is proposed in the French document, which nobody annotates.
+    stack.wait_idle()
     unseen = _import(admin, UNSEEN, "fr")
     _done(api["annotator_fr"], unseen["ott-c"])
     french = _release(admin, language="fr", strategy="realistic")
