@@ -449,7 +449,12 @@ class Page:
         return [str(span["id"]) for span in body["results"] if span["status"] == "proposed"]
 
     def accept(self, pk: str) -> str | None:
-        url = self.urls[pk]
+        from django.urls import reverse
+
+        # A row names no URL of its own when the page builds it from the span's id.
+        url = self.urls.get(pk) or reverse(
+            "span_action", args=[self.cloak.slug, self.document, int(pk)]
+        )
         body = urlencode(
             {
                 "csrfmiddlewaretoken": self.csrf,
