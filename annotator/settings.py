@@ -366,7 +366,7 @@ CLOAK_JOB_QUEUED_TIMEOUT = env_int("CLOAK_JOB_QUEUED_TIMEOUT", 1800)
 # Decisions new to the correspondence table within this many seconds of each other are
 # propagated in one pass (annotator.services.propagation): the pass starts this long after the
 # first of them.
-CLOAK_PROPAGATION_WINDOW = env_int("CLOAK_PROPAGATION_WINDOW", 2)
+CLOAK_PROPAGATION_WINDOW = env_int("CLOAK_PROPAGATION_WINDOW", 5)
 FILE_UPLOAD_TEMP_DIR = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
