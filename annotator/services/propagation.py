@@ -47,6 +47,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.cache import cache
@@ -70,7 +71,7 @@ from annotator.models import (
 from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.decided import Decided, on_decided
 from annotator.services.jobs import BROKER_ERRORS
-from annotator.services.proposals import Proposal, bulk_propose, proposal_span
+from annotator.services.proposals import Proposal, bulk_propose
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
@@ -352,8 +353,23 @@ def _propagate(
 
 
 # What the writer reads of a document's spans (their times and texts it never needs).
-SPAN_FIELDS = ("document_id", "start", "end", "source", "status", "decision", "keep_reason",
-               "entity_id")  # fmt: skip
+class _Existing(NamedTuple):
+    """What the writer reads of a span: plain values, not a model (a long document that the
+    project's names recur in holds thousands of spans, each pass reads them all)."""
+
+    pk: int | None
+    start: int
+    end: int
+    source: str
+    status: str
+    decision: str
+    keep_reason: str
+    entity_id: int | None
+
+
+# The columns of `_Existing`, in its order, and the span's document.
+SPAN_FIELDS = ("pk", "start", "end", "source", "status", "decision", "keep_reason", "entity_id",
+               "document_id")  # fmt: skip
 
 
 def _groups(
@@ -378,12 +394,12 @@ class _Placed:
     """A document's spans by place: those overlapping a stretch found by bisection, not by
     looking at every span of a document that may hold thousands."""
 
-    def __init__(self, spans: list[Span]) -> None:
+    def __init__(self, spans: list[_Existing]) -> None:
         self.spans = sorted(spans, key=lambda span: span.start)  # stable: the read's order
         self.starts = [span.start for span in self.spans]
         self.longest = max((span.end - span.start for span in spans), default=0)
 
-    def overlapping(self, start: int, end: int) -> list[Span]:
+    def overlapping(self, start: int, end: int) -> list[_Existing]:
         found = []
         index = bisect_left(self.starts, start - self.longest)
         while index < len(self.spans) and self.starts[index] < end:
@@ -393,14 +409,14 @@ class _Placed:
             index += 1
         return found
 
-    def add(self, span: Span) -> None:
+    def add(self, span: _Existing) -> None:
         index = bisect_right(self.starts, span.start)
         self.starts.insert(index, span.start)
         self.spans.insert(index, span)
         self.longest = max(self.longest, span.end - span.start)
 
 
-def _is_persons(span: Span) -> bool:
+def _is_persons(span: _Existing) -> bool:
     return span.source == SpanSource.HUMAN or span.status == SpanStatus.ACCEPTED
 
 
@@ -427,13 +443,14 @@ def _write(
     found = {document_id: found[document_id] for document_id in statuses}
     if not found:
         return skipped
-    spans: dict[int, list[Span]] = {}
-    for span in (
+    spans: dict[int, list[_Existing]] = {}
+    for *values, document_id in (
         Span.objects.filter(document_id__in=list(found))
         .exclude(status=SpanStatus.REJECTED)
-        .only(*SPAN_FIELDS)
+        .order_by("document_id", "start", "end", "pk")
+        .values_list(*SPAN_FIELDS)
     ):
-        spans.setdefault(span.document_id, []).append(span)
+        spans.setdefault(document_id, []).append(_Existing(*values))
     open_conflicts = set(
         ReviewItem.objects.filter(
             project=project,
@@ -458,6 +475,8 @@ def _write(
                 continue
             if same:
                 span = same[0]
+                if span.pk is None:
+                    continue  # proposed by this pass, for another of its choices: that stays
                 if _is_persons(span):
                     if span.decision != target.decision and span.pk not in open_conflicts:
                         open_conflicts.add(span.pk)
@@ -466,7 +485,7 @@ def _write(
                                 project=project,
                                 kind=ReviewKind.SURFACE_CONFLICT,
                                 document_id=document_id,
-                                span=span,
+                                span_id=span.pk,
                                 entity_id=target.alias.entity_id,
                                 detail={"decisions": [span.decision, target.decision]},
                             )
@@ -499,7 +518,10 @@ def _write(
                 keep_reason=target.keep_reason,
                 entity_id=target.alias.entity_id,
             )
-            existing.add(proposal_span(new))
+            existing.add(
+                _Existing(None, start, end, SpanSource.KNOWN, SpanStatus.PROPOSED,
+                          target.decision, target.keep_reason, target.alias.entity_id)
+            )  # fmt: skip
             created.append(new)
             if statuses.get(document_id) == DocumentStatus.DONE:
                 reopened.add(document_id)
