@@ -32,7 +32,7 @@ from typing import IO, Any, NamedTuple
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotator import tasks
@@ -51,6 +51,14 @@ from annotator.selectors.assignments import annotators_by_language
 from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
 from annotator.services.audit import audit_record
+from annotator.services.copying import (
+    copy_field,
+    copy_lines,
+    copy_statement,
+    copy_template,
+    copy_text,
+    table_columns,
+)
 from annotator.services.errors import DomainError, ImportRefused
 from annotator.services.jobs import (
     Counts,
@@ -65,7 +73,7 @@ from annotator.services.jobs import (
     upload_delete,
     uploads_dir,
 )
-from annotator.services.proposals import Proposal, bulk_propose, proposal_fields
+from annotator.services.proposals import SPAN_COLUMNS, Proposal, bulk_propose, proposal_row
 from pseudonymizer.folding import fold
 from pseudonymizer.formats import FORMATS, ReadLimits, detect_format, read_documents
 from pseudonymizer.formats.base import FormatError, ImportedDocument, check_labels
@@ -242,12 +250,7 @@ class _RowWriter(_Writer):
         "id", "project_id", "language", "external_id", "text", "metadata", "status",
         "assignee_id", "import_job_id", "version", "created_at", "updated_at", "search_text",
     )  # fmt: skip
-    SPAN_COLUMNS = (
-        "document_id", "start", "end", "label", "source", "score", "status", "decision",
-        "keep_reason", "entity_id", "run_id", "version", "created_by_id", "created_at",
-        "decided_by_id", "decided_at", "updated_by_id", "updated_at", "proposed_start",
-        "proposed_end", "proposed_label",
-    )  # fmt: skip
+    SPAN_COLUMNS = SPAN_COLUMNS
 
     def __init__(self, project: Project, job: ImportJob | None) -> None:
         super().__init__(project, job)
@@ -263,69 +266,18 @@ class _RowWriter(_Writer):
         )  # fmt: skip
 
     def span_rows(self, document_id: int, document: ImportedDocument) -> Iterator[tuple[Any, ...]]:
-        # What the ORM would set besides the proposal's own columns (`proposal_fields`).
-        written = {
-            "version": 1, "created_by_id": None, "created_at": self.stamp, "decided_by_id": None,
-            "decided_at": None, "updated_by_id": None, "updated_at": self.stamp,
-        }  # fmt: skip
         for span in document.spans:
-            row = proposal_fields(_proposal(document_id, span)) | written
+            row = proposal_row(_proposal(document_id, span), self.stamp)
             yield tuple(row[column] for column in self.SPAN_COLUMNS)
-
-    @staticmethod
-    def columns(model: type[models.Model], names: tuple[str, ...]) -> str:
-        quote = connection.ops.quote_name
-        return f"{quote(model._meta.db_table)} ({', '.join(quote(c) for c in names)})"
-
-
-def _copy_field(value: Any) -> str:
-    """`value` as a field of COPY's text format."""
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, str):
-        return _copy_text(value)
-    return str(value)
-
-
-def _copy_text(value: str) -> str:
-    """A string as a field of COPY's text format: its backslashes and the characters that
-    end a field or a row escaped. Most fields hold none, and `in` finds that fastest."""
-    if "\\" in value:
-        value = value.replace("\\", "\\\\")
-    if "\t" in value:
-        value = value.replace("\t", "\\t")
-    if "\n" in value:
-        value = value.replace("\n", "\\n")
-    if "\r" in value:
-        value = value.replace("\r", "\\r")
-    return value
-
-
-def _copy_template(columns: tuple[str, ...], varying: set[str], row: dict[str, Any]) -> str:
-    """A row of COPY text as a `str.format` template: a `{column}` field for each column in
-    `varying`, the value `row` gives for each other column written out."""
-    fields = [
-        f"{{{column}}}"
-        if column in varying
-        else _copy_field(row[column]).replace("{", "{{").replace("}", "}}")
-        for column in columns
-    ]
-    return "\t".join(fields) + "\n"
 
 
 class _PostgresCopyWriter(_RowWriter):
     """COPY rows in, as text the writer formats itself, a bounded chunk at a time; document
     ids come from the table's own sequence, reserved up front.
 
-    Formatting the rows here rather than handing psycopg a tuple per row takes a third of
-    the import's time off the process, and sending them a megabyte at a time keeps the
-    process's memory flat however large the file."""
+    Formatting the rows here (`annotator.services.copying`) rather than handing psycopg a
+    tuple per row takes a third of the import's time off the process."""
 
-    CHUNK_CHARS = 1 << 18
     DOCUMENT_VARYING = {
         "id", "language", "external_id", "text", "metadata", "search_text", "assignee_id",
     }  # fmt: skip
@@ -336,8 +288,8 @@ class _PostgresCopyWriter(_RowWriter):
 
     def __init__(self, project: Project, job: ImportJob | None) -> None:
         super().__init__(project, job)
-        self.document_copy = f"COPY {self.columns(Document, self.DOCUMENT_COLUMNS)} FROM STDIN"
-        self.span_copy = f"COPY {self.columns(Span, self.SPAN_COLUMNS)} FROM STDIN"
+        self.document_copy = copy_statement(Document, self.DOCUMENT_COLUMNS)
+        self.span_copy = copy_statement(Span, self.SPAN_COLUMNS)
         self.sequence_sql = (
             f"SELECT nextval(pg_get_serial_sequence('{Document._meta.db_table}', 'id')) "
             "FROM generate_series(1, %s)"
@@ -346,18 +298,18 @@ class _PostgresCopyWriter(_RowWriter):
         # after (its language's annotator), which then has none of them left to update: an
         # UPDATE would write every imported row, and its eight index entries, a second time.
         self.assignees = {
-            language: _copy_field(user.pk)
+            language: copy_field(user.pk)
             for language, user in annotators_by_language(project).items()
         }
         # The columns every row of an import shares, from the rows the ORM path would write.
         sample = ImportedDocument(text="x", external_id="x", language="x")
-        self.document_template = _copy_template(
+        self.document_template = copy_template(
             self.DOCUMENT_COLUMNS,
             self.DOCUMENT_VARYING,
             dict(zip(self.DOCUMENT_COLUMNS, self.document_row(0, sample), strict=True)),
         )
         sample.spans = [FileSpan(0, 1, "x")]
-        self.span_template = _copy_template(
+        self.span_template = copy_template(
             self.SPAN_COLUMNS,
             self.SPAN_VARYING,
             dict(zip(self.SPAN_COLUMNS, next(self.span_rows(0, sample)), strict=True)),
@@ -368,11 +320,11 @@ class _PostgresCopyWriter(_RowWriter):
         for document_id, document in zip(ids, batch, strict=True):
             yield template(
                 id=document_id,
-                language=_copy_text(str(document.language)),
-                external_id=_copy_text(str(document.external_id)),
-                text=_copy_text(document.text),
-                metadata=_copy_text(json.dumps(document.metadata, ensure_ascii=False)),
-                search_text=_copy_text(fold(document.text)),
+                language=copy_text(str(document.language)),
+                external_id=copy_text(str(document.external_id)),
+                text=copy_text(document.text),
+                metadata=copy_text(json.dumps(document.metadata, ensure_ascii=False)),
+                search_text=copy_text(fold(document.text)),
                 assignee_id=self.assignees.get(str(document.language), "\\N"),
             )
 
@@ -381,31 +333,18 @@ class _PostgresCopyWriter(_RowWriter):
         template = self.span_template.format
         for document_id, document in zip(ids, batch, strict=True):
             for span in document.spans:
-                label = _copy_text(span.label)
+                label = copy_text(span.label)
                 yield template(
                     document_id=document_id,
                     start=span.start,
                     end=span.end,
                     label=label,
                     score="\\N" if span.score is None else repr(span.score),
-                    decision=_copy_text(span.decision or IMPORT_DECISION),
+                    decision=copy_text(span.decision or IMPORT_DECISION),
                     proposed_start=span.start,
                     proposed_end=span.end,
                     proposed_label=label,
                 )
-
-    def copy(self, cursor: Any, statement: str, lines: Iterable[str]) -> None:
-        with cursor.copy(statement) as copy:
-            chunk: list[str] = []
-            size = 0
-            for line in lines:
-                chunk.append(line)
-                size += len(line)
-                if size >= self.CHUNK_CHARS:
-                    copy.write("".join(chunk))
-                    chunk, size = [], 0
-            if chunk:
-                copy.write("".join(chunk))
 
     def write(self, batch: list[ImportedDocument]) -> int:
         # psycopg's own errors (a duplicate id's unique violation) as Django's.
@@ -413,8 +352,8 @@ class _PostgresCopyWriter(_RowWriter):
             wrapper.execute(self.sequence_sql, [len(batch)])
             ids = [row[0] for row in wrapper.fetchall()]
             cursor = wrapper.cursor  # the psycopg cursor, for COPY
-            self.copy(cursor, self.document_copy, self.document_lines(ids, batch))
-            self.copy(cursor, self.span_copy, self.span_lines(ids, batch))
+            copy_lines(cursor, self.document_copy, self.document_lines(ids, batch))
+            copy_lines(cursor, self.span_copy, self.span_lines(ids, batch))
         return sum(len(document.spans) for document in batch)
 
 
@@ -445,10 +384,10 @@ class _SqliteWriter(_RowWriter):
         )
         marks = ", ".join(["%s"] * len(self.DOCUMENT_COLUMNS))
         self.document_insert = (
-            f"INSERT INTO {self.columns(Document, self.DOCUMENT_COLUMNS)} VALUES ({marks})"
+            f"INSERT INTO {table_columns(Document, self.DOCUMENT_COLUMNS)} VALUES ({marks})"
         )
         marks = ", ".join(["%s"] * len(self.SPAN_COLUMNS))
-        self.span_insert = f"INSERT INTO {self.columns(Span, self.SPAN_COLUMNS)} VALUES ({marks})"
+        self.span_insert = f"INSERT INTO {table_columns(Span, self.SPAN_COLUMNS)} VALUES ({marks})"
 
     def prepare(self, batch: list[ImportedDocument]) -> _Prepared:
         return _Prepared(

@@ -71,7 +71,7 @@ from annotator.models import (
 from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.decided import Decided, on_decided
 from annotator.services.jobs import BROKER_ERRORS
-from annotator.services.proposals import Proposal, bulk_propose
+from annotator.services.proposals import Proposal, propose
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
@@ -537,7 +537,7 @@ def _write(
         else:
             Span.objects.filter(pk__in=ids).update(entity_id=entity_id)
     if created:
-        bulk_propose(created)
+        propose(created)
     if conflicts:
         ReviewItem.objects.bulk_create(conflicts)
     if reopened:

@@ -67,7 +67,7 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
-from annotator.services.proposals import Proposal, bulk_propose
+from annotator.services.proposals import Proposal, propose
 from annotator.services.table import known_surfaces
 from pseudonymizer.detection import Detection, Detector, NerSpecError
 from pseudonymizer.labels import map_to_schema
@@ -547,7 +547,7 @@ def _batch_write(
                     run_id=run.pk,
                 )
             )
-    bulk_propose(created, batch_size=2000)
+    propose(created)
     now = timezone.now()
     Document.objects.filter(pk__in=ids, status=DocumentStatus.NEW).update(
         status=DocumentStatus.PREANNOTATED, version=F("version") + 1, updated_at=now
