@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -110,10 +111,24 @@ def surface_choices(scope: Scope, surfaces: Iterable[str]) -> dict[str, Choice]:
     if not by_digest:
         return {}
     found: dict[str, Choice] = {}
-    rows = _aliases(scope).filter(original_digest__in=list(by_digest)).select_related("entity")
-    for alias in rows:
-        for surface in by_digest[alias.original_digest]:
-            found[surface] = _choice(alias)
+    # Plain values, not models: a page asks for every surface it shows.
+    rows = (
+        _aliases(scope)
+        .filter(original_digest__in=list(by_digest))
+        .values_list(
+            "original_digest",
+            "entity_id",
+            "pk",
+            "entity__decision",
+            "replacement",
+            "entity__keep_reason",
+            "entity__label",
+        )  # fmt: skip
+    )
+    for digest, *values in rows:
+        choice = Choice(*values)
+        for surface in by_digest[digest]:
+            found[surface] = choice
     return found
 
 
@@ -160,23 +175,32 @@ class _DigestSet(SurfaceSet):
         super().__init__()
         self._scope = scope
         self._known: dict[str, bool] = {}  # digest → whether it is an original's
+        self._digest_of: dict[str, str | None] = {}  # surface → its digest (None: blank)
 
     def _digests(self, surfaces: Iterable[str]) -> set[str]:
-        secret = self._scope.secret
-        return {crypto.surface_digest(secret, s) for s in surfaces if crypto.normalise_surface(s)}
+        found = set()
+        for surface in surfaces:
+            if surface not in self._digest_of:
+                blank = not crypto.normalise_surface(surface)
+                digest = None if blank else crypto.surface_digest(self._scope.secret, surface)
+                self._digest_of[surface] = digest
+            if (digest := self._digest_of[surface]) is not None:
+                found.add(digest)
+        return found
 
     def _any(self, digests: set[str]) -> bool:
         _look_up(self._scope, "original_digest", digests, self._known)
         return any(self._known[digest] for digest in digests)
 
     @staticmethod
-    def _runs(text: str) -> set[str]:
+    @lru_cache(maxsize=1024)
+    def _runs(text: str) -> frozenset[str]:
         words = word_keys(crypto.normalise_surface(text))
-        return {
+        return frozenset(
             " ".join(words[start : start + size])
             for size in range(1, len(words) + 1)
             for start in range(len(words) - size + 1)
-        }
+        )
 
     def __contains__(self, surface: object) -> bool:
         if not isinstance(surface, str):

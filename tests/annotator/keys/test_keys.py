@@ -58,6 +58,18 @@ def test_the_digest_depends_on_the_project_secret() -> None:
     assert surface_digest("a", "Moshe") != surface_digest("b", "Moshe")
 
 
+def test_a_digest_kept_in_memory_follows_the_keys_secret(settings: Any) -> None:
+    """Digests are kept per process, under the secret they were made with: another secret
+    gives another digest at once, and the first comes back with the first secret."""
+    before = surface_digest("a", "Moshe")
+    first = settings.CLOAK_KEYS_SECRET
+    settings.CLOAK_KEYS_SECRET = first + "-rotated"
+    rotated = surface_digest("a", "Moshe")
+    assert rotated != before
+    settings.CLOAK_KEYS_SECRET = first
+    assert surface_digest("a", "Moshe") == before
+
+
 def test_the_router_sends_keys_to_their_own_database_when_one_is_configured(
     monkeypatch: Any,
 ) -> None:
