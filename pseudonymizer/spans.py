@@ -128,10 +128,11 @@ def effective_score(span: Span) -> float:
     return 1.0 if span.source in _TRUSTED_SOURCES else 0.0
 
 
-def overlap_preference(span: Span) -> tuple[int, float, int, int, int, str, str, str]:
+def overlap_preference(span: Span) -> tuple[int, float, int, int, int, str, str, str, float]:
     """The order in which overlapping spans win (`resolve_overlaps`): smaller sorts first."""
     # The trailing fields only make the order total, so that the result does not depend on
-    # the order of the input.
+    # the order of the input: two spans an unscored one and one scored 0 tie on their
+    # effective score, and the scored one comes first.
     return (
         -(span.end - span.start),
         -effective_score(span),
@@ -141,6 +142,7 @@ def overlap_preference(span: Span) -> tuple[int, float, int, int, int, str, str,
         span.label,
         span.source,
         span.decision or "",
+        -1.0 if span.score is None else -span.score,
     )
 
 

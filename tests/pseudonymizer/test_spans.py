@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pseudonymizer.spans import (
@@ -88,6 +88,18 @@ def test_an_offset_inside_a_surrogate_pair_is_refused(text: str) -> None:
 
 
 @given(text_and_spans())
+# Two spans alike but for an absent score and a score of 0: both count as 0, yet one must win
+# whatever the order they come in.
+@example(
+    (
+        "😡😡",
+        [
+            Span(1, 2, "PER", None, "regex"),
+            Span(1, 2, "PER", 0.0, "regex"),
+            Span(0, 1, "PER", None, "human"),
+        ],
+    )
+)
 def test_resolved_spans_never_overlap_and_keep_every_human_span(
     case: tuple[str, list[Span]],
 ) -> None:
