@@ -23,6 +23,9 @@ run time.
   by a word with it ("وزارة الصحة", "حزب الله"); one or two adjectives may follow ("جامعة
   الدول العربية"). After a head with the article a relative adjective (ال…ي) that is no
   common adjective serves too ("الحزب الشيوعي"). ORG, score 0.8.
+- People a cue announces, whatever their name (a foreign person's, in none of the lists):
+  after a title ("اللاعب ليونيل ميسي", "وزير الخارجية أنتوني بلينكن") at score 0.7, after a
+  verb of saying ("وقال إيمانويل ماكرون") at 0.5 (`cues`).
 - A first name alone is proposed too, at score 0.5: recall comes first, and a lone given name
   is how people are named in messages. First names that are everyday words (أمل hope, نور
   light, سعيد happy, صباح morning...) are never proposed alone, and neither start a name.
@@ -46,6 +49,7 @@ from pathlib import Path
 from pseudonymizer.folding import fold, fold_with_origin
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.lexicons.cues import cued_names
 from pseudonymizer.spans import Span, select_non_overlapping
 
 __all__ = [
@@ -472,15 +476,24 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             replace(span, score=ENTITY_SCORE, source=SOURCE)
             for span in _entity_matcher().recognize_one(text)
         ]
-        reader = _People(text, arabic_lexicon(), entities)
+        lexicon = arabic_lexicon()
+        reader = _People(text, lexicon, entities)
         people = reader.find()
         organisations = _Organisations(reader, [*entities, *people]).find()
+        cued = [
+            Span(start, end, "PER", score, SOURCE)
+            for start, end, score in cued_names(
+                text, reader.words, reader.joined, adjectives=lexicon.nationalities,
+                names=lexicon.names, blocked=reader.blocked,
+            )
+        ]  # fmt: skip
         # The longer span wins; on a tie a listed place or organisation beats one named by
-        # its head word, which beats a name.
+        # its head word, which beats a listed name, which beats one a cue announces.
         ranked = (
             [(span, 0) for span in entities]
             + [(span, 1) for span in organisations]
             + [(span, 2) for span in people]
+            + [(span, 3) for span in cued]
         )
         order = {id(span): rank for span, rank in ranked}
         return select_non_overlapping(

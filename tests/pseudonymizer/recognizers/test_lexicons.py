@@ -261,6 +261,57 @@ def test_cldr_display_names_give_every_place_they_hold() -> None:
     assert _cldr_parts("أستراليا") == ["أستراليا"]
 
 
+# --- People a cue announces ------------------------------------------------------------------
+
+
+def scored(text: str) -> list[tuple[str, str, float | None]]:
+    return [
+        (s.surface(text), s.label, s.score) for s in ArabicLexiconRecognizer().recognize_one(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "score"),
+    [
+        ("سجل اللاعب ليونيل ميسي هدفا", "ليونيل ميسي", 0.7),  # two unlisted words at most
+        ("وقال الرئيس الأمريكي السابق باراك أوباما إن", "باراك أوباما", 0.7),  # qualifiers
+        ("وأكد وزير الخارجية الأمريكي أنتوني بلينكن، أن", "أنتوني بلينكن", 0.7),  # construct
+        ("قالت الكاتبة أحلام مستغانمي", "أحلام مستغانمي", 0.7),
+        ("للرئيس إيمانويل ماكرون", "إيمانويل ماكرون", 0.7),  # ل + the title's article
+        ("صرح لينوس تورفالدس مطور لينكس", "لينوس تورفالدس", 0.5),  # a verb of saying
+        ("وقال جون سميث", "جون سميث", 0.5),  # و + the verb
+        ("قال الشيخ محمد بن راشد آل مكتوم", "محمد بن راشد آل مكتوم", 0.7),  # particles
+    ],
+)
+def test_a_title_or_a_verb_of_saying_announces_a_name_no_list_holds(
+    text: str, surface: str, score: float
+) -> None:
+    assert (surface, "PER", score) in scored(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "قال مصدر مطلع إن",  # a subject that names no one
+        "أكد مندوب مصر لوزارة الصحة أن",
+        "قال إن الوضع صعب",  # a function word
+        "قال الرئيس في كلمته",  # a title, then a function word
+        "طالب مصري وصديقه",  # طالب is a student as often as "demanded"
+        "أكدت الوزارة أن",
+    ],
+)
+def test_no_name_where_the_cue_announces_none(text: str) -> None:
+    assert not [label for _, label, _ in scored(text) if label == "PER"]
+
+
+def test_a_cued_name_stops_at_a_listed_place() -> None:
+    assert scored("أعلنت مصر والسعودية") == [("مصر", "LOC", 0.8), ("السعودية", "LOC", 0.8)]
+
+
+def test_a_listed_name_after_a_title_keeps_the_lists_score() -> None:
+    assert scored("قال الرئيس عبد الفتاح السيسي في كلمة") == [("عبد الفتاح السيسي", "PER", 0.85)]
+
+
 # --- The evaluation corpus -------------------------------------------------------------------
 
 
