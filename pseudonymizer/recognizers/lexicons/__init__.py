@@ -15,6 +15,17 @@ run time.
   a listed name, ال + a listed name, or a nisba ال…ي that is not a common adjective). Score
   0.85. The first word may carry a proclitic ("ومحمد" → "محمد"); later words may not, so
   "محمد وعلي" is two people.
+- Organisations named by a head word (منتخب نادي جامعة وزارة شركة حزب جمعية مستشفى and a few
+  more, with the article or not, after a proclitic or not: "للمنتخب" → "لمنتخب…" is
+  read as ل + المنتخب) followed by a listed place, organisation or a person's name ("جامعة
+  القاهرة", "منتخب مصر"), by a country's or people's adjective ("المنتخب المصري",
+  "الجامعة الأمريكية", `data/ar_nationalities.txt`), or, after a head without the article,
+  by a word with it ("وزارة الصحة", "حزب الله"); one or two adjectives may follow ("جامعة
+  الدول العربية"). After a head with the article a relative adjective (ال…ي) that is no
+  common adjective serves too ("الحزب الشيوعي"). ORG, score 0.8.
+- People a cue announces, whatever their name (a foreign person's, in none of the lists):
+  after a title ("اللاعب ليونيل ميسي", "وزير الخارجية أنتوني بلينكن") at score 0.7, after a
+  verb of saying ("وقال إيمانويل ماكرون") at 0.5 (`cues`).
 - A first name alone is proposed too, at score 0.5: recall comes first, and a lone given name
   is how people are named in messages. First names that are everyday words (أمل hope, نور
   light, سعيد happy, صباح morning...) are never proposed alone, and neither start a name.
@@ -38,6 +49,7 @@ from pathlib import Path
 from pseudonymizer.folding import fold, fold_with_origin
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.lexicons.cues import cued_names
 from pseudonymizer.spans import Span, select_non_overlapping
 
 __all__ = [
@@ -111,15 +123,17 @@ def read_list(name: str) -> list[str]:
 
 @dataclass(frozen=True)
 class ArabicLexicon:
-    """The lists, as read: given names (male and female), family names, places and
-    organisations. `first_names`, `family_names` and `names` (both) are folded, multi-word
-    names also without their spaces ("عبدالله")."""
+    """The lists, as read: given names (male and female), family names, places,
+    organisations and the adjectives of countries and peoples. `first_names`,
+    `family_names`, `names` (both) and `nationalities` are folded, multi-word names also
+    without their spaces ("عبدالله")."""
 
     first_names: frozenset[str]
     family_names: frozenset[str]
     names: frozenset[str]
     places: tuple[str, ...]
     organisations: tuple[str, ...]
+    nationalities: frozenset[str] = frozenset()
 
 
 _TA_MARBUTA = "\u0629"
@@ -169,6 +183,7 @@ def arabic_lexicon() -> ArabicLexicon:
         names=first | family,
         places=tuple(read_list("ar_places.txt")),
         organisations=tuple(read_list("ar_organisations.txt")),
+        nationalities=_folded(read_list("ar_nationalities.txt")),
     )
 
 
@@ -334,6 +349,105 @@ class _People:
         return spans
 
 
+# Words that head an organisation's name: a national team, a club, a university, a ministry,
+# a company, a party, an association, a hospital, a foundation, an organisation, an
+# authority, a bank, a newspaper, an agency, a faculty, an institute.
+_ORG_HEADS = _folded(
+    "منتخب نادي جامعة وزارة شركة حزب جمعية مستشفى مؤسسة منظمة هيئة بنك مصرف صحيفة جريدة وكالة "
+    "كلية معهد".split()
+)
+MAX_ADJECTIVES = 2
+
+
+class _Organisations:
+    """Organisations named by a head word and what follows it (see the module docstring),
+    over the words `_People` read."""
+
+    def __init__(self, people: _People, found: Sequence[Span]) -> None:
+        self.people = people
+        self.words = people.words
+        self.nationalities = people.lexicon.nationalities
+        # Where a listed place or organisation, or a person's name, begins: its end.
+        self.ends_at: dict[int, int] = {}
+        for span in found:
+            self.ends_at[span.start] = max(span.end, self.ends_at.get(span.start, 0))
+        self.word_ending = {word.end: index for index, word in enumerate(self.words)}
+
+    def head_at(self, index: int) -> tuple[int, bool] | None:
+        """Where a head word begins in word `index` (after a proclitic), and whether it has
+        the article (written, or elided after ل: "للمنتخب")."""
+        word = self.words[index]
+        forms = [(word.key, word.start)]
+        normalized, origin = fold_with_origin(self.people.text[word.start : word.end])
+        for proclitic in _PROCLITICS:
+            rest = normalized[len(proclitic) :]
+            if normalized.startswith(proclitic) and len(rest) >= 3:
+                forms.append((rest, word.start + origin[len(proclitic)]))
+        for key, start in forms:
+            if key in _ORG_HEADS:
+                return start, False
+            if key.startswith(_ARTICLE) and key[len(_ARTICLE) :] in _ORG_HEADS:
+                return start, True
+        if normalized.startswith("لل") and normalized[2:] in _ORG_HEADS:
+            return word.start + origin[1], True  # ل + the article with its alef elided
+        return None
+
+    def adjective(self, index: int, article: bool) -> bool:
+        """Whether word `index` is a country's or people's adjective (or, after a head with
+        the article, a relative adjective ال…ي that is no common one)."""
+        key = self.words[index].key
+        if key in self.nationalities:
+            return True
+        masculine = key[:-1] if key.endswith(("يه", "ية")) else key
+        return (
+            article
+            and key.startswith(_ARTICLE)
+            and len(masculine) >= 6
+            and masculine.endswith("ي")
+            and masculine not in _NOT_FAMILY
+        )
+
+    def follows(self, index: int, article: bool) -> int | None:
+        """The last word of what names the organisation from word `index` on, if anything."""
+        if index >= len(self.words) or not self.people.joined(index):
+            return None
+        word = self.words[index]
+        end = self.ends_at.get(word.start)
+        if end is not None and end in self.word_ending:
+            return self.word_ending[end]
+        if self.adjective(index, article):
+            return index
+        if (
+            not article
+            and word.key.startswith(_ARTICLE)
+            and len(word.key) > 3
+            and word.written not in _FUNCTION_WORDS
+            and word.key not in _NOT_FAMILY
+        ):
+            return index  # a construct: "وزارة الصحة"
+        return None
+
+    def find(self) -> list[Span]:
+        spans: list[Span] = []
+        for index in range(len(self.words)):
+            head = self.head_at(index)
+            if head is None:
+                continue
+            start, article = head
+            last = self.follows(index + 1, article)
+            if last is None:
+                continue
+            for _ in range(MAX_ADJECTIVES):
+                following = last + 1
+                if following >= len(self.words) or not self.people.joined(following):
+                    break
+                if not self.adjective(following, True):
+                    break
+                last = following
+            spans.append(Span(start, self.words[last].end, "ORG", ENTITY_SCORE, SOURCE))
+        return spans
+
+
 def _is_arabic(language: str) -> bool:
     return re.split("[-_]", language.strip().lower(), maxsplit=1)[0] in LANGUAGES
 
@@ -362,9 +476,25 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             replace(span, score=ENTITY_SCORE, source=SOURCE)
             for span in _entity_matcher().recognize_one(text)
         ]
-        people = _People(text, arabic_lexicon(), entities).find()
-        # The longer span wins; on a tie a listed place or organisation beats a name.
-        ranked = [(span, 0) for span in entities] + [(span, 1) for span in people]
+        lexicon = arabic_lexicon()
+        reader = _People(text, lexicon, entities)
+        people = reader.find()
+        organisations = _Organisations(reader, [*entities, *people]).find()
+        cued = [
+            Span(start, end, "PER", score, SOURCE)
+            for start, end, score in cued_names(
+                text, reader.words, reader.joined, adjectives=lexicon.nationalities,
+                names=lexicon.names, blocked=reader.blocked,
+            )
+        ]  # fmt: skip
+        # The longer span wins; on a tie a listed place or organisation beats one named by
+        # its head word, which beats a listed name, which beats one a cue announces.
+        ranked = (
+            [(span, 0) for span in entities]
+            + [(span, 1) for span in organisations]
+            + [(span, 2) for span in people]
+            + [(span, 3) for span in cued]
+        )
         order = {id(span): rank for span, rank in ranked}
         return select_non_overlapping(
             [span for span, _ in ranked],

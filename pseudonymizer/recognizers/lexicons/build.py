@@ -1,6 +1,6 @@
 """Writes the Arabic lexicons in `data/` (run by hand, once; the files are committed).
 
-    python -m pseudonymizer.recognizers.lexicons.build      # needs Faker (the `ml` extra)
+    python -m pseudonymizer.recognizers.lexicons.build      # needs Faker and Babel (`ml`)
 
 Sources, merged, deduplicated and sorted (UTF-8, one entry a line, `#` comments):
 
@@ -8,15 +8,25 @@ Sources, merged, deduplicated and sorted (UTF-8, one entry a line, `#` comments)
   providers (`faker.providers.person.ar_AA`, `ar_DZ`, `ar_PS`, `ar_SA`: first names by sex and
   last names; Faker is MIT-licensed), plus the common given and family names below, written
   for Cloak from general knowledge of names frequent across the Arab world.
-- `ar_places.txt`: the Arab League's members, other countries often named in Arabic news,
-  their capitals and large cities, in the spelling of Arabic Wikipedia's article titles
-  (written for Cloak), plus Algeria's wilayas and communes from `faker.providers.address.ar_DZ`
-  (less those whose name is also a given name: "بشار", "جميلة").
+- `ar_places.txt`: the Arabic names CLDR gives every territory, continent and world region
+  (295, less the world itself, the unknown region, the test locales and the unions, which
+  are organisations) and the exemplar city of every time zone (about 420), read from the
+  `babel` package's copy of CLDR (Unicode licence), parts in brackets or after a comma
+  apart ("ميانمار (بورما)" → "ميانمار", "بورما"); the Arab League's members, other countries,
+  their capitals and large cities, in the spelling of Arabic Wikipedia's article titles, and
+  historical and geographical regions (written for Cloak: what CLDR lacks); Algeria's wilayas
+  and communes from `faker.providers.address.ar_DZ`. Places whose name is also a given name
+  ("بشار", "جميلة") or an everyday word ("العيون" eyes, "نوم" sleep) are left out.
+- `ar_nationalities.txt`: the adjectives of the countries and regions among the places
+  (CLDR's territories and the countries written for Cloak): "مصر" → "المصري", "المصرية";
+  "السعودية" → "السعودي"; "ألمانيا" → "الألماني"; plus those of peoples and regions written
+  for Cloak ("العربي", "الأوروبي"). An organisation named by a head word and one of them
+  ("المنتخب المصري", "الجامعة الأمريكية") is found with them.
 - `ar_organisations.txt`: international bodies, Arab and international media, universities,
   companies and sports bodies often named in Arabic news, written for Cloak.
 
-Nothing reads Faker at run time: the recognizer reads only the files, so its lists do not
-change with Faker's version. Spelling variants need no
+Nothing reads Faker or Babel at run time: the recognizer reads only the files, so its lists
+do not change with either's version. Spelling variants need no
 entries of their own: the matcher folds hamza forms, alef maqsura, tatweel and harakat
 (`pseudonymizer.recognizers.known`), and the recognizer adds the final ه spelling of a final ة.
 """
@@ -65,8 +75,125 @@ PLACES = """
 جنين|بيت لحم|نواكشوط|مقديشو|باريس|لندن|برلين|مدريد|روما|بروكسل|أمستردام|جنيف|فيينا|موسكو
 إسطنبول|أنقرة|طهران|بكين|طوكيو|نيودلهي|واشنطن|نيويورك|لوس أنجلوس|تورونتو|مونتريال|سيدني|ملبورن
 مرسيليا|ليون|ميونخ|ميلانو|برشلونة|أثينا|ستوكهولم|كوالالمبور|جاكرتا|كراتشي|إسلام آباد|كابول
-أديس أبابا|نيروبي|داكار|لاغوس
+أديس أبابا|نيروبي|داكار|لاغوس|مانشستر|ليفربول|برمنغهام|غلاسكو|إدنبرة|هامبورغ|فرانكفورت|كولونيا
+شتوتغارت|دوسلدورف|نابولي|تورينو|فلورنسا|باليرمو|إشبيلية|فالنسيا|غرناطة|قرطبة|بلنسية|نيس|بوردو
+تولوز|ستراسبورغ|نانت|مونبلييه|لييج|أنتويرب|روتردام|لاهاي|زيورخ|بازل|سان فرانسيسكو|بوسطن|ميامي
+هيوستن|دالاس|أتلانتا|سياتل|فيلادلفيا|لاس فيغاس|ديترويت|شيكاغو|مومباي|بومباي|كلكتا|بنغالور
+حيدر آباد|تشيناي|مدراس|لاهور|بيشاور|سيول|أوساكا|كيوتو|هيروشيما|شنغهاي|هونغ كونغ|سانت بطرسبرغ
+ستالينغراد|فولغوغراد|إزمير|أنطاليا|قونية|تبريز|أصفهان|شيراز|الأحواز|دمياط|المنصورة|طنطا
+الزقازيق|أسيوط|المنيا|سوهاج|الفيوم|الإسماعيلية|العريش|شرم الشيخ|الغردقة|بني سويف|الكرك|إربد|جرش
+مادبا|السلط|دير الزور|الرقة|إدلب|درعا|السويداء|طرطوس|القامشلي|الحسكة|كركوك|السليمانية|دهوك
+الفلوجة|تكريت|سامراء|الناصرية|الكوت|الديوانية|بعقوبة|زحلة|بعلبك|جونية|النبطية|جبيل|خان يونس|رفح
+دير البلح|بيت حانون|طولكرم|قلقيلية|أريحا|حيفا|يافا|عكا|الناصرة|تل أبيب|بئر السبع|إيلات|المكلا
+الحديدة|ذمار|صعدة|حضرموت|المكلا|نزوى|صحار|الجهراء|المحرق|الرفاع|رأس الخيمة|الفجيرة|أم القيوين
+بريدة|نجران|جازان|الظهران|الأحساء|القطيف|خميس مشيط|الجبيل|القيروان|بنزرت|قابس|المنستير|نابل
+سطيف|باتنة|تلمسان|بجاية|بسكرة|تيزي وزو|وجدة|تطوان|القنيطرة|العيون الساقية الحمراء|درنة|طبرق
+بورتسودان|كسلا|نيالا|الفاشر|واد مدني|هرجيسا|كيسمايو
 """.replace("\n", "|").split("|")
+
+# Historical and geographical regions, seas, rivers and mountains often named in Arabic
+# texts, which CLDR's territories and cities do not hold (written for Cloak). Like the cities
+# above, none that is also an everyday word: "الريف" (the countryside), "نجد" (we find),
+# "الصعيد" (the level), "الجديدة" (the new), "الخبر" (the news), "بورصة" (a stock exchange).
+REGIONS = """
+الشرق الأوسط|الشرق الأدنى|الشرق الأقصى|المغرب العربي|بلاد المغرب|المشرق العربي|المشرق
+بلاد الشام|الشام|الخليج العربي|الخليج الفارسي|شبه الجزيرة العربية|الجزيرة العربية|جزيرة العرب
+الحجاز|تهامة|الأحساء|بلاد الرافدين|بلاد ما بين النهرين|بلاد فارس|الأندلس|الأناضول|القوقاز
+البلقان|سيبيريا|آسيا الوسطى|آسيا الصغرى|بلاد ما وراء النهر|خراسان|كردستان|إقليم كردستان
+الهلال الخصيب|سيناء|شبه جزيرة سيناء|صعيد مصر|دارفور|كردفان|برقة|فزان|طرابلس الغرب
+الصحراء الكبرى|الصحراء الغربية|الساحل الأفريقي|القرن الأفريقي|النقب|الضفة الغربية|قطاع غزة
+الجولان|هضبة الجولان|البقاع|جبل لبنان|الجبل الأسود|جبال الأطلس|جبال الألب|الهيمالايا|الأمازون
+البحر الأبيض المتوسط|البحر المتوسط|البحر الأحمر|البحر الأسود|البحر الميت|بحر قزوين|بحر العرب
+المحيط الأطلسي|المحيط الهادئ|المحيط الهندي|المحيط المتجمد الشمالي|نهر النيل|النيل|دجلة|الفرات
+نهر الأردن|قناة السويس|مضيق هرمز|مضيق جبل طارق|باب المندب|اسكندنافيا|أمريكا الشمالية
+أمريكا الجنوبية|أمريكا اللاتينية|أوروبا الشرقية|أوروبا الغربية|شرق أوروبا|غرب أوروبا
+جنوب شرق آسيا|شرق آسيا|أفريقيا|إفريقيا|آسيا|أوروبا|أستراليا|القارة الأوروبية|القارة الأفريقية
+القارة الآسيوية|الأمريكتين|الإمبراطورية العثمانية|الدولة العثمانية|بيزنطة
+الإمبراطورية الرومانية|الإمبراطورية البيزنطية|الاتحاد السوفيتي|الاتحاد السوفياتي|يوغوسلافيا
+تشيكوسلوفاكيا|بروسيا|بلاد الغال|قرطاج|بابل|آشور|نينوى|سومر|الكوفة|سمرقند|بخارى
+""".replace("\n", "|").split("|")
+
+# Countries and regions whose adjective the rules of `adjectives` do not give, and peoples.
+ADJECTIVES = """
+العربي|الأوروبي|الأفريقي|الإفريقي|الآسيوي|الخليجي|الكردي|الأمازيغي|الفارسي|العثماني|الأندلسي
+المغاربي|الشامي|اللاتيني|الأمريكي|الأميركي|البريطاني|الإنجليزي|الإنكليزي|الهولندي|الإماراتي
+الفلسطيني|الإسرائيلي|الصهيوني|السوفيتي|السوفياتي|الأممي|القبرصي|السويسري|الدنماركي|البلجيكي
+""".replace("\n", "|").split("|")
+
+
+def adjectives(places: Iterable[str]) -> list[str]:
+    """The relative adjectives (nisba) of one-word place names, with the article, masculine
+    and feminine: "مصر" → "المصري", "المصرية"; "السعودية" → "السعودي"; "ألمانيا" →
+    "الألماني"; "غزة" → "الغزي". Stems of fewer than three letters give none."""
+    found: set[str] = set()
+    for place in places:
+        if " " in place:
+            continue
+        stem = place[2:] if place.startswith("ال") else place
+        if stem.endswith(("ية", "يه", "يا")):
+            stem = stem[:-2]
+        elif stem.endswith(("ا", "ة", "ه")):
+            stem = stem[:-1]
+        if len(stem) < 3:
+            continue
+        found.update({f"ال{stem}ي", f"ال{stem}ية"})
+    return sorted(found)
+
+
+# CLDR territory codes that name no place: the world, the unknown region, the test locales;
+# and unions, which are organisations (the European Union, the eurozone, the United Nations).
+CLDR_NOT_PLACES = frozenset({"001", "ZZ", "XA", "XB", "EU", "EZ", "UN"})
+# CLDR's Arabic names that are everyday words, or worse as places than as what else they
+# spell: "مالي" (financial), "بنين" (sons), "ماهي" (what is she), "العيون" (the eyes), "نوم"
+# (sleep), "ترك" (left), "سنتر" (centre), "كريسماس" (Christmas), "كناري" (canary),
+# "مدينة غير معروفة" (an unknown city), a given name ("جوني", "سمراء").
+CLDR_EVERYDAY = frozenset(
+    "مالي|بنين|ماهي|العيون|نوم|ترك|سنتر|كريسماس|كناري|مدينة غير معروفة|سول|واك|ثيل|بلم|جوني"
+    "|سمراء|ترول|نيو ساليم".split("|")
+)
+
+
+def _cldr_parts(name: str) -> list[str]:
+    """The place names in one CLDR display name: "ميانمار (بورما)" → "ميانمار", "بورما";
+    "بيولا، داكوتا الشمالية" → both; "الكونغو - كينشاسا" → "الكونغو", "كينشاسا" and the
+    whole without its dash."""
+    parts = [name]
+    for opening, closing in (("(", ")"),):
+        if opening in name:
+            before, _, rest = name.partition(opening)
+            parts = [before.strip(), rest.partition(closing)[0].strip()]
+    found: list[str] = []
+    for part in parts:
+        for piece in part.split("،"):
+            piece = piece.strip()
+            if " - " in piece:
+                found.extend(p.strip() for p in piece.split(" - "))
+                piece = piece.replace(" - ", " ")
+            found.append(piece)
+    return [part for part in found if part]
+
+
+def cldr_territories(locale: str = "ar") -> list[str]:
+    """The territories, continents and world regions CLDR names in `locale`, less what
+    names no place."""
+    from babel import Locale
+
+    data = Locale.parse(locale)
+    names = [name for code, name in data.territories.items() if code not in CLDR_NOT_PLACES]
+    return sorted({part for name in names for part in _cldr_parts(name)} - CLDR_EVERYDAY)
+
+
+def cldr_places(locale: str = "ar") -> list[str]:
+    """Every territory, continent and world region CLDR names in `locale`, and the exemplar
+    city of every time zone (babel's copy of CLDR), less what names no place."""
+    from babel import Locale
+
+    data = Locale.parse(locale)
+    names = [name for code, name in data.territories.items() if code not in CLDR_NOT_PLACES]
+    names += [zone["city"] for zone in data.time_zones.values() if zone.get("city")]
+    found = {part for name in names for part in _cldr_parts(name)}
+    return sorted(place for place in found if place not in CLDR_EVERYDAY)
+
 
 ORGANISATIONS = """
 الأمم المتحدة|منظمة الأمم المتحدة|مجلس الأمن|الجمعية العامة للأمم المتحدة|جامعة الدول العربية
@@ -111,6 +238,7 @@ def _is_name(place: str, names: Iterable[str]) -> bool:
 
 
 def main() -> None:
+    import babel
     from faker.providers.address import ar_DZ as address_dz
     from faker.providers.person import ar_AA, ar_DZ, ar_PS, ar_SA
 
@@ -149,10 +277,23 @@ def main() -> None:
     )
     _write(
         "ar_places.txt",
-        "Countries, capitals and large cities in Arabic (Arabic Wikipedia titles, written for\n"
-        "Cloak); Algeria's wilayas and communes from Faker (MIT): "
-        f"faker.providers.address.ar_DZ.\n{note}",
-        [*PLACES, *(place for place in algerian if not _is_name(place, names))],
+        "Territories, continents, world regions and time zones' exemplar cities from CLDR\n"
+        f"(Unicode licence), as babel {babel.__version__} ships it; countries, capitals, large\n"
+        "cities and historical regions in Arabic (Arabic Wikipedia titles, written for Cloak);\n"
+        f"Algeria's wilayas and communes from Faker (MIT): faker.providers.address.ar_DZ.\n{note}",
+        [
+            place
+            for place in [*cldr_places("ar"), *PLACES, *REGIONS, *algerian]
+            if not _is_name(place, names)
+        ],
+    )
+    countries = [*cldr_territories("ar"), *PLACES[: PLACES.index("القاهرة")]]
+    _write(
+        "ar_nationalities.txt",
+        "Adjectives of the countries and regions among the places (CLDR's territories and the\n"
+        "countries written for Cloak), and of peoples and regions written for Cloak.\n"
+        f"{note}",
+        [*adjectives(place for place in countries if not _is_name(place, names)), *ADJECTIVES],
     )
     _write(
         "ar_organisations.txt",

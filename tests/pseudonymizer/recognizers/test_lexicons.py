@@ -16,6 +16,7 @@ from pseudonymizer.recognizers.lexicons import (
     read_list,
     spellings,
 )
+from pseudonymizer.recognizers.lexicons.build import _cldr_parts, adjectives
 from pseudonymizer.recognizers.profiles import pattern_recognizers
 from pseudonymizer.spans import Span
 
@@ -176,6 +177,139 @@ def test_the_shipped_lists_are_read_from_the_package() -> None:
     assert all(
         not line.startswith("#") and line == line.strip() for line in read_list("ar_places.txt")
     )
+
+
+# --- Places from CLDR, organisations by their head word ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("سافر إلى أستراليا أمس", "أستراليا"),  # a territory
+        ("عاد وبريكيافيك باردة", "ريكيافيك"),  # a time zone's exemplar city, after و+ب
+        ("في أمريكا الجنوبية", "أمريكا الجنوبية"),  # a world region
+        ("هاجر إلى الأندلس", "الأندلس"),  # a historical region, written for Cloak
+        ("من الكونغو إلى بورما", "بورما"),  # the part of "ميانمار (بورما)" in brackets
+        ("في الشرق الأوسط", "الشرق الأوسط"),
+    ],
+)
+def test_places_any_gazetteer_has_are_found(text: str, surface: str) -> None:
+    assert (surface, "LOC") in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "مالي عندي شيء",  # "financial": Mali's name, left out
+        "نظرت في العيون",  # "the eyes": Laayoune's
+        "أحب البنين والبنات",
+        "العالم كله يعرف",  # the world is no place of a person's
+        "نوم عميق",
+    ],
+)
+def test_everyday_words_that_spell_a_cldr_place_are_not_proposed(text: str) -> None:
+    assert not [label for _, label in found(text) if label == "LOC"]
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("فاز المنتخب المصري أمس", "المنتخب المصري"),  # the article, a country's adjective
+        ("لعب منتخب تونس", "منتخب تونس"),  # a listed place
+        ("درس في جامعة القاهرة", "جامعة القاهرة"),
+        ("قالت وزارة الصحة إن", "وزارة الصحة"),  # a construct
+        ("بيان حزب الله اليوم", "حزب الله"),
+        ("اجتمعت جامعة الدول العربية", "جامعة الدول العربية"),  # then an adjective
+        ("درس في الجامعة الأمريكية", "الجامعة الأمريكية"),
+        ("بيان الحزب الشيوعي الصيني", "الحزب الشيوعي الصيني"),  # a relative adjective
+        ("عمل في شركة أرامكو السعودية", "شركة أرامكو السعودية"),  # a listed organisation
+        ("وبالجامعة الأردنية", "الجامعة الأردنية"),  # after و+ب
+        ("للمنتخب الجزائري", "لمنتخب الجزائري"),  # ل + the article, its alef elided
+    ],
+)
+def test_organisations_are_found_by_their_head_word(text: str, surface: str) -> None:
+    assert (surface, "ORG") in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "زار المستشفى الكبير",  # an adjective that is no relative one
+        "في الجامعة الحالية",  # a common relative adjective (الحالي), feminine
+        "شركة كبيرة وجمعية خيرية",  # no article, no place, no name
+        "قالت الوزارة إن",  # a head alone
+        "وزارة على الطريق",  # a function word after it
+    ],
+)
+def test_a_head_word_alone_or_with_a_common_word_is_no_organisation(text: str) -> None:
+    assert not [label for _, label in found(text) if label == "ORG"]
+
+
+def test_nationality_adjectives_come_from_the_place_names() -> None:
+    assert adjectives(["مصر", "السعودية", "ألمانيا", "تونس", "روسيا", "الأمم المتحدة"]) == sorted(
+        ["المصري", "المصرية", "السعودي", "السعودية", "الألماني", "الألمانية", "التونسي",
+         "التونسية", "الروسي", "الروسية"]
+    )  # fmt: skip
+    assert adjectives(["قم", "غزة"]) == []  # stems too short
+    assert "المصري" in arabic_lexicon().nationalities
+
+
+def test_cldr_display_names_give_every_place_they_hold() -> None:
+    assert _cldr_parts("ميانمار (بورما)") == ["ميانمار", "بورما"]
+    assert _cldr_parts("بيولا، داكوتا الشمالية") == ["بيولا", "داكوتا الشمالية"]
+    assert _cldr_parts("الكونغو - كينشاسا") == ["الكونغو", "كينشاسا", "الكونغو كينشاسا"]
+    assert _cldr_parts("أستراليا") == ["أستراليا"]
+
+
+# --- People a cue announces ------------------------------------------------------------------
+
+
+def scored(text: str) -> list[tuple[str, str, float | None]]:
+    return [
+        (s.surface(text), s.label, s.score) for s in ArabicLexiconRecognizer().recognize_one(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "score"),
+    [
+        ("سجل اللاعب ليونيل ميسي هدفا", "ليونيل ميسي", 0.7),  # two unlisted words at most
+        ("وقال الرئيس الأمريكي السابق باراك أوباما إن", "باراك أوباما", 0.7),  # qualifiers
+        ("وأكد وزير الخارجية الأمريكي أنتوني بلينكن، أن", "أنتوني بلينكن", 0.7),  # construct
+        ("قالت الكاتبة أحلام مستغانمي", "أحلام مستغانمي", 0.7),
+        ("للرئيس إيمانويل ماكرون", "إيمانويل ماكرون", 0.7),  # ل + the title's article
+        ("صرح لينوس تورفالدس مطور لينكس", "لينوس تورفالدس", 0.5),  # a verb of saying
+        ("وقال جون سميث", "جون سميث", 0.5),  # و + the verb
+        ("قال الشيخ محمد بن راشد آل مكتوم", "محمد بن راشد آل مكتوم", 0.7),  # particles
+    ],
+)
+def test_a_title_or_a_verb_of_saying_announces_a_name_no_list_holds(
+    text: str, surface: str, score: float
+) -> None:
+    assert (surface, "PER", score) in scored(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "قال مصدر مطلع إن",  # a subject that names no one
+        "أكد مندوب مصر لوزارة الصحة أن",
+        "قال إن الوضع صعب",  # a function word
+        "قال الرئيس في كلمته",  # a title, then a function word
+        "طالب مصري وصديقه",  # طالب is a student as often as "demanded"
+        "أكدت الوزارة أن",
+    ],
+)
+def test_no_name_where_the_cue_announces_none(text: str) -> None:
+    assert not [label for _, label, _ in scored(text) if label == "PER"]
+
+
+def test_a_cued_name_stops_at_a_listed_place() -> None:
+    assert scored("أعلنت مصر والسعودية") == [("مصر", "LOC", 0.8), ("السعودية", "LOC", 0.8)]
+
+
+def test_a_listed_name_after_a_title_keeps_the_lists_score() -> None:
+    assert scored("قال الرئيس عبد الفتاح السيسي في كلمة") == [("عبد الفتاح السيسي", "PER", 0.85)]
 
 
 # --- The evaluation corpus -------------------------------------------------------------------

@@ -1,0 +1,269 @@
+"""People named after a cue in Arabic texts: a title or a verb of saying.
+
+A foreign person's name written in Arabic letters ("ليونيل ميسي", "إيمانويل ماكرون") is in no
+list, and Arabic has no capitals to tell a name from a word. What often tells it is what
+comes before it:
+
+- a title or an occupation with the article: "الرئيس", "اللاعب", "الكاتبة", "الدكتور";
+- a title in a construct with its domain: "وزير الخارجية", "رئيس الوزراء", "ملك الأردن";
+- a verb of saying, whose subject follows it in Arabic: "قال", "وأكدت", "صرح".
+
+Between the cue and the name may stand a country's adjective or a qualifier ("الرئيس
+الأمريكي السابق باراك أوباما"). The name is then the words that follow, each without the
+article (but a family name ال…ي last: "عبد الفتاح السيسي", or a word after عبد) and none a
+function word, a cue or a qualifier, up to the first punctuation: two words no list holds
+(a given name and a family name) at most, up to five when the others are listed names or
+particles (بن، أبو), never ending on a particle. The cue itself is not part of the
+span (a pseudonym replaces the name; the title stays). After a title the span scores
+`TITLE_SCORE`; after a verb of saying, whose subject is as often "مصدر" (a source) or
+"مسؤول" (an official) as a name, `SAYING_SCORE`, and never a word of `_SUBJECTS`.
+
+`cued_names` works on the words the lexicon recognizer reads (start, end, folded form, as
+written) and knows nothing of its lists but what it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol
+
+from pseudonymizer.folding import fold, fold_with_origin
+
+TITLE_SCORE = 0.7
+SAYING_SCORE = 0.5
+# Words of a name no list holds: a given name and a family name. A listed name, a particle
+# (بن، أبو) or a family name with the article carries it further, up to MAX_NAME_WORDS.
+MAX_UNLISTED_WORDS = 2
+MAX_NAME_WORDS = 5
+MAX_QUALIFIERS = 3
+_ARTICLE = "ال"
+_PROCLITICS = ("و", "ف", "ب", "ل", "ك", "وب", "ول", "وك", "فب", "فل")
+
+
+def _folded(words: str) -> frozenset[str]:
+    return frozenset(fold(word) for word in words.split())
+
+
+# Titles and occupations that name the person who follows them (with the article).
+TITLES = _folded(
+    """
+    الرئيس الرئيسة الملك الملكة الأمير الأميرة الشيخ الشيخة السيد السيدة الآنسة الدكتور
+    الدكتورة الأستاذ الأستاذة المهندس المهندسة الحاج الحاجة الإمام القاضي القاضية المحامي
+    المحامية الوزير الوزيرة النائب النائبة اللاعب اللاعبة المدرب المدربة الكاتب الكاتبة
+    الروائي الروائية الشاعر الشاعرة الفنان الفنانة المغني المغنية المطرب المطربة الممثل
+    الممثلة المخرج المخرجة الباحث الباحثة الفيزيائي الكيميائي الفيلسوف المؤرخ الجنرال
+    العقيد المشير القائد البابا الكاردينال الصحفي الصحفية المراسل المراسلة الخليفة السلطان
+    الزعيم المستشار المستشارة المبرمج المبرمجة المطور المؤلف المؤلفة الملحن الرسام الرسامة
+    النجم النجمة الحارس المهاجم المدافع البطل البطلة العداء العداءة الملاكم المصارع
+    الناشط الناشطة المعارض المعارضة المفكر الأديب الأديبة الداعية العلامة الفقيه المغرد
+    المدون المدونة الطبيب الطبيبة الجراح البروفيسور البروفسور المخترع المستكشف الرحالة
+    القديس الراهب الحاخام الموسيقار المصور المصورة
+    """
+)
+# Titles in a construct: the title, then its domain with the article, then the name.
+CONSTRUCT_TITLES = _folded(
+    """
+    رئيس رئيسة وزير وزيرة سفير سفيرة مدير مديرة محافظ أمين قائد مدرب نائب وكيل مستشار
+    ملك ملكة أمير أميرة شيخ سلطان مفتي مرشد حاكم عمدة زعيم متحدث
+    """
+)
+# Verbs of saying (past and present, either gender): their subject follows them. Not those
+# that are as often a noun: ذكر (male), كتب (books), طالب (a student), وصف, حذر.
+SAYING = _folded(
+    """
+    قال قالت يقول تقول صرح صرحت أكد أكدت يؤكد تؤكد أضاف أضافت أوضح أوضحت أعلن أعلنت ذكرت
+    أشار أشارت كتبت أفاد أفادت اعتبر اعتبرت رأى رأت وصفت روى روت نفى نفت طالبت دعا دعت حذرت
+    غرد غردت
+    """
+)
+# What stands between a cue and the name: qualifiers of the title.
+QUALIFIERS = _folded(
+    """
+    السابق السابقة الأسبق الراحل الراحلة الحالي الحالية الجديد الجديدة الشهير الشهيرة
+    المخضرم المخضرمة الأسطوري المعروف المعروفة البارز البارزة الشاب الشابة العالمي
+    العالمية الدولي الدولية المنتخب المنتخبة المؤقت المكلف المقبل المستقيل الأعلى الأول
+    """
+)
+# Subjects of a verb of saying that name no one.
+_SUBJECTS = _folded(
+    """
+    مصدر مصادر مسؤول مسؤولون مسؤولين بيان تقرير شهود ناشطون ناشطين مراسل متحدث خبراء محللون
+    مراقبون سكان مواطنون مواطن شاهد طبيب أطباء مسعفون عناصر مقاتلون جنود ضابط مصدرا مسؤولا
+    مندوب مندوبة ممثل ممثلة عضو أعضاء ناطق ناطقة باحث باحثون صحفي صحفيون موظف موظفون طلاب
+    طالب معلم معلمون رجل امرأة شاب شابة أحد بعض كثيرون الجميع
+    """
+)
+# Function words, pronouns, and words of time that never begin or continue a name.
+_FUNCTION = _folded(
+    """
+    في من إلى الى على علي عن مع أن إن ان لا ما لم لن قد كان كانت يكون تكون هو هي هم هن نحن
+    أنا انا أنت انت هذا هذه ذلك تلك هناك هنا الذي التي الذين بعد قبل عند عندما حين حتى ثم
+    أو او أم بل لكن لكنه كل بين خلال منذ أمام امام وراء فوق تحت حول ضد دون غير أي اي إذا
+    اذا لو كما أيضا ايضا يوم عام سنة مساء صباح له لها لهم به بها فيه فيها عنه عنها منه منها
+    إنه انه إنها انها أنه أنها لقد وقد فقد ليس ليست كيف متى لماذا أين اين نحو عبر لدى سوى
+    مثل أكثر اكثر أقل جدا فقط الآن الان
+    """
+)
+
+
+# Particles inside a name: "بن", "أبو" (folded).
+_PARTICLES = _folded("بن ابن بنت أبو أم آل")
+
+
+class Word(Protocol):
+    """A word of the text as the lexicon recognizer reads it."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def key(self) -> str: ...  # folded
+
+
+def _bare(word: Word, text: str) -> list[tuple[str, int]]:
+    """The word's folded form, and the same without a proclitic (ف، و، ب…) with where it
+    then begins: "وقال" → [("وقال", s), ("قال", s + 1)]."""
+    forms = [(word.key, word.start)]
+    normalized, origin = fold_with_origin(text[word.start : word.end])
+    for proclitic in _PROCLITICS:
+        rest = normalized[len(proclitic) :]
+        if normalized.startswith(proclitic) and len(rest) >= 2:
+            forms.append((rest, word.start + origin[len(proclitic)]))
+    if normalized.startswith("لل") and len(normalized) > 3:
+        forms.append((_ARTICLE + normalized[2:], word.start + origin[1]))  # ل + (ا)ل…
+    return forms
+
+
+def _is_stop(key: str, adjectives: Collection[str]) -> bool:
+    return (
+        key in _FUNCTION
+        or key in TITLES
+        or key in SAYING
+        or key in QUALIFIERS
+        or key in adjectives
+        or _ARTICLE + key in adjectives  # "مصري": an adjective, without the article
+        or len(key) < 2
+    )
+
+
+def cued_names(
+    text: str,
+    words: Sequence[Word],
+    joined: Callable[[int], bool],
+    *,
+    adjectives: Collection[str] = frozenset(),
+    names: Collection[str] = frozenset(),
+    blocked: Collection[int] = frozenset(),
+) -> list[tuple[int, int, float]]:
+    """(start, end, score) of each name a cue announces in `text`, read from `words` (in
+    order); `joined(i)` says whether word i follows word i - 1 with spaces only.
+    `adjectives` are the countries' and peoples' adjectives that may stand between a cue
+    and its name; `names` are listed given and family names (folded): "ال" + one of them is
+    a family name a name may end with ("الهاشمي"); no word of `blocked` (indexes of words a
+    listed place or organisation covers) is part of a name."""
+    found: list[tuple[int, int, float]] = []
+    index = 0
+    while index < len(words):
+        cue = _cue_at(text, words, joined, index)
+        if cue is None:
+            index += 1
+            continue
+        after, score = cue
+        first = after
+        qualifiers = 0
+        while (
+            first < len(words)
+            and qualifiers < MAX_QUALIFIERS
+            and joined(first)
+            and (words[first].key in QUALIFIERS or words[first].key in adjectives)
+        ):
+            first += 1
+            qualifiers += 1
+        last = _name_end(
+            words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
+        )
+        if last is None:
+            index = max(index + 1, first)
+            continue
+        found.append((words[first].start, words[last].end, score))
+        index = last + 1
+    return found
+
+
+def _cue_at(
+    text: str, words: Sequence[Word], joined: Callable[[int], bool], index: int
+) -> tuple[int, float] | None:
+    """Where the words after a cue at word `index` begin, and the score of what they name."""
+    for key, _ in _bare(words[index], text):
+        if key in TITLES:
+            return index + 1, TITLE_SCORE
+        if key in SAYING:
+            return index + 1, SAYING_SCORE
+        if (
+            key in CONSTRUCT_TITLES
+            and index + 1 < len(words)
+            and joined(index + 1)
+            and words[index + 1].key.startswith(_ARTICLE)
+        ):
+            return index + 2, TITLE_SCORE
+    return None
+
+
+def _name_end(
+    words: Sequence[Word],
+    joined: Callable[[int], bool],
+    first: int,
+    adjectives: Collection[str],
+    names: Collection[str],
+    blocked: Collection[int],
+    *,
+    saying: bool,
+) -> int | None:
+    """The last word of the name that begins at word `first`, or None when none does."""
+    if first >= len(words) or not joined(first) or first in blocked:
+        return None
+    head = words[first].key
+    if head.startswith(_ARTICLE) or _is_stop(head, adjectives):
+        return None
+    if saying and head in _SUBJECTS:
+        return None
+    if (
+        head in CONSTRUCT_TITLES
+        and first + 1 < len(words)
+        and joined(first + 1)
+        and words[first + 1].key.startswith(_ARTICLE)
+    ):
+        return None  # a title of its own ("وزير الخارجية"): the name comes after it
+    last = first
+    unlisted = int(head not in names)
+    while last + 1 < len(words) and last + 1 - first < MAX_NAME_WORDS and joined(last + 1):
+        if last + 1 in blocked:
+            break
+        key = words[last + 1].key
+        if key in _PARTICLES and last + 2 < len(words) and joined(last + 2):
+            last += 1
+            continue
+        if key.startswith(_ARTICLE):
+            # "عبد الرحمن": the article after عبد; a family name last ("السيسي", "الهاشمي").
+            stem = key[len(_ARTICLE) :]
+            if words[last].key == "عبد" or (len(key) >= 5 and key.endswith("ي")) or stem in names:
+                last += 1
+                if words[last - 1].key != "عبد":
+                    break
+                continue
+            break
+        if _is_stop(key, adjectives):
+            break
+        if key in _PARTICLES or words[last].key in _PARTICLES or key in names:
+            last += 1
+            continue
+        if unlisted >= MAX_UNLISTED_WORDS:
+            break
+        unlisted += 1
+        last += 1
+    while words[last].key in _PARTICLES:  # a particle ends no name
+        last -= 1
+    return last
