@@ -29,7 +29,9 @@ from annotator.selectors.learning import learning_examples
 from annotator.services import learning, runs
 from annotator.services.errors import DomainError
 from annotator.services.spans import SpanChange, span_update
+from pseudonymizer.detection import Detector
 from pseudonymizer.vocabulary import Source
+from tests.annotator.services.test_runs import fake_ner
 from tests.factories import DocumentFactory, SpanFactory
 
 pytestmark = pytest.mark.django_db
@@ -347,3 +349,44 @@ def test_a_run_without_a_ready_model_records_none(
     run.refresh_from_db()
     assert run.models_used == {"en": ""}
     assert Source.LEARNED.value not in run.recognizers
+
+
+def test_a_run_stores_the_learned_models_share_beside_ner_and_known_entities(
+    team: Any, settings: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any
+) -> None:
+    project = team.project
+    corpus(project, 30)
+    model = trained(project, django_capture_on_commit_callbacks)
+    assert model.status == JobStatus.DONE, model.error
+    alone = DocumentFactory(project=project, text="The post by Bruno Keller was removed.")
+    known = DocumentFactory(project=project, text="I agree with Clara Osei about the meeting.")
+    ner = DocumentFactory(project=project, text="Yesterday David Novak wrote to the forum again.")
+    settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": "", "ar": ""}
+    monkeypatch.setattr(Detector, "ner", fake_ner({ner.text: [(10, 21, "PER")]}))
+    monkeypatch.setattr(runs, "known_surfaces", lambda project: [("Clara Osei", "PER")])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=project, actor=team.admin, language="en", profile="precise")
+    run.refresh_from_db()
+
+    assert run.status == JobStatus.DONE and run.recognizers == ["regex", "known", "ner", "learned"]
+    stored = {
+        document.pk: list(
+            Span.objects.filter(document=document, run=run).values_list(
+                "start", "end", "label", "source", "sources"
+            )
+        )
+        for document in (alone, known, ner)
+    }
+    # The model alone: its own source.
+    assert stored[alone.pk] == [(12, 24, "PER", "learned", None)]
+    # A known entity the model found too: kept as the known entity's, naming both.
+    assert stored[known.pk] == [(13, 23, "PER", "known", ["known", "learned"])]
+    # NER's scored span wins over the model's unscored one, and still names the model.
+    assert stored[ner.pk] == [(10, 21, "PER", "ner", ["ner", "learned"])]
+    assert run.spans_created == 3
+    assert run.source_counts == {
+        "learned": {"proposed": 3, "alone": 1},
+        "known": {"proposed": 1, "alone": 0},
+        "ner": {"proposed": 1, "alone": 0},
+    }
