@@ -806,6 +806,9 @@ class LearnedModel(Job):
     decisions_held_out = models.PositiveIntegerField(default=0)
     # Precision, recall and F1 on the held-out decisions, per label and overall (no originals).
     scores = models.JSONField(default=dict, blank=True)
+    # The ids of the documents held out (the split the seed chose): the scores are theirs, so
+    # scoring the model on them again checks them. Empty for a model trained before it was kept.
+    held_out_documents = models.JSONField(default=list, blank=True)
     labels = models.JSONField(default=list, blank=True)
     trigger = models.CharField(max_length=16, default="decisions", help_text="decisions or admin")
     seconds = models.FloatField(null=True, blank=True)

@@ -114,8 +114,10 @@ def test_examples_are_the_finished_originals_with_accepted_and_rejected_spans(te
     # A proposal still open is no decision: neither positive nor negative.
     SpanFactory(document=done, start=13, end=19, label="PER", status=SpanStatus.PROPOSED)
 
-    examples = list(learning_examples(project, "en"))
+    pairs = list(learning_examples(project, "en"))
 
+    assert [pk for pk, _ in pairs] == [done.pk, reviewed.pk, empty.pk]
+    examples = [example for _, example in pairs]
     assert [e.text for e in examples] == [done.text, reviewed.text, empty.text]
     first = examples[0]
     assert [(s.start, s.end, s.label) for s in first.spans] == [(0, 12, "PER")]
@@ -132,7 +134,7 @@ def test_examples_use_the_current_offsets_and_label(team: Any) -> None:
     )  # fmt: skip
     Span.objects.filter(pk=span.pk).update(end=12, label="PER")
 
-    (example,) = learning_examples(team.project, "en")
+    ((_, example),) = learning_examples(team.project, "en")
 
     assert [(s.start, s.end, s.label) for s in example.spans] == [(0, 12, "PER")]
 
@@ -201,9 +203,37 @@ def test_the_task_trains_records_scores_and_is_idempotent(
     assert "PER" in model.scores
     assert model.seconds is not None and model.started_at and model.finished_at
 
+    # The split is kept with the model: six of the corpus's documents.
+    assert len(model.held_out_documents) == 6 == len(set(model.held_out_documents))
+    assert set(model.held_out_documents) <= set(
+        Document.objects.filter(project=team.project).values_list("pk", flat=True)
+    )
+
     before = model_to_dict(LearnedModel.objects.get(pk=model.pk))
     assert tasks.learn(model.pk) is False  # delivered twice: the second changes nothing
     assert model_to_dict(LearnedModel.objects.get(pk=model.pk)) == before
+
+
+def test_the_stored_split_is_the_one_the_scores_were_computed_on(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # People disagree on a third of the names (ORG): held-out scores below 1.0 to compare.
+    documents = corpus(team.project, 30)
+    Span.objects.filter(document__in=documents[::3]).update(label="ORG")
+    model = trained(team.project, django_capture_on_commit_callbacks)
+    assert model.status == JobStatus.DONE, model.error
+    held = model.held_out_documents
+    assert model.scores["*"]["f1"] < 1.0
+
+    recognizer = learning.learned_recognizer(model)
+    examples = [example for _, example in learning_examples(team.project, "en", ids=held)]
+
+    assert len(examples) == len(held) == model.decisions_held_out
+    # Scoring the stored model on the stored split gives its stored scores, every label.
+    assert recognizer.score(examples) == model.scores
+    # The model's own description, sealed with it, names the same documents.
+    ids = [pk for pk, _ in learning_examples(team.project, "en")]
+    assert [ids[index] for index in recognizer.meta["held_out_indexes"]] == held
 
 
 def test_a_model_whose_examples_shrank_fails_with_a_reason(
