@@ -71,7 +71,7 @@ from annotator.services.jobs import (
 from annotator.services.learning import learned_recognizer
 from annotator.services.proposals import Proposal, proposal_sources, propose
 from annotator.services.table import known_surfaces
-from pseudonymizer.detection import Detection, Detector, NerSpecError
+from pseudonymizer.detection import Detection, Detector, LanguageRecognizer, NerSpecError
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearnedRecognizer, LearningError
 from pseudonymizer.spans import Span as EngineSpan
@@ -121,7 +121,7 @@ def _detector(
     *,
     known: Iterable[tuple[str, str]] = (),
     use_ner: bool = True,
-    learned: Iterable[LearnedRecognizer] = (),
+    learned: Iterable[LanguageRecognizer] = (),
 ) -> Detector:
     """The engine as a run sees it: the run's profile and the models it recorded."""
     return Detector(
@@ -413,7 +413,9 @@ def run_batch_detect(
     # others by the engine: a span it found as another recognizer did names both.
     learned, learned_errors = _learned_model(run, batch.language)
     detector = _detector(
-        run, known=known_surfaces(run.project), learned=[learned] if learned else []
+        run,
+        known=known_surfaces(run.project),
+        learned=[_LearnedFor(learned, batch.language)] if learned else [],
     )
     detection = detector.detect(texts, batch.language, ner_spans=ner_spans)
     errors = {**(ner["errors"] if ner else {}), **learned_errors, **detection.errors}
@@ -450,6 +452,20 @@ def _learned_model(
         return learned_recognizer(model), {}
     except LearningError as error:
         return None, {name: f"learned model {version} cannot be loaded: {error}"}
+
+
+class _LearnedFor:
+    """The run's learned model, serving the batch's language under the project's code for it
+    (spaCy may name the language otherwise: "iw" is its "he")."""
+
+    name = Source.LEARNED.value
+
+    def __init__(self, model: LearnedRecognizer, language: str) -> None:
+        self.model = model
+        self.language = language
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[EngineSpan]]:
+        return self.model.recognize(texts, language)
 
 
 class _Taken:

@@ -368,6 +368,21 @@ def test_the_next_run_proposes_the_learned_models_spans(
             assert name not in where and name.split()[0] not in where
 
 
+def test_the_model_serves_the_runs_language_whatever_spacy_calls_it(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    corpus(team.project, 30)
+    model = trained(team.project, django_capture_on_commit_callbacks)
+    # spaCy names some languages otherwise than a project may ("iw" is its "he").
+    learning.learned_recognizer(model).language = "xx"  # the loaded model the run will use
+    fresh = DocumentFactory(project=team.project, text="The post by Bruno Keller was removed.")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=team.project, actor=team.admin, language="en")
+
+    assert Span.objects.filter(document=fresh, run=run, source=Source.LEARNED).exists()
+
+
 def test_a_run_without_a_ready_model_records_none(
     team: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
