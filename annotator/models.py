@@ -7,6 +7,7 @@ kept in a database of its own; rows here refer to an entity by id only.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -266,6 +267,11 @@ class Span(models.Model):
     end = models.PositiveIntegerField(help_text="Code point offset, exclusive")
     label = models.CharField(max_length=64)
     source = models.CharField(max_length=16, choices=SOURCE_CHOICES)
+    # Every source that proposed exactly this span, `source` (the one the merge kept) first,
+    # when more than one did (`pseudonymizer.spans.Span.also`); null when `source` alone did,
+    # as on every span older than the column: nullable, so adding it rewrote no row.
+    # `span_sources` reads it.
+    sources = models.JSONField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     status = models.CharField(
         max_length=16, choices=SpanStatus.choices, default=SpanStatus.PROPOSED
@@ -370,6 +376,11 @@ class Span(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label}[{self.start}:{self.end}]"
+
+
+def span_sources(source: str, sources: Sequence[str] | None) -> list[str]:
+    """Every source that proposed a span, from its `source` and `sources` columns."""
+    return list(sources) if sources else [source]
 
 
 class PendingPropagation(models.Model):
@@ -491,6 +502,10 @@ class PreannotationRun(Job):
     documents_total = models.PositiveIntegerField(default=0)
     documents_done = models.PositiveIntegerField(default=0)
     spans_created = models.PositiveIntegerField(default=0)
+    # What each source proposed among `spans_created`: {source: {"proposed": n, "alone": m}},
+    # `alone` counting the proposals no other source made (a span counts for every source
+    # that proposed it). Moved with `spans_created`, once per batch.
+    source_counts = models.JSONField(default=dict, blank=True)
     # Problems that did not stop the run: [{"language", "recognizer", "reason"}], deduplicated.
     warnings = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
@@ -791,6 +806,9 @@ class LearnedModel(Job):
     decisions_held_out = models.PositiveIntegerField(default=0)
     # Precision, recall and F1 on the held-out decisions, per label and overall (no originals).
     scores = models.JSONField(default=dict, blank=True)
+    # The ids of the documents held out (the split the seed chose): the scores are theirs, so
+    # scoring the model on them again checks them. Empty for a model trained before it was kept.
+    held_out_documents = models.JSONField(default=list, blank=True)
     labels = models.JSONField(default=list, blank=True)
     trigger = models.CharField(max_length=16, default="decisions", help_text="decisions or admin")
     seconds = models.FloatField(null=True, blank=True)

@@ -38,7 +38,7 @@ import shutil
 import struct
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,8 +100,10 @@ class TrainReport:
 
     `scores` maps "*" (all labels, micro) and each label to strict span precision, recall and
     F1 on the held-out examples (`pseudonymizer.evaluation.span_prf`); {} when none is held
-    out. `spans` is the number of positive spans trained on; `unaligned` those that do not
-    fall on token edges and `overlapping` those that overlap a longer positive (both left out).
+    out. `held_out_indexes` are those examples' positions in the examples given, in order:
+    scoring the model on them again (`LearnedRecognizer.score`) gives `scores`. `spans` is
+    the number of positive spans trained on; `unaligned` those that do not fall on token
+    edges and `overlapping` those that overlap a longer positive (both left out).
     """
 
     examples: int
@@ -112,6 +114,7 @@ class TrainReport:
     spans: int = 0
     unaligned: int = 0
     overlapping: int = 0
+    held_out_indexes: list[int] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The report in a few lines of plain text."""
@@ -326,10 +329,10 @@ def train_bytes(
     heartbeat: training takes minutes on a large project).
 
     `held_out_share` of the examples (chosen with `seed`) are left out of training and score
-    the model (`TrainReport.scores`). `labels` restricts what is learned (spans of any other
-    label are left unannotated); by default every label of the positives. The same examples,
-    seed and settings give the same model. Raises `LearningError` when there is nothing to
-    learn.
+    the model (`TrainReport.scores`; which ones: `TrainReport.held_out_indexes`). `labels`
+    restricts what is learned (spans of any other label are left unannotated); by default
+    every label of the positives. The same examples, seed and settings give the same model.
+    Raises `LearningError` when there is nothing to learn.
     """
     nlp, result, meta = _fit(
         examples, language, iterations=iterations, seed=seed, held_out_share=held_out_share,
@@ -391,14 +394,7 @@ def _fit(
         if progress is not None:
             progress(done, iterations)
 
-    scores: dict[str, dict[str, float]] = {}
-    if held_at:
-        held = [examples[index] for index in held_at]
-        predicted = [_entities(doc) for doc in nlp.pipe(example.text for example in held)]
-        report = span_prf([example.spans for example in held], predicted, mode="strict")
-        scores[ANY_LABEL] = _scores(report.micro)
-        for label, label_scores in report.per_label.items():
-            scores[label] = _scores(label_scores)
+    scores = _measured(nlp, [examples[index] for index in held_at]) if held_at else {}
     seconds = time.perf_counter() - started
     result = TrainReport(
         examples=len(examples),
@@ -409,6 +405,7 @@ def _fit(
         spans=counts.spans,
         unaligned=counts.unaligned,
         overlapping=counts.overlapping,
+        held_out_indexes=held_at,
     )
     meta = {
         "format": FORMAT_VERSION,
@@ -416,6 +413,7 @@ def _fit(
         "labels": learned,
         "examples": result.examples,
         "held_out": result.held_out,
+        "held_out_indexes": held_at,
         "scores": scores,
         "spans": result.spans,
         "unaligned": result.unaligned,
@@ -426,6 +424,17 @@ def _fit(
         "spacy": spacy.__version__,
     }
     return nlp, result, meta
+
+
+def _measured(nlp: Any, examples: Sequence[Example]) -> dict[str, dict[str, float]]:
+    """Strict span precision, recall and F1 of the pipeline's entities against the examples'
+    positives: "*" (all labels, micro), then each label."""
+    predicted = [_entities(doc) for doc in nlp.pipe(example.text for example in examples)]
+    report = span_prf([example.spans for example in examples], predicted, mode="strict")
+    scores = {ANY_LABEL: _scores(report.micro)}
+    for label, label_scores in report.per_label.items():
+        scores[label] = _scores(label_scores)
+    return scores
 
 
 def _dumps(nlp: Any, meta: dict[str, Any]) -> bytes:
@@ -558,10 +567,23 @@ class LearnedRecognizer:
 
     def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
         """One list of spans per text, in the order given (`language` is the model's own)."""
+        self._fit_length(texts)
+        return [_entities(doc) for doc in self._nlp.pipe(texts)]
+
+    def _fit_length(self, texts: Iterable[str]) -> None:
+        """Let the pipeline take the longest of `texts` (spaCy refuses a longer one)."""
         longest = max((len(text) for text in texts), default=0)
         if longest >= self._nlp.max_length:
             self._nlp.max_length = longest + 1
-        return [_entities(doc) for doc in self._nlp.pipe(texts)]
+
+    def score(self, examples: Sequence[Example]) -> dict[str, dict[str, float]]:
+        """The model's strict precision, recall and F1 on `examples`, as training measured
+        them on the examples it held out (`TrainReport.scores`): on those same examples this
+        gives the scores training recorded, which is how a model's scores are checked."""
+        if not examples:
+            return {}
+        self._fit_length(example.text for example in examples)
+        return _measured(self._nlp, examples)
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path is not None else "bytes"

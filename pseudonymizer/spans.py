@@ -5,13 +5,19 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A labelled stretch of text: `text[start:end]` in code points (Python string indices)."""
+    """A labelled stretch of text: `text[start:end]` in code points (Python string indices).
+
+    `also` names the other sources that proposed exactly this span (same start, end and
+    label) when a merge (`resolve_overlaps`) kept this one of them: who else found it, so
+    that what each recognizer adds stays visible. It is not part of the span's identity:
+    equality and hashing ignore it, so two recognizers' identical finds still meet as one.
+    """
 
     start: int
     end: int
@@ -19,6 +25,7 @@ class Span:
     score: float | None = None
     source: str = "human"
     decision: str | None = None
+    also: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end <= self.start:
@@ -104,8 +111,12 @@ class Utf16Index:
 
 # Between overlapping spans the more specific source wins once length and confidence tie:
 # a person outranks a file someone imported, which outranks the project's own decided
-# entities, which are exact strings and so outrank patterns, which outrank a statistical model.
-SOURCE_PRIORITY: dict[str, int] = {"human": 4, "import": 3, "known": 2, "regex": 1, "ner": 0}
+# entities, which are exact strings and so outrank patterns; then a model learned from the
+# project's own decisions (it knows the project's conventions, but it is a statistical guess,
+# not an exact string or shape), which outranks a generic NER model.
+SOURCE_PRIORITY: dict[str, int] = {
+    "human": 5, "import": 4, "known": 3, "regex": 2, "learned": 1, "ner": 0,
+}  # fmt: skip
 
 # Sources whose spans a person made or vouched for: an unscored one counts as certain.
 _TRUSTED_SOURCES = frozenset({"human", "import"})
@@ -209,14 +220,51 @@ def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
 
     Between overlapping spans the longer wins, then the more confident (see
     `effective_score`), then the more specific source (`SOURCE_PRIORITY`: human > import >
-    known > regex > ner). Human spans are never dropped: every other span that touches one
-    yields. Two human spans that overlap each other are both kept: a person's annotations
-    do not overlap in practice, and if they do, silently deleting one of them is worse than
-    letting the caller see both. So the result is free of overlaps except between human
-    spans. Exact duplicates are kept once. The result is a subset of the input and
+    known > regex > learned > ner). Human spans are never dropped: every other span that
+    touches one yields. Two human spans that overlap each other are both kept: a person's
+    annotations do not overlap in practice, and if they do, silently deleting one of them is
+    worse than letting the caller see both. So the result is free of overlaps except between
+    human spans. Exact duplicates are kept once. The result is a subset of the input and
     `resolve_overlaps(resolve_overlaps(x)) == resolve_overlaps(x)`.
+
+    Where several sources proposed the same span (start, end and label), the one kept names
+    the others in `also` (with those the input already named there), most specific first:
+    the merge decides which source a span is shown under, never who found it.
     """
+    spans = list(spans)
     unique = list(dict.fromkeys(spans))
     human = [span for span in unique if span.source == "human"]
     others = [span for span in unique if span.source != "human"]
-    return select_non_overlapping(others, overlap_preference, keep=human)
+    kept = select_non_overlapping(others, overlap_preference, keep=human)
+    # Every span, duplicates included: two equal spans may name different others in `also`.
+    return _with_other_sources(kept, spans)
+
+
+def _by_priority(source: str) -> tuple[int, str]:
+    return (-SOURCE_PRIORITY.get(source, -1), source)
+
+
+def _with_other_sources(kept: list[Span], candidates: Iterable[Span]) -> list[Span]:
+    """`kept`, each span naming in `also` every other source that proposed it among
+    `candidates` (same start, end and label; a candidate's own `also` counts too), most
+    specific first. Spans no other source proposed are returned as they are."""
+    proposers: dict[tuple[int, int, str], set[str]] = {}
+    shared = False
+    for span in candidates:
+        key = (span.start, span.end, span.label)
+        found = proposers.get(key)
+        if found is None:
+            proposers[key] = {span.source, *span.also}
+            shared = shared or bool(span.also)
+        else:
+            found.add(span.source)
+            found.update(span.also)
+            shared = True
+    if not shared:  # the usual case: no span was proposed twice
+        return kept
+    result = []
+    for span in kept:
+        others = proposers.get((span.start, span.end, span.label), set()) - {span.source}
+        also = tuple(sorted(others, key=_by_priority))
+        result.append(span if also == span.also else replace(span, also=also))
+    return result

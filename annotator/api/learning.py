@@ -39,6 +39,12 @@ class LearnedModelSerializer(serializers.ModelSerializer[LearnedModel]):
     decisions_held_out = serializers.IntegerField(
         read_only=True, help_text="Finished documents held out to measure it"
     )
+    held_out_documents = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="The ids of those documents: the scores are theirs (empty for a model "
+        "trained before they were kept)",
+    )
     created_by = StrictCharField(
         source="created_by.username", read_only=True, default=None, allow_null=True
     )
@@ -47,8 +53,8 @@ class LearnedModelSerializer(serializers.ModelSerializer[LearnedModel]):
         model = LearnedModel
         fields = [
             "id", "language", "version", "status", "trigger", "decisions_used",
-            "decisions_held_out", "labels", "scores", "seconds", "error", "created_by",
-            "created_at", "started_at", "finished_at",
+            "decisions_held_out", "held_out_documents", "labels", "scores", "seconds", "error",
+            "created_by", "created_at", "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -157,8 +157,11 @@ class QualityLearnedSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="The newest run that ran the learned model (null: none)"
     )
     model_version = StrictCharField(help_text='As the run recorded it, e.g. "v3"')
-    proposed = serializers.IntegerField(help_text="Spans of source learned that run stored")
-    accepted = serializers.IntegerField(help_text="Of those, accepted by a person")
+    proposed = serializers.IntegerField(
+        help_text="Spans that run stored with learned among their sources"
+    )
+    alone = serializers.IntegerField(help_text="Of those, the ones no other source proposed")
+    accepted = serializers.IntegerField(help_text="Of those proposed, accepted by a person")
     note = StrictCharField(help_text="Why there is nothing to count, or empty")
 
 

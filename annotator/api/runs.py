@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,7 +21,7 @@ from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun
 from annotator.permissions import Can
-from annotator.selectors.runs import batch_counts, runs_of
+from annotator.selectors.runs import batch_counts, run_source_counts, runs_of
 from annotator.services.runs import run_create, run_resume
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 
@@ -39,6 +39,13 @@ class BatchCountsSerializer(serializers.Serializer[Any]):
     failed = serializers.IntegerField()
 
 
+class SourceCountSerializer(serializers.Serializer[Any]):
+    proposed = serializers.IntegerField(
+        help_text="Proposals the source made (one that several made counts for each)"
+    )
+    alone = serializers.IntegerField(help_text="Of those, the ones no other source made")
+
+
 class RunWarningSerializer(serializers.Serializer[Any]):
     language = StrictCharField()
     recognizer = StrictCharField()
@@ -48,6 +55,7 @@ class RunWarningSerializer(serializers.Serializer[Any]):
 class RunSerializer(serializers.ModelSerializer[PreannotationRun]):
     progress = serializers.SerializerMethodField()
     batches = serializers.SerializerMethodField()
+    sources = serializers.SerializerMethodField()
     warnings = RunWarningSerializer(many=True, read_only=True)
     created_by = StrictCharField(
         source="created_by.username", read_only=True, default=None, allow_null=True
@@ -57,7 +65,7 @@ class RunSerializer(serializers.ModelSerializer[PreannotationRun]):
         model = PreannotationRun
         fields = [
             "id", "language", "profile", "recognizers", "models_used", "status", "progress",
-            "documents_done", "documents_total", "spans_created", "batches", "error",
+            "documents_done", "documents_total", "spans_created", "sources", "batches", "error",
             "warnings", "created_by", "created_at", "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
@@ -69,6 +77,14 @@ class RunSerializer(serializers.ModelSerializer[PreannotationRun]):
     @extend_schema(responses=BatchCountsSerializer)  # type: ignore[misc]
     def get_batches(self, run: PreannotationRun) -> dict[str, int]:
         return asdict(batch_counts(run))
+
+    # By source; empty for a run older than these counts.
+    @extend_schema_field(serializers.DictField(child=SourceCountSerializer()))
+    def get_sources(self, run: PreannotationRun) -> dict[str, dict[str, int]]:
+        return {
+            count.source: {"proposed": count.proposed, "alone": count.alone}
+            for count in run_source_counts(run)
+        }
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -232,6 +232,7 @@ _RUN = {
     "documents_done": 0,
     "documents_total": 120,
     "spans_created": 0,
+    "sources": {},
     "batches": {"total": 2, "queued": 2, "running": 0, "done": 0, "failed": 0},
     "error": "",
     "warnings": [],

@@ -8,7 +8,7 @@ read the models (`learned_models_of`, `learning_overview`): counts, labels and s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -54,10 +54,15 @@ def learning_decided_count(project: Project, language: str) -> int:
     return _decided_spans(project, language).filter(status=SpanStatus.ACCEPTED).count()
 
 
-def learning_examples(project: Project, language: str) -> Iterator[Example]:
-    """One example per finished original of `language`, in id order: its text, the spans
-    people accepted (current offsets and label) and the proposals they rejected."""
+def learning_examples(
+    project: Project, language: str, *, ids: Collection[int] | None = None
+) -> Iterator[tuple[int, Example]]:
+    """One example per finished original of `language` (of those `ids`, when given), in id
+    order, with its document's id: its text, the spans people accepted (current offsets and
+    label) and the proposals they rejected."""
     documents = learning_documents(project, language).order_by("pk")
+    if ids is not None:
+        documents = documents.filter(pk__in=list(ids))
     last = 0
     while True:
         rows = list(documents.filter(pk__gt=last).values_list("pk", "text")[:CHUNK_SIZE])
@@ -78,7 +83,7 @@ def learning_examples(project: Project, language: str) -> Iterator[Example]:
             into = accepted if status == SpanStatus.ACCEPTED else rejected
             into.setdefault(document_id, []).append(EngineSpan(start, end, label, source=source))
         for pk, text in rows:
-            yield Example(text=text, spans=accepted.get(pk, []), rejected=rejected.get(pk, []))
+            yield pk, Example(text=text, spans=accepted.get(pk, []), rejected=rejected.get(pk, []))
 
 
 # --- The models ------------------------------------------------------------------------------

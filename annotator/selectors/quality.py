@@ -18,18 +18,20 @@ state of its pairs) and scores again only what changed in what the numbers read.
   by the ISO week in which the replica was last saved.
   A token is a word: a run of letters, digits and marks between spaces, punctuation and
   symbols (`pseudonymizer.evaluation.tokenize`).
-- Pre-annotation: what machines proposed (regex, ner, known, import), at the offsets and
-  label they proposed (`proposed_*`; the current ones where a row has none), whatever a
-  person then did with it: a rejected proposal is a false positive. Replicas are left out
-  (they repeat their original). A scope picks the predictions and the documents they are
-  judged on: every machine span over every finished document; one run's spans over the
-  documents the run went through; or imported spans over the documents that came with some.
+- Pre-annotation: what machines proposed (regex, ner, known, learned, import), at the offsets
+  and label they proposed (`proposed_*`; the current ones where a row has none), whatever a
+  person then did with it: a rejected proposal is a false positive. A proposal several
+  sources made alike (`Span.sources`) counts for each of them, and once for all together.
+  Replicas are left out (they repeat their original). A scope picks the predictions and the
+  documents they are judged on: every machine span over every finished document; one run's
+  spans over the documents the run went through; or imported spans over the documents that
+  came with some.
   A label's average (macro) is over the labels that have final spans: a label only ever
   proposed, never decided, has no recall to average. "Not proposed" counts the final spans
   that no proposal of their own label overlaps.
 - Learned proposals: what the learned model proposed in the newest run that ran it, per
-  language, read from the spans of source `learned` that run stored, and how many of them
-  were accepted.
+  language, read from the spans that run stored with `learned` among their sources: how many,
+  how many no other source proposed, and how many were accepted.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from annotator.models import (
     RunBatch,
     Span,
     SpanStatus,
+    span_sources,
 )
 from pseudonymizer.evaluation import (
     OUTSIDE,
@@ -86,10 +89,7 @@ RunScope = int | Literal["import"] | None
 # The key of a run's `models_used` naming the learned model version of a language, as
 # `annotator.services.runs.learned_key` writes it.
 LEARNED_PREFIX = "learned:"
-LEARNED_MERGED_NOTE = (
-    "the model's proposals are merged into the NER source in runs (issue 22), so none is"
-    " stored as the learned model's"
-)
+LEARNED_NOTHING_NOTE = "the model proposed nothing that run stored in this language"
 
 # --- What the selectors answer -----------------------------------------------------------
 
@@ -236,20 +236,22 @@ class Agreement:
 @dataclass(frozen=True)
 class LearnedProposals:
     """What a language's learned model proposed in the newest run that ran it (`run` None:
-    no run has), counted from the spans of source `learned` that run stored."""
+    no run has), counted from the spans that run stored with `learned` among their sources:
+    `alone` of them no other source proposed, `accepted` a person accepted."""
 
     language: str
     run: int | None
     model_version: str  # as the run recorded it, e.g. "v3"
     proposed: int
     accepted: int
+    alone: int = 0
 
     @property
     def note(self) -> str:
         if self.run is None:
             return "no run has used a learned model for this language yet"
         if not self.proposed:
-            return LEARNED_MERGED_NOTE
+            return LEARNED_NOTHING_NOTE
         return ""
 
 
@@ -405,14 +407,17 @@ def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Mea
         spans = spans.filter(accepted | Q(source__in=PREDICTING_SOURCES))
 
     gold: dict[int, list[EngineSpan]] = defaultdict(list)
+    # Per document, each source's proposals, and every proposal once (ALL_SOURCES).
     pred: dict[int, dict[str, list[EngineSpan]]] = defaultdict(lambda: defaultdict(list))
     columns = (
-        "document_id", "status", "source", "run_id", "start", "end", "label",
+        "document_id", "status", "source", "sources", "run_id", "start", "end", "label",
         "proposed_start", "proposed_end", "proposed_label",
     )  # fmt: skip
     for ids in _chunks(sorted(documents)):
         rows = spans.filter(document_id__in=ids).values_list(*columns).iterator(chunk_size=CHUNK)
-        for doc_id, status, source, run_id, start, end, label, p_start, p_end, p_label in rows:
+        for (
+            doc_id, status, source, sources, run_id, start, end, label, p_start, p_end, p_label,
+        ) in rows:  # fmt: skip
             if status == SpanStatus.ACCEPTED:
                 span = _engine_span(start, end, label)
                 if span is not None:
@@ -423,7 +428,10 @@ def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Mea
                     proposal = _engine_span(p_start, p_end, p_label or label)
                 proposal = proposal or _engine_span(start, end, label)
                 if proposal is not None:
-                    pred[doc_id][source].append(proposal)
+                    pred[doc_id][ALL_SOURCES].append(proposal)
+                    for proposer in span_sources(source, sources):
+                        if proposer in PREDICTING_SOURCES:
+                            pred[doc_id][proposer].append(proposal)
 
     if run == IMPORT_SCOPE:  # judged on the documents that came with spans
         documents = {pk: lang for pk, lang in documents.items() if pred.get(pk)}
@@ -435,11 +443,8 @@ def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Mea
         gold_only = [_gold_only(spans) for spans in gold_lists]
         lists = {
             source: [pred[pk].get(source, []) if pk in pred else [] for pk in ids]
-            for source in PREDICTING_SOURCES
+            for source in (*PREDICTING_SOURCES, ALL_SOURCES)
         }
-        lists[ALL_SOURCES] = [
-            [s for source in PREDICTING_SOURCES for s in lists[source][i]] for i in range(len(ids))
-        ]
         for source, pred_lists in lists.items():
             for mode in MODES:
                 totals[code, source, mode] = _scores(mode, gold_lists, pred_lists, gold_only)
@@ -705,7 +710,7 @@ def agreement(project: Project, *, language: str | None = None) -> Agreement:
 
 # Pre-annotation is scored in blocks of consecutive document ids, each kept in the cache for
 # the state of its documents: what the scores read of them (the language; each span's offsets,
-# label, proposal, source, run, and whether it is accepted) and nothing else. A lead's
+# label, proposal, sources, run, and whether it is accepted) and nothing else. A lead's
 # decision, a keep reason or an entity on a span rescores nothing; a document finished, or a
 # span moved or relabelled, rescores its block alone.
 BLOCK = 256
@@ -718,7 +723,7 @@ _STATES_SQL = {
         SELECT d.id, d.language, COUNT(s.id), COALESCE(SUM(hashtextextended(concat_ws({_UNIT},
             s.id, s.status = %(accepted)s, s.source, COALESCE(s.run_id, -1), s.start, s."end",
             COALESCE(s.proposed_start, -1), COALESCE(s.proposed_end, -1), s.label,
-            s.proposed_label), 0)), 0), ''
+            s.proposed_label, COALESCE(s.sources::text, '')), 0)), 0), ''
         FROM {{document}} d LEFT JOIN {{span}} s ON s.document_id = d.id
         WHERE d.project_id = %(project)s AND d.status IN {{finished}} AND d.replica_of_id IS NULL
         GROUP BY d.id, d.language""",
@@ -766,7 +771,7 @@ def _kept_preannotation(
     for pk, state in sorted(states.items()):
         blocks[pk // BLOCK].append((pk, state))
     keys = {
-        block: f"cloak:quality:block:v1:{project.pk}:{run or ''}:{block}:{_digest(rows)}"
+        block: f"cloak:quality:block:v2:{project.pk}:{run or ''}:{block}:{_digest(rows)}"
         for block, rows in blocks.items()
     }
     kept = cache.get_many(list(keys.values()))
@@ -823,7 +828,7 @@ def project_quality(
     state takes tens of milliseconds). When they change, only what changed is scored again:
     the blocks of documents whose spans changed in what the scores read, and the pairs when
     theirs did (scoring everything takes seconds on a large project)."""
-    key = f"cloak:quality:v3:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
+    key = f"cloak:quality:v4:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
     cached = cache.get(key)
     if isinstance(cached, Quality):
         return cached
@@ -842,8 +847,9 @@ def project_quality(
 
 def learned_proposals(project: Project) -> list[LearnedProposals]:
     """For each language of the project: the newest run that ran a learned model for it, the
-    model version it recorded, and the spans of source `learned` it stored in that
-    language's documents (and how many of those a person accepted). Counts only, no text."""
+    model version it recorded, and the spans with `learned` among their sources it stored in
+    that language's documents (how many no other source proposed, and how many a person
+    accepted). Counts only, no text."""
     runs = (
         PreannotationRun.objects.filter(project=project)
         .order_by("-created_at", "-pk")
@@ -860,12 +866,24 @@ def learned_proposals(project: Project) -> list[LearnedProposals]:
             found.append(LearnedProposals(language, None, "", 0, 0))
             continue
         run, version = newest[language]
-        counts = Span.objects.filter(
-            run_id=run, source=Source.LEARNED, document__language=language
-        ).aggregate(
-            proposed=Count("id"), accepted=Count("id", filter=Q(status=SpanStatus.ACCEPTED))
-        )
-        found.append(
-            LearnedProposals(language, run, version, counts["proposed"], counts["accepted"])
-        )
+        found.append(_learned_counts(language, run, version))
     return found
+
+
+def _learned_counts(language: str, run: int, version: str) -> LearnedProposals:
+    """What the run stored with `learned` among a span's sources in `language`'s documents.
+    Spans of any source that others joined are read and sorted here, as a JSON list's
+    contents cannot be filtered on every database (SQLite); they are few beside the run's."""
+    spans = Span.objects.filter(run_id=run, document__language=language)
+    alone = spans.filter(source=Source.LEARNED, sources__isnull=True).aggregate(
+        proposed=Count("id"), accepted=Count("id", filter=Q(status=SpanStatus.ACCEPTED))
+    )
+    proposed, accepted = alone["proposed"], alone["accepted"]
+    shared = spans.filter(sources__isnull=False).values_list("source", "sources", "status")
+    for source, sources, status in shared.iterator(chunk_size=CHUNK):
+        if Source.LEARNED in span_sources(source, sources):
+            proposed += 1
+            accepted += status == SpanStatus.ACCEPTED
+    return LearnedProposals(
+        language, run, version, proposed=proposed, accepted=accepted, alone=alone["proposed"]
+    )

@@ -135,7 +135,7 @@ def _proposals(original_ids: list[int]) -> dict[int, list[tuple[int, int, str, S
     none overlapping another (the longer first, then the earlier made)."""
     found: dict[int, list[tuple[int, int, str, Span]]] = {}
     spans = Span.objects.filter(document_id__in=original_ids, source__in=COPIED_SOURCES).only(
-        "document_id", "start", "end", "label", "source", "score", "run_id",
+        "document_id", "start", "end", "label", "source", "sources", "score", "run_id",
         "proposed_start", "proposed_end", "proposed_label",
     )  # fmt: skip
     for span in spans.order_by("document_id", "id"):
@@ -230,6 +230,7 @@ def double_assign(
             score=span.score,
             decision=Decision.PSEUDONYMIZE.value,
             run_id=span.run_id,
+            sources=tuple(span.sources or ()),
         )
         for original, replica in zip(originals, replicas, strict=True)
         for start, end, label, span in proposals.get(original.pk, [])

@@ -4,7 +4,8 @@
 spans service's after-decision hook once CLOAK_LEARN_EVERY new decisions have been made in the
 language: `learning_note_decision`, a counter in the cache). The `learn` task then trains it
 (`learned_model_run`): the finished originals of the language (`learning_examples`), a fifth
-of them held out to measure it. The next pre-annotation run of the language uses the newest
+of them held out to measure it, their ids kept with the model (`held_out_documents`) so that
+its scores can be checked. The next pre-annotation run of the language uses the newest
 ready version (annotator.services.runs, `learned_recognizer`), its spans with source `learned`.
 
 A model's vocabulary and string store hold the words it learned from, originals among them.
@@ -29,6 +30,7 @@ import logging
 import shutil
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -63,7 +65,7 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.table import SealError, read_sealed, write_sealed
-from pseudonymizer.learning import LearnedRecognizer, LearningError, loads, train_bytes
+from pseudonymizer.learning import Example, LearnedRecognizer, LearningError, loads, train_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +164,7 @@ def learned_model_run(model_id: int) -> bool:
     claimed_at = model.started_at
     project, language = model.project, model.language
     try:
-        examples = list(learning_examples(project, language))
+        ids, examples = _unzipped(learning_examples(project, language))
         decided = sum(len(example.spans) for example in examples)
         minimum = settings.CLOAK_LEARN_MIN_SPANS
         if decided < minimum:
@@ -206,6 +208,7 @@ def learned_model_run(model_id: int) -> bool:
         path=relative,
         decisions_used=report.examples - report.held_out,
         decisions_held_out=report.held_out,
+        held_out_documents=[ids[index] for index in report.held_out_indexes],
         labels=list(report.labels),
         scores=report.scores,
         seconds=report.seconds,
@@ -213,6 +216,15 @@ def learned_model_run(model_id: int) -> bool:
     if not finished:  # taken over by another worker meanwhile: its files are not this one's
         logger.warning("learned model %s: finished by another worker", model_id)
     return True
+
+
+def _unzipped(pairs: Iterable[tuple[int, Example]]) -> tuple[list[int], list[Example]]:
+    ids: list[int] = []
+    examples: list[Example] = []
+    for pk, example in pairs:
+        ids.append(pk)
+        examples.append(example)
+    return ids, examples
 
 
 def learned_model_delete_files(model: LearnedModel) -> None:

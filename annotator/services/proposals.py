@@ -13,7 +13,8 @@ it: pre-annotation is measured against the final decisions from these.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,13 @@ from django.db import connection
 from django.utils import timezone
 
 from annotator.models import Span, SpanStatus
-from annotator.services.copying import copy_lines, copy_statement, copy_template, copy_text
+from annotator.services.copying import (
+    copy_field,
+    copy_lines,
+    copy_statement,
+    copy_template,
+    copy_text,
+)
 from pseudonymizer.vocabulary import Decision
 
 
@@ -42,6 +49,15 @@ class Proposal:
     entity_id: int | None = None
     # The pre-annotation run that found it.
     run_id: int | None = None
+    # Every source that proposed it, `source` first, when several did (`Span.sources`).
+    sources: tuple[str, ...] = ()
+
+
+def proposal_sources(source: str, also: Sequence[str]) -> tuple[str, ...]:
+    """A proposal's `sources` from the engine's kept source and the others that proposed the
+    same span (`pseudonymizer.spans.Span.also`): () when there was no other."""
+    others = tuple(dict.fromkeys(other for other in also if other != source))
+    return (source, *others) if others else ()
 
 
 def proposal_fields(proposal: Proposal) -> dict[str, Any]:
@@ -59,6 +75,7 @@ def proposal_fields(proposal: Proposal) -> dict[str, Any]:
         "keep_reason": proposal.keep_reason,
         "entity_id": proposal.entity_id,
         "run_id": proposal.run_id,
+        "sources": list(proposal.sources) or None,
         "proposed_start": proposal.start,
         "proposed_end": proposal.end,
         "proposed_label": proposal.label,
@@ -71,17 +88,22 @@ SPAN_COLUMNS = (
     "document_id", "start", "end", "label", "source", "score", "status", "decision",
     "keep_reason", "entity_id", "run_id", "version", "created_by_id", "created_at",
     "decided_by_id", "decided_at", "updated_by_id", "updated_at", "proposed_start",
-    "proposed_end", "proposed_label",
+    "proposed_end", "proposed_label", "sources",
 )  # fmt: skip
 
 
 def proposal_row(proposal: Proposal, now: datetime | str) -> dict[str, Any]:
     """Every column of SPAN_COLUMNS for `proposal`, written at `now` (a time, or the form a
-    row writer hands its database)."""
+    row writer hands its database); `sources` as JSON text, as a row writer hands it."""
     return proposal_fields(proposal) | {
         "version": 1, "created_by_id": None, "created_at": now, "decided_by_id": None,
         "decided_at": None, "updated_by_id": None, "updated_at": now,
+        "sources": _sources_json(proposal.sources),
     }  # fmt: skip
+
+
+def _sources_json(sources: Sequence[str]) -> str | None:
+    return json.dumps(list(sources)) if sources else None
 
 
 def proposal_span(proposal: Proposal) -> Span:
@@ -102,6 +124,7 @@ _VARYING = {
     "source": "source", "score": "score", "decision": "decision",
     "keep_reason": "keep_reason", "entity_id": "entity_id", "run_id": "run_id",
     "proposed_start": "start", "proposed_end": "end", "proposed_label": "label",
+    "sources": "sources",
 }  # fmt: skip
 
 
@@ -129,6 +152,7 @@ def propose(proposals: Iterable[Proposal]) -> int:
                 keep_reason=copy_text(proposal.keep_reason),
                 entity_id="\\N" if proposal.entity_id is None else proposal.entity_id,
                 run_id="\\N" if proposal.run_id is None else proposal.run_id,
+                sources=copy_field(_sources_json(proposal.sources)),
             )
 
     # psycopg's own errors (a foreign key's violation) as Django's.

@@ -4,8 +4,10 @@
 batches of settings.CLOAK_RUN_BATCH_SIZE ids (`RunBatch`) and sends them to the workers once
 the run is committed. A batch whose language has an NER model goes to the `ner` queue first
 (GPU hosts; `run_batch_ner` answers offsets, labels and scores, never text), then to the
-default queue, where `run_batch_detect` adds the pattern recognizers and the project's known
-entities and writes; a batch without a model goes to the default queue only.
+default queue, where `run_batch_detect` adds the pattern recognizers, the project's known
+entities and its newest ready learned model, and writes; a batch without a model goes to the
+default queue only. A proposal that several recognizers made alike is written once and names
+them all (`Span.sources`); the run counts what each source proposed (`source_counts`).
 
 Writing a batch (`run_batch_write`) is one transaction: the machine proposals that no person
 has touched are replaced, whatever run made them; every other span stays, and a new span that
@@ -67,11 +69,11 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
-from annotator.services.proposals import Proposal, propose
+from annotator.services.proposals import Proposal, proposal_sources, propose
 from annotator.services.table import known_surfaces
-from pseudonymizer.detection import Detection, Detector, NerSpecError
+from pseudonymizer.detection import Detection, Detector, LanguageRecognizer, NerSpecError
 from pseudonymizer.labels import map_to_schema
-from pseudonymizer.learning import LearningError
+from pseudonymizer.learning import LearnedRecognizer, LearningError
 from pseudonymizer.spans import Span as EngineSpan
 from pseudonymizer.vocabulary import DECISIONS, DEFAULT_PROFILE, MACHINE_SOURCES, PROFILES, Source
 
@@ -115,7 +117,11 @@ def learned_key(language: str) -> str:
 
 
 def _detector(
-    run: PreannotationRun, *, known: Iterable[tuple[str, str]] = (), use_ner: bool = True
+    run: PreannotationRun,
+    *,
+    known: Iterable[tuple[str, str]] = (),
+    use_ner: bool = True,
+    learned: Iterable[LanguageRecognizer] = (),
 ) -> Detector:
     """The engine as a run sees it: the run's profile and the models it recorded."""
     return Detector(
@@ -125,6 +131,7 @@ def _detector(
         known=known,
         device=settings.CLOAK_NER_DEVICE,
         batch_size=settings.CLOAK_NER_BATCH_SIZE,
+        learned=learned,
     )
 
 
@@ -398,16 +405,18 @@ def run_batch_detect(
         return False
     run = batch.run
     ids, texts = _texts(batch)
-    detector = _detector(run, known=known_surfaces(run.project))
     ner_spans = _ner_spans(ner, ids) if ner is not None else None
     if ner_spans is None and run.models_used.get(batch.language):
         # A model-backed batch reaches this queue only through `ner`: never run it here.
         raise RuntimeError(f"batch {batch_id} needs its NER spans from the ner queue")
-    learned, learned_errors = _learned_spans(run, batch.language, texts)
-    if learned is not None:
-        # Merged with the NER spans, as the model's are: overlaps resolved by the engine.
-        given = ner_spans if ner_spans is not None else [[] for _ in texts]
-        ner_spans = [[*a, *b] for a, b in zip(given, learned, strict=True)]
+    # The learned model is a recognizer of its own (source `learned`), merged with the
+    # others by the engine: a span it found as another recognizer did names both.
+    learned, learned_errors = _learned_model(run, batch.language)
+    detector = _detector(
+        run,
+        known=known_surfaces(run.project),
+        learned=[_LearnedFor(learned, batch.language)] if learned else [],
+    )
     detection = detector.detect(texts, batch.language, ner_spans=ner_spans)
     errors = {**(ner["errors"] if ner else {}), **learned_errors, **detection.errors}
     warnings = [
@@ -422,11 +431,11 @@ def run_batch_detect(
     )
 
 
-def _learned_spans(
-    run: PreannotationRun, language: str, texts: Sequence[str]
-) -> tuple[list[list[EngineSpan]] | None, dict[str, str]]:
-    """The spans of the learned model version the run recorded for `language` (None when it
-    recorded none), and why it could not run (no text in the reason)."""
+def _learned_model(
+    run: PreannotationRun, language: str
+) -> tuple[LearnedRecognizer | None, dict[str, str]]:
+    """The learned model version the run recorded for `language`, loaded (None when it
+    recorded none or it cannot load), and why it cannot (no text in the reason)."""
     version = run.models_used.get(learned_key(language), "")
     if not version:
         return None, {}
@@ -440,10 +449,23 @@ def _learned_spans(
     if model is None:
         return None, {name: f"learned model {version} is gone"}
     try:
-        recognizer = learned_recognizer(model)
+        return learned_recognizer(model), {}
     except LearningError as error:
         return None, {name: f"learned model {version} cannot be loaded: {error}"}
-    return recognizer.recognize(texts, language), {}
+
+
+class _LearnedFor:
+    """The run's learned model, serving the batch's language under the project's code for it
+    (spaCy may name the language otherwise: "iw" is its "he")."""
+
+    name = Source.LEARNED.value
+
+    def __init__(self, model: LearnedRecognizer, language: str) -> None:
+        self.model = model
+        self.language = language
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[EngineSpan]]:
+        return self.model.recognize(texts, language)
 
 
 class _Taken:
@@ -535,16 +557,18 @@ def _batch_write(
             # written beside it, or the rest of it would never be seen by anyone.
             if label is None or taken.holds(found.start, found.end):
                 continue
+            source = _machine_source(found.source)
             created.append(
                 Proposal(
                     document_id=doc_id,
                     start=found.start,
                     end=found.end,
                     label=label,
-                    source=found.source if found.source in MACHINE_SOURCES else Source.REGEX,
+                    source=source,
                     score=None if found.score is None else min(1.0, max(0.0, found.score)),
                     decision=found.decision if found.decision in DECISIONS else "pseudonymize",
                     run_id=run.pk,
+                    sources=proposal_sources(source, [_machine_source(s) for s in found.also]),
                 )
             )
     propose(created)
@@ -563,11 +587,33 @@ def _batch_write(
     PreannotationRun.objects.filter(pk=run.pk).update(
         documents_done=F("documents_done") + len(batch.document_ids),
         spans_created=F("spans_created") + len(created),
+        source_counts=_add_source_counts(locked.source_counts, created),
         warnings=_merge_warnings(locked.warnings, warnings),
     )
     if not _run_settle(run.pk):
         _heartbeat(run.pk)
     return True
+
+
+def _machine_source(source: str) -> str:
+    """A recognizer's source as a stored proposal's: a machine source of the vocabulary."""
+    return source if source in MACHINE_SOURCES else Source.REGEX.value
+
+
+def _add_source_counts(
+    counts: Mapping[str, Mapping[str, int]], created: Iterable[Proposal]
+) -> dict[str, dict[str, int]]:
+    """The run's `source_counts` with the batch's proposals added: each counts for every
+    source that proposed it, and as `alone` for a source no other joined."""
+    result = {source: dict(row) for source, row in (counts or {}).items()}
+    for proposal in created:
+        sources = proposal.sources or (proposal.source,)
+        for source in sources:
+            row = result.setdefault(source, {"proposed": 0, "alone": 0})
+            row["proposed"] = row.get("proposed", 0) + 1
+            if len(sources) == 1:
+                row["alone"] = row.get("alone", 0) + 1
+    return result
 
 
 def _delete(spans: QuerySet[Span]) -> None:

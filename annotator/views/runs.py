@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 from annotator.languages import language_label
 from annotator.models import JobStatus, PreannotationRun
 from annotator.permissions import Can
-from annotator.selectors.runs import BatchCounts, batch_counts, runs_of
+from annotator.selectors.runs import BatchCounts, batch_counts, run_source_counts, runs_of
 from annotator.services import runs as service
 from annotator.services.errors import DomainError
 from annotator.services.runs import ACTIVE, LEARNED_PREFIX
@@ -160,6 +160,7 @@ def _detail_context(request: HtmxProjectRequest, run: PreannotationRun) -> dict[
         **project_nav(request),
         "row": run_row(run, can_start=request.access.can(Can.PREANNOTATE)),
         "run": run,
+        "source_counts": run_source_counts(run),
     }
 
 

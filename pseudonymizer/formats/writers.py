@@ -64,8 +64,8 @@ def _opened(out: Path | str | TextIO) -> Iterator[TextIO]:
 
 
 def span_record(span: Span, text: str) -> dict[str, object]:
-    """The JSON object of one span: offsets, label, its text, and score, source and decision
-    when it has them."""
+    """The JSON object of one span: offsets, label, its text, and score, source, the other
+    sources that proposed it (`also`) and decision when it has them."""
     record: dict[str, object] = {
         "start": span.start,
         "end": span.end,
@@ -76,6 +76,8 @@ def span_record(span: Span, text: str) -> dict[str, object]:
         record["score"] = span.score
     if span.source:
         record["source"] = span.source
+    if span.also:
+        record["also"] = list(span.also)
     if span.decision is not None:
         record["decision"] = span.decision
     return record

@@ -86,7 +86,9 @@ def recognize_all(
     texts: Sequence[str], language: str, recognizers: Iterable[Recognizer]
 ) -> Recognition:
     """Run every recognizer over `texts` and merge their spans with `resolve_overlaps`, a
-    pattern's hit never yielding to another recognizer's span (`_merged`).
+    pattern's hit never yielding to another recognizer's span (`_merged`). A span that
+    several recognizers found alike (same start, end and label) is kept once, under the most
+    specific source, and names the others in `Span.also`.
 
     A recognizer whose `fallback` attribute is true (a guess such as "a capitalised word")
     runs after the others have been merged, and only the parts of its spans that nothing

@@ -116,6 +116,45 @@ def test_given_ner_spans_merge_as_recognize_all_merges_them() -> None:
     assert (TEXT[10:20], TEXT[42:49]) == ("Marguerite", "Gaspard")
 
 
+class FakeLearned:
+    """A model learned from a project's decisions, tagging the words it is told to."""
+
+    name = "learned"
+    language = "en"
+
+    def __init__(self, words: dict[str, str]) -> None:
+        self.words = words
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [
+            [
+                Span(start, start + len(word), label, None, "learned")
+                for word, label in self.words.items()
+                if (start := text.find(word)) >= 0
+            ]
+            for text in texts
+        ]
+
+
+def test_a_learned_model_is_a_recognizer_of_its_own_and_keeps_its_share() -> None:
+    learned = FakeLearned(
+        {"Gaspard Villeneuve": "PER", "Montcornet": "LOC", "Marguerite Fontaine-Leclerc": "PER"}
+    )
+    detector = Detector(use_ner=False, known=[("Montcornet", "LOC")], learned=[learned])
+    ner = [[Span(10, 37, "PER", None, "ner")]]  # "Marguerite Fontaine-Leclerc"
+
+    (spans,) = detector.detect([TEXT], "en", ner_spans=ner).spans
+
+    found = {TEXT[s.start : s.end]: (s.source, s.also) for s in spans}
+    assert found["Gaspard Villeneuve"] == ("learned", ())  # the model alone
+    assert found["Montcornet"] == ("known", ("learned",))  # a known entity, and the model
+    # NER and the model alike, both unscored: the model's own decisions are more specific.
+    assert found["Marguerite Fontaine-Leclerc"] == ("learned", ("ner",))
+    # Only in the texts of its language.
+    (french,) = detector.detect([TEXT], "fr").spans
+    assert french and all("learned" not in (s.source, *s.also) for s in french)
+
+
 def test_a_pattern_hit_is_never_dropped_for_a_model_span_over_it() -> None:
     """A French model took "Salut @marie.delattre1 ! Rendez" for one name: the handle is
     proposed as a handle, the model's words around it still as the model said; a name the

@@ -137,10 +137,29 @@ def test_held_out_examples_are_scored_and_saved_with_the_model(tmp_path: Path) -
     assert isinstance(meta["format"], int)
 
 
+def test_the_held_out_split_is_recorded_and_rescoring_it_gives_the_scores(
+    tmp_path: Path,
+) -> None:
+    examples = english_examples()
+    report = train(examples, "en", tmp_path / "model", iterations=10, held_out_share=0.2)
+
+    held = report.held_out_indexes
+    assert len(held) == report.held_out == 6 and held == sorted(set(held))
+    assert all(0 <= index < len(examples) for index in held)
+    meta = json.loads((tmp_path / "model" / META_FILE).read_text(encoding="utf-8"))
+    assert meta["held_out_indexes"] == held
+    model = load(tmp_path / "model")
+    assert model.score([examples[index] for index in held]) == report.scores
+    # The split follows the seed: another seed holds out other examples.
+    other = train(examples, "en", tmp_path / "other", iterations=1, held_out_share=0.2, seed=5)
+    assert other.held_out_indexes != held
+    assert model.score([]) == {}
+
+
 def test_no_held_out_share_means_no_scores(tmp_path: Path) -> None:
     report = train(english_examples(10), "en", tmp_path / "model", iterations=1)
 
-    assert (report.held_out, report.scores) == (0, {})
+    assert (report.held_out, report.scores, report.held_out_indexes) == (0, {}, [])
 
 
 def test_training_with_a_seed_is_deterministic(tmp_path: Path) -> None:

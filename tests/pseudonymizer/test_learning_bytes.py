@@ -37,6 +37,9 @@ def test_a_model_trained_as_bytes_finds_what_the_folders_model_finds(tmp_path: P
     assert in_memory.path is None and in_memory.language == "en"
     assert in_memory.labels == ["LOC", "PER"] == report.labels
     assert in_memory.meta["held_out"] == report.held_out == 6
+    assert in_memory.meta["held_out_indexes"] == report.held_out_indexes
+    held = [examples[index] for index in report.held_out_indexes]
+    assert in_memory.score(held) == report.scores  # the bytes hold the model that was scored
     assert list(tmp_path.iterdir()) == [tmp_path / "en"]  # train_bytes wrote nothing
 
 

@@ -5,6 +5,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pseudonymizer.spans import (
+    SOURCE_PRIORITY,
     Span,
     Utf16Index,
     codepoint_to_utf16,
@@ -25,7 +26,7 @@ texts = st.lists(
     max_size=40,
 ).map("".join)
 
-SOURCES = ["regex", "ner", "known", "import", "human"]
+SOURCES = ["regex", "ner", "known", "learned", "import", "human"]
 
 
 @st.composite
@@ -115,6 +116,35 @@ def test_resolved_spans_never_overlap_and_keep_every_human_span(
     assert resolve_overlaps(reversed(spans)) == resolved
 
 
+def _proposers(spans: list[Span]) -> dict[tuple[int, int, str], set[str]]:
+    found: dict[tuple[int, int, str], set[str]] = {}
+    for span in spans:
+        found.setdefault((span.start, span.end, span.label), set()).update(
+            (span.source, *span.also)
+        )
+    return found
+
+
+@given(text_and_spans())
+def test_a_kept_span_names_every_other_source_that_proposed_it(
+    case: tuple[str, list[Span]],
+) -> None:
+    _, spans = case
+    proposers = _proposers(spans)
+
+    resolved = resolve_overlaps(spans)
+
+    for span in resolved:
+        others = proposers[span.start, span.end, span.label] - {span.source}
+        assert set(span.also) == others and len(span.also) == len(others)
+        assert list(span.also) == sorted(
+            span.also, key=lambda source: (-SOURCE_PRIORITY[source], source)
+        )
+    # Resolving again, in any order, names the same others: `also` is idempotent too.
+    for again in (resolve_overlaps(resolved), resolve_overlaps(reversed(spans))):
+        assert [s.also for s in again] == [s.also for s in resolved]
+
+
 @given(text_and_spans())
 def test_overlapping_human_spans_are_all_kept_and_the_rest_yields(
     case: tuple[str, list[Span]],
@@ -164,6 +194,45 @@ def test_for_equal_lengths_and_scores_the_more_specific_source_wins() -> None:
         Span(0, 5, "PER", score=1.0, source="known"),
     ]
     assert resolve_overlaps(spans) == [spans[2]]
+
+
+def test_a_learned_span_outranks_ner_and_yields_to_patterns_and_known_entities() -> None:
+    learned = Span(0, 5, "PER", source="learned")
+    ner = Span(0, 5, "PER", source="ner")
+    regex = Span(0, 5, "PER", source="regex")
+    known = Span(0, 5, "PER", source="known")
+
+    assert resolve_overlaps([ner, learned]) == [learned]
+    assert resolve_overlaps([learned, regex]) == [regex]
+    assert resolve_overlaps([learned, known]) == [known]
+    assert SOURCE_PRIORITY["regex"] > SOURCE_PRIORITY["learned"] > SOURCE_PRIORITY["ner"]
+
+
+def test_an_identical_span_keeps_who_else_proposed_it() -> None:
+    learned = Span(0, 5, "PER", source="learned")
+    ner = Span(0, 5, "PER", score=0.8, source="ner")
+    known = Span(0, 5, "PER", score=1.0, source="known")
+    relabelled = Span(0, 5, "LOC", score=0.9, source="regex")  # another label: not the same
+    alone = Span(9, 12, "LOC", source="learned")
+
+    resolved = resolve_overlaps([learned, ner, relabelled, known, alone])
+
+    assert resolved == [known, alone]
+    assert [s.also for s in resolved] == [("learned", "ner"), ()]
+    # Only NER and the model: the scored NER span wins, and still names the model.
+    (kept,) = resolve_overlaps([learned, ner])
+    assert (kept.source, kept.also) == ("ner", ("learned",))
+
+
+def test_also_is_not_part_of_a_spans_identity() -> None:
+    plain = Span(0, 5, "PER", source="known")
+    named = Span(0, 5, "PER", source="known", also=("learned",))
+
+    assert plain == named and hash(plain) == hash(named)
+    assert len({plain, named}) == 1
+    # Duplicates that name different others: the kept one names them all.
+    (kept,) = resolve_overlaps([plain, named, Span(0, 5, "PER", source="known", also=("ner",))])
+    assert kept.also == ("learned", "ner")
 
 
 def test_an_unscored_span_counts_as_certain_only_from_a_person_or_an_import() -> None:

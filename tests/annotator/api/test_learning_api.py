@@ -29,6 +29,7 @@ def test_a_lead_lists_the_versions_without_paths(team: Team) -> None:
         project=team.project, language="en", version=1, status=JobStatus.DONE,
         path="learned/x/en/1", decisions_used=8, decisions_held_out=2, labels=["PER"],
         scores={"*": {"precision": 1.0, "recall": 0.5, "f1": 0.667}}, trigger="admin",
+        held_out_documents=[41, 57],
     )  # fmt: skip
     LearnedModel.objects.create(project=team.project, language="fr", version=1)
 
@@ -41,6 +42,7 @@ def test_a_lead_lists_the_versions_without_paths(team: Team) -> None:
     assert (first["language"], first["version"], first["status"]) == ("en", 1, "done")
     assert first["scores"]["*"]["recall"] == 0.5
     assert first["decisions_used"] == 8 and first["decisions_held_out"] == 2
+    assert first["held_out_documents"] == [41, 57]  # the scores' documents, to check them
     assert "path" not in first
     only_fr = client_for(team.lead).get(url(team), {"language": "fr"}).json()
     assert [row["language"] for row in only_fr["results"]] == ["fr"]

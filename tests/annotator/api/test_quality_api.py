@@ -100,8 +100,8 @@ def test_the_numbers(team: Team, run: PreannotationRun) -> None:
         {"first": "PER", "second": None, "spans": 1},
     ]
     assert body["learned"] == [
-        {"language": code, "run": None, "model_version": "", "proposed": 0, "accepted": 0,
-         "note": "no run has used a learned model for this language yet"}
+        {"language": code, "run": None, "model_version": "", "proposed": 0, "alone": 0,
+         "accepted": 0, "note": "no run has used a learned model for this language yet"}
         for code in ("en", "fr", "ar")
     ]  # fmt: skip
     assert "Moshe" not in response.content.decode()

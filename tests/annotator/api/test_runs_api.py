@@ -109,6 +109,7 @@ def test_a_started_run_answers_202_with_the_job_to_poll(
     assert body["batches"] == {"total": 1, "queued": 1, "running": 0, "done": 0, "failed": 0}
     assert body["created_by"] == team.admin.username
     assert body["models_used"] == {"fr": ""}
+    assert body["sources"] == {}
     assert len(callbacks) == 1  # the batches go to the workers once the run is committed
 
     for callback in callbacks:
@@ -121,6 +122,7 @@ def test_a_started_run_answers_202_with_the_job_to_poll(
     assert done["status"] == "done"
     assert done["progress"] == {"done": 1, "total": 1}
     assert done["spans_created"] == 2
+    assert done["sources"] == {"regex": {"proposed": 2, "alone": 2}}
     assert done["batches"]["done"] == 1
     assert done["started_at"] and done["finished_at"]
     assert "text" not in str(done)

@@ -49,6 +49,7 @@ def machine(
     status: str,
     run: PreannotationRun | None = None,
     proposed: str | None = None,
+    sources: list[str] | None = None,
 ) -> Any:
     """A machine span now over `surface`, proposed over `proposed` (the same by default)."""
     start, end = at(document.text, surface)
@@ -56,6 +57,7 @@ def machine(
     return SpanFactory(
         document=document, start=start, end=end, label=label, source=source, status=status,
         run=run, proposed_start=p_start, proposed_end=p_end, proposed_label=label,
+        sources=sources,
     )  # fmt: skip
 
 
@@ -187,6 +189,25 @@ def test_the_same_numbers_as_the_engine_on_the_same_spans(corpus: Corpus) -> Non
             assert ours.micro == engine.micro, (source, mode)
             assert ours.macro == engine.macro, (source, mode)
             assert {row.label: row.scores for row in ours.labels} == engine.per_label
+
+
+def test_a_proposal_several_sources_made_counts_for_each_and_once_in_all(
+    corpus: Corpus,
+) -> None:
+    # The model proposed Moshe Chaya as NER did, and Monday as NER did: both name it.
+    moshe = Span.objects.get(document__status=DocumentStatus.DONE, label="PER", start=0)
+    monday = Span.objects.get(document__status=DocumentStatus.DONE, label="LOC", source="ner")
+    for span in (moshe, monday):
+        Span.objects.filter(pk=span.pk).update(sources=["ner", "learned"])
+
+    result = preannotation_quality(corpus.project)
+
+    learned = by_source(result, "learned")
+    assert learned.proposed == 2
+    assert (learned.strict.micro.matched_pred, learned.strict.micro.gold) == (1, 5)
+    assert by_source(result, "ner").proposed == 3  # still every NER proposal
+    overall = by_source(result, ALL_SOURCES).strict.micro
+    assert (overall.pred, overall.matched_pred) == (6, 3)  # each proposal once
 
 
 def test_per_language(corpus: Corpus) -> None:
@@ -519,19 +540,25 @@ def test_what_the_learned_model_proposed_in_runs() -> None:
     machine(english, "Moshe Chaya", "PER", status=SpanStatus.ACCEPTED, **learned)
     machine(english, "Sara Mansour", "PER", status=SpanStatus.ACCEPTED, **learned)
     machine(english, "Monday", "LOC", status=SpanStatus.REJECTED, **learned)
-    # Not counted: the older run's, and the NER source's of the same run.
+    # Counted, not alone: a known entity the model proposed too.
+    machine(english, "Sara", "PER", source="known", sources=["known", "learned"],
+            status=SpanStatus.ACCEPTED, run=newer)  # fmt: skip
+    # Not counted: the older run's, the NER source's of the same run, and NER's shared
+    # with another recognizer.
     machine(english, "Beirut", "LOC", source="learned", status=SpanStatus.PROPOSED, run=older)
     machine(english, "Beirut", "LOC", source="ner", status=SpanStatus.ACCEPTED, run=newer)
+    machine(english, "Mansour", "PER", source="ner", sources=["ner", "regex"],
+            status=SpanStatus.PROPOSED, run=newer)  # fmt: skip
     machine(french, "Bob", "PER", source="ner", status=SpanStatus.PROPOSED, run=newer)
     found = {row.language: row for row in quality.learned_proposals(project)}
     assert [row.language for row in quality.learned_proposals(project)] == ["en", "fr", "ar"]
     en, fr, ar = found["en"], found["fr"], found["ar"]
-    assert (en.run, en.model_version, en.proposed, en.accepted, en.note) == (
-        newer.pk, "v2", 3, 2, "",
+    assert (en.run, en.model_version, en.proposed, en.alone, en.accepted, en.note) == (
+        newer.pk, "v2", 4, 3, 3, "",
     )  # fmt: skip
-    # The French model ran but no span says so: 0, and why.
+    # The French model ran but proposed nothing that run stored: 0, and why.
     assert (fr.run, fr.proposed, fr.accepted) == (newer.pk, 0, 0)
-    assert "merged into the NER source in runs (issue 22)" in fr.note
+    assert fr.note == "the model proposed nothing that run stored in this language"
     assert (ar.run, ar.proposed) == (None, 0)
     assert ar.note == "no run has used a learned model for this language yet"
 

@@ -200,7 +200,7 @@ def worked(team: Team) -> Document:
     """An English document the first annotator has worked on: a proposal moved, relabelled
     and decided with a pseudonym, one rejected, one of their own, one known entity."""
     (document,) = english(team, 1, text=TEXT, external_id="worked")
-    first_name = machine(document, *FIRST_NAME, "LOC", SpanSource.NER)
+    first_name = machine(document, *FIRST_NAME, "LOC", SpanSource.NER, sources=["ner", "learned"])
     street = machine(document, *STREET, "ADDRESS", SpanSource.IMPORT)
     machine(document, *EMAIL, "EMAIL", SpanSource.REGEX)
     span_update(
@@ -238,10 +238,11 @@ def test_a_replica_has_the_machine_proposals_as_made_and_nothing_of_the_first_an
     )  # fmt: skip
     assert replica.status == DocumentStatus.PREANNOTATED
     spans = list(Span.objects.filter(document=replica).order_by("start"))
-    assert [(s.start, s.end, s.label, s.source) for s in spans] == [
-        (*FIRST_NAME, "LOC", SpanSource.NER),  # where the machine put it, not where it went
-        (*STREET, "ADDRESS", SpanSource.IMPORT),  # rejected by the first: a proposal again
-        (*EMAIL, "EMAIL", SpanSource.REGEX),
+    assert [(s.start, s.end, s.label, s.source, s.sources) for s in spans] == [
+        # Where the machine put it, not where it went, and every source that proposed it.
+        (*FIRST_NAME, "LOC", SpanSource.NER, ["ner", "learned"]),
+        (*STREET, "ADDRESS", SpanSource.IMPORT, None),  # rejected by the first: proposed again
+        (*EMAIL, "EMAIL", SpanSource.REGEX, None),
     ]
     for span in spans:
         assert span.status == SpanStatus.PROPOSED

@@ -29,7 +29,9 @@ from annotator.selectors.learning import learning_examples
 from annotator.services import learning, runs
 from annotator.services.errors import DomainError
 from annotator.services.spans import SpanChange, span_update
+from pseudonymizer.detection import Detector
 from pseudonymizer.vocabulary import Source
+from tests.annotator.services.test_runs import fake_ner
 from tests.factories import DocumentFactory, SpanFactory
 
 pytestmark = pytest.mark.django_db
@@ -112,8 +114,10 @@ def test_examples_are_the_finished_originals_with_accepted_and_rejected_spans(te
     # A proposal still open is no decision: neither positive nor negative.
     SpanFactory(document=done, start=13, end=19, label="PER", status=SpanStatus.PROPOSED)
 
-    examples = list(learning_examples(project, "en"))
+    pairs = list(learning_examples(project, "en"))
 
+    assert [pk for pk, _ in pairs] == [done.pk, reviewed.pk, empty.pk]
+    examples = [example for _, example in pairs]
     assert [e.text for e in examples] == [done.text, reviewed.text, empty.text]
     first = examples[0]
     assert [(s.start, s.end, s.label) for s in first.spans] == [(0, 12, "PER")]
@@ -130,7 +134,7 @@ def test_examples_use_the_current_offsets_and_label(team: Any) -> None:
     )  # fmt: skip
     Span.objects.filter(pk=span.pk).update(end=12, label="PER")
 
-    (example,) = learning_examples(team.project, "en")
+    ((_, example),) = learning_examples(team.project, "en")
 
     assert [(s.start, s.end, s.label) for s in example.spans] == [(0, 12, "PER")]
 
@@ -199,9 +203,37 @@ def test_the_task_trains_records_scores_and_is_idempotent(
     assert "PER" in model.scores
     assert model.seconds is not None and model.started_at and model.finished_at
 
+    # The split is kept with the model: six of the corpus's documents.
+    assert len(model.held_out_documents) == 6 == len(set(model.held_out_documents))
+    assert set(model.held_out_documents) <= set(
+        Document.objects.filter(project=team.project).values_list("pk", flat=True)
+    )
+
     before = model_to_dict(LearnedModel.objects.get(pk=model.pk))
     assert tasks.learn(model.pk) is False  # delivered twice: the second changes nothing
     assert model_to_dict(LearnedModel.objects.get(pk=model.pk)) == before
+
+
+def test_the_stored_split_is_the_one_the_scores_were_computed_on(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # People disagree on a third of the names (ORG): held-out scores below 1.0 to compare.
+    documents = corpus(team.project, 30)
+    Span.objects.filter(document__in=documents[::3]).update(label="ORG")
+    model = trained(team.project, django_capture_on_commit_callbacks)
+    assert model.status == JobStatus.DONE, model.error
+    held = model.held_out_documents
+    assert model.scores["*"]["f1"] < 1.0
+
+    recognizer = learning.learned_recognizer(model)
+    examples = [example for _, example in learning_examples(team.project, "en", ids=held)]
+
+    assert len(examples) == len(held) == model.decisions_held_out
+    # Scoring the stored model on the stored split gives its stored scores, every label.
+    assert recognizer.score(examples) == model.scores
+    # The model's own description, sealed with it, names the same documents.
+    ids = [pk for pk, _ in learning_examples(team.project, "en")]
+    assert [ids[index] for index in recognizer.meta["held_out_indexes"]] == held
 
 
 def test_a_model_whose_examples_shrank_fails_with_a_reason(
@@ -336,6 +368,21 @@ def test_the_next_run_proposes_the_learned_models_spans(
             assert name not in where and name.split()[0] not in where
 
 
+def test_the_model_serves_the_runs_language_whatever_spacy_calls_it(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    corpus(team.project, 30)
+    model = trained(team.project, django_capture_on_commit_callbacks)
+    # spaCy names some languages otherwise than a project may ("iw" is its "he").
+    learning.learned_recognizer(model).language = "xx"  # the loaded model the run will use
+    fresh = DocumentFactory(project=team.project, text="The post by Bruno Keller was removed.")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=team.project, actor=team.admin, language="en")
+
+    assert Span.objects.filter(document=fresh, run=run, source=Source.LEARNED).exists()
+
+
 def test_a_run_without_a_ready_model_records_none(
     team: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -347,3 +394,44 @@ def test_a_run_without_a_ready_model_records_none(
     run.refresh_from_db()
     assert run.models_used == {"en": ""}
     assert Source.LEARNED.value not in run.recognizers
+
+
+def test_a_run_stores_the_learned_models_share_beside_ner_and_known_entities(
+    team: Any, settings: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any
+) -> None:
+    project = team.project
+    corpus(project, 30)
+    model = trained(project, django_capture_on_commit_callbacks)
+    assert model.status == JobStatus.DONE, model.error
+    alone = DocumentFactory(project=project, text="The post by Bruno Keller was removed.")
+    known = DocumentFactory(project=project, text="I agree with Clara Osei about the meeting.")
+    ner = DocumentFactory(project=project, text="Yesterday David Novak wrote to the forum again.")
+    settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": "", "ar": ""}
+    monkeypatch.setattr(Detector, "ner", fake_ner({ner.text: [(10, 21, "PER")]}))
+    monkeypatch.setattr(runs, "known_surfaces", lambda project: [("Clara Osei", "PER")])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_create(project=project, actor=team.admin, language="en", profile="precise")
+    run.refresh_from_db()
+
+    assert run.status == JobStatus.DONE and run.recognizers == ["regex", "known", "ner", "learned"]
+    stored = {
+        document.pk: list(
+            Span.objects.filter(document=document, run=run).values_list(
+                "start", "end", "label", "source", "sources"
+            )
+        )
+        for document in (alone, known, ner)
+    }
+    # The model alone: its own source.
+    assert stored[alone.pk] == [(12, 24, "PER", "learned", None)]
+    # A known entity the model found too: kept as the known entity's, naming both.
+    assert stored[known.pk] == [(13, 23, "PER", "known", ["known", "learned"])]
+    # NER's scored span wins over the model's unscored one, and still names the model.
+    assert stored[ner.pk] == [(10, 21, "PER", "ner", ["ner", "learned"])]
+    assert run.spans_created == 3
+    assert run.source_counts == {
+        "learned": {"proposed": 3, "alone": 1},
+        "known": {"proposed": 1, "alone": 0},
+        "ner": {"proposed": 1, "alone": 0},
+    }

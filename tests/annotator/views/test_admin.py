@@ -17,6 +17,8 @@ from annotator.models import (
     AuditAction,
     AuditEvent,
     ImportJob,
+    JobStatus,
+    LearnedModel,
     Membership,
     Project,
     ReviewItem,
@@ -247,3 +249,21 @@ def test_the_admin_does_not_delete_projects(team: Team, superuser: Any) -> None:
     assert client.get(url).status_code == 403
     assert client.post(url, {"post": "yes"}).status_code == 403
     assert Project.objects.filter(pk=team.project.pk).exists()
+
+
+def test_a_learned_models_page_shows_its_held_out_documents_beside_its_scores(
+    team: Team, superuser: Any
+) -> None:
+    model = LearnedModel.objects.create(
+        project=team.project, language="en", version=1, status=JobStatus.DONE,
+        scores={"*": {"precision": 0.5, "recall": 0.25, "f1": 0.333}},
+        held_out_documents=[4107, 4111],
+    )  # fmt: skip
+    url = reverse("admin:annotator_learnedmodel_change", args=[model.pk])
+
+    response = client_for(superuser).get(url)
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Held out documents" in page and "[4107, 4111]" in page
+    assert 'name="held_out_documents"' not in page  # shown, never edited

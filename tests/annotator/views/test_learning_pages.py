@@ -10,6 +10,7 @@ from django.urls import reverse
 from annotator.models import AuditAction, AuditEvent, JobStatus, LearnedModel
 from tests.annotator.services.test_learning import NAMES, corpus
 from tests.conftest import Team, client_for
+from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,22 @@ def test_a_lead_sees_each_languages_versions_and_scores_but_no_train_button(team
     assert page.count("No model yet.") == 2  # French and Arabic
     assert "Train now</button>" not in page
     assert f"learned/{team.project.slug}" not in page  # no file path
+
+
+@pytest.mark.parametrize("role", ["lead", "admin"])
+def test_the_held_out_documents_are_listed_with_their_version(team: Team, role: str) -> None:
+    documents = [DocumentFactory(project=team.project, status="done") for _ in range(2)]
+    model = done_model(team)
+    LearnedModel.objects.filter(pk=model.pk).update(
+        held_out_documents=[document.pk for document in documents]
+    )
+
+    page = client_for(team.by_role()[role]).get(url(team)).content.decode()
+
+    assert "<summary>Held out</summary>" in page
+    for document in documents:
+        link = reverse("document_detail", args=[team.project.slug, document.pk])
+        assert f'<a href="{link}">{document.pk}</a>' in page
 
 
 def test_an_admin_trains_a_language_now(

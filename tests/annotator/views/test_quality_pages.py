@@ -388,14 +388,18 @@ def test_the_learned_model_beside_what_it_proposed_in_runs(
     run = hand_made["run"]
     learned = {row["language"]: row for row in api(team)["learned"]}
     assert learned["en"] == {
-        "language": "en", "run": run.pk, "model_version": "v1", "proposed": 1, "accepted": 0,
-        "note": "",
+        "language": "en", "run": run.pk, "model_version": "v1", "proposed": 1, "alone": 1,
+        "accepted": 0, "note": "",
     }  # fmt: skip
     html = section(client_for(team.lead).get(url()).content.decode(), "learned-title")
-    assert cells(html, "English (en)")[-3:] == [f"Run {run.pk} (v1)", "1", "0"]
-    # A run that ran the model but stored no span as its own: 0, and why.
-    Span.objects.filter(source="learned").update(source="ner")
+    assert cells(html, "English (en)")[-4:] == [f"Run {run.pk} (v1)", "1", "1", "0"]
+    # The model proposed what another recognizer did too: still its proposal, not alone.
+    Span.objects.filter(source="learned").update(source="regex", sources=["regex", "learned"])
     html = section(client_for(team.lead).get(url()).content.decode(), "learned-title")
-    assert cells(html, "English (en)")[-3:] == [f"Run {run.pk} (v1)", "0", "0"]
-    assert "merged into the NER source in runs (issue 22)" in html
+    assert cells(html, "English (en)")[-4:] == [f"Run {run.pk} (v1)", "1", "0", "0"]
+    # A run that ran the model but stored nothing it proposed: 0, and why.
+    Span.objects.filter(sources__isnull=False).update(sources=None)
+    html = section(client_for(team.lead).get(url()).content.decode(), "learned-title")
+    assert cells(html, "English (en)")[-4:] == [f"Run {run.pk} (v1)", "0", "0", "0"]
+    assert "The model proposed nothing that run stored in this language" in html
     assert api(team)["learned"][0]["proposed"] == 0

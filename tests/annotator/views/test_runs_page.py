@@ -160,3 +160,67 @@ def test_the_run_page_names_each_language_model_and_learned_version(
     html = client_for(team.lead).get(run_url(run)).content.decode()
     assert "Arabic (ar), learned from decisions: <code>v3</code>" in html
     assert "learned:ar" not in html
+
+
+COUNTS = {
+    "ner": {"proposed": 120, "alone": 95},
+    "learned": {"proposed": 67, "alone": 40},
+    "regex": {"proposed": 30, "alone": 30},
+}
+
+
+@pytest.mark.parametrize("role", ["admin", "lead"])
+def test_the_run_page_says_what_each_source_proposed(
+    team: Team, run: PreannotationRun, role: str
+) -> None:
+    PreannotationRun.objects.filter(pk=run.pk).update(spans_created=190, source_counts=COUNTS)
+    client = client_for(team.by_role()[role])
+
+    response = client.get(run_url(run))
+    panel = client.get(run_url(run), HTTP_HX_REQUEST="true").content.decode()
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    rows = [
+        '<tr id="source-regex"><th scope="row">Regular expression</th><td>30</td><td>30</td>',
+        '<tr id="source-ner"><th scope="row">NER model</th><td>120</td><td>95</td>',
+        '<tr id="source-learned"><th scope="row">Learned from decisions</th><td>67</td><td>40</td>',
+    ]
+    for row in rows:
+        assert row in html and row in panel  # the live panel keeps them up to date
+    # In the vocabulary's order: patterns, NER, known entities, the learned model.
+    assert html.index("source-regex") < html.index("source-ner") < html.index("source-learned")
+
+
+@pytest.mark.parametrize(
+    ("role", "status"), [("annotator_en", 403), ("annotator_fr", 403), ("outsider", 404)]
+)
+def test_who_does_not_follow_runs_sees_no_counts(
+    team: Team, run: PreannotationRun, role: str, status: int
+) -> None:
+    PreannotationRun.objects.filter(pk=run.pk).update(spans_created=190, source_counts=COUNTS)
+
+    response = client_for(team.by_role()[role]).get(run_url(run))
+
+    assert response.status_code == status
+    assert "Learned from decisions" not in response.content.decode()
+
+
+def test_a_run_older_than_the_counts_says_so(team: Team, run: PreannotationRun) -> None:
+    PreannotationRun.objects.filter(pk=run.pk).update(spans_created=4, source_counts={})
+
+    html = client_for(team.lead).get(run_url(run)).content.decode()
+
+    assert "older than the counts of proposals by source" in html
+    assert "source-counts" not in html
+
+
+def test_a_finished_run_shows_the_counts_it_wrote(
+    team: Team, run: PreannotationRun, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        runs.run_resume(run=run)  # its batch goes to the (eager) worker
+
+    html = client_for(team.lead).get(run_url(run)).content.decode()
+
+    assert '<th scope="row">Regular expression</th><td>2</td><td>2</td>' in html

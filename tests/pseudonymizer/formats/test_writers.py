@@ -93,6 +93,23 @@ def test_jsonl_has_the_sample_corpus_shape() -> None:
     assert "😀" in out.getvalue()  # not \ud83d\ude00
 
 
+def test_jsonl_names_the_other_sources_of_a_span_and_reads_back(tmp_path: Path) -> None:
+    document = OutputDocument(
+        id="en-002",
+        language="en",
+        text="Raj Avrom wrote.",
+        spans=[Span(0, 9, "PER", source="learned", also=("ner",))],
+    )
+    path = tmp_path / "found.jsonl"
+
+    write_jsonl([document], path)
+
+    (span,) = json.loads(path.read_text(encoding="utf-8"))["spans"]
+    assert (span["source"], span["also"]) == ("learned", ["ner"])
+    (back,) = read_documents(path, fmt="jsonl")
+    assert [(s.start, s.end, s.label) for s in back.spans] == [(0, 9, "PER")]
+
+
 def test_csv_reads_back_with_crlf_inside_the_text(tmp_path: Path) -> None:
     path = tmp_path / "release.csv"
 

@@ -63,6 +63,20 @@ def test_overlaps_between_recognizers_are_resolved() -> None:
     assert result.errors == {}
 
 
+def test_a_span_several_recognizers_found_names_them_all() -> None:
+    text = "Moshe Chaya met Dana"
+    ner = _Fixed("ner", [Span(0, 11, "PER", source="ner"), Span(16, 20, "PER", source="ner")])
+    learned = _Fixed("learned", [Span(0, 11, "PER", source="learned")])
+    known = _Fixed("known", [Span(16, 20, "PER", score=1.0, source="known")])
+
+    (spans,) = recognize_all([text], "en", [ner, learned, known]).spans
+
+    assert [(s.start, s.source, s.also) for s in spans] == [
+        (0, "learned", ("ner",)),
+        (16, "known", ("ner",)),
+    ]
+
+
 def test_a_recognizer_that_returns_the_wrong_number_of_results_is_a_bug() -> None:
     class Broken:
         name = "broken"
