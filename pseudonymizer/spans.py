@@ -142,8 +142,8 @@ def effective_score(span: Span) -> float:
 def overlap_preference(span: Span) -> tuple[int, float, int, int, int, str, str, str, float]:
     """The order in which overlapping spans win (`resolve_overlaps`): smaller sorts first."""
     # The trailing fields only make the order total, so that the result does not depend on
-    # the order of the input: two spans an unscored one and one scored 0 tie on their
-    # effective score, and the scored one comes first.
+    # the order of the input: an unscored span and one scored 0 tie on their effective score,
+    # and the unscored one comes first.
     return (
         -(span.end - span.start),
         -effective_score(span),
