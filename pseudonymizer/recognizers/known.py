@@ -16,6 +16,11 @@ proclitics و ف (and), ب ك ل (prepositions) and the article ال, alone or c
 alef is elided ("للقاهرة" = ل + القاهرة); that occurrence is found too, and its span is the
 written "لقاهرة".
 
+A proclitic comes off only a match of three letters or more: "ين" (a decided two-letter
+surface) is no part of "بين" (between). Folding makes some Arabic function words look like
+names ("إمام" and "أمام" in front of, "فان" and "فإن", "علي" and "على"): an occurrence
+written as one of them (`_FUNCTION_WORDS`, marks aside) is never a match.
+
 Aliases shorter than two characters once normalised are ignored: a one-letter alias would
 match everywhere. When two aliases normalise alike, the first one's label wins. Where
 matches overlap, the longest wins.
@@ -44,6 +49,14 @@ _PROCLITICS = frozenset(
     for preposition in _PREPOSITIONS
     for article in ("", _ARTICLE)
 ) - {""}
+# Arabic function words, as written (marks aside), that fold like a name: never a match.
+_FUNCTION_WORDS = frozenset(
+    "على إلى حتى متى لدى أمام فإن وإن إن أن لأن لو لكن أو ما من في عن مع كل قد لا هو هي هذا "
+    "هذه ذلك تلك التي الذي".split()
+)
+_LONGEST_FUNCTION_WORD = max(len(word) for word in _FUNCTION_WORDS)
+# A proclitic comes off only a match of at least this many letters.
+_MIN_AFTER_PROCLITIC = 3
 # Before an elided article (ل + القاهرة → للقاهرة) the proclitics end with that ل.
 _LAM_PROCLITICS = frozenset(conjunction + _LAM for conjunction in _CONJUNCTIONS)
 
@@ -115,6 +128,13 @@ def search_pattern(surface: str) -> str | None:
             parts.append(between)
         parts.append(part)
     return "".join(parts)
+
+
+def _written(text: str, start: int, end: int) -> str:
+    """`text[start:end]` as written, without its marks (harakat, tatweel)."""
+    return "".join(
+        char for char in text[start:end] if unicodedata.category(char) != "Mn" and char != "\u0640"
+    )
 
 
 def _is_word_char(char: str) -> bool:
@@ -202,11 +222,17 @@ class KnownEntityRecognizer(PatternRecognizer):
         if _is_word_char(text[start]):
             while word_start > 0 and _is_word_char(text[word_start - 1]):
                 word_start -= 1
+        if (
+            high - low <= _LONGEST_FUNCTION_WORD
+            and _is_arabic_letter(normalized[low])
+            and _written(text, start, end) in _FUNCTION_WORDS
+        ):
+            return None
         if elided:
             allowed = _LAM_PROCLITICS
         elif word_start == start:
             return Span(start, end, label, score=1.0, source="known")
-        elif _is_arabic_letter(normalized[low]):
+        elif _is_arabic_letter(normalized[low]) and high - low >= _MIN_AFTER_PROCLITIC:
             allowed = _PROCLITICS
         else:
             return None

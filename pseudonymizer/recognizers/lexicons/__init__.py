@@ -86,6 +86,7 @@ _ARTICLE = "ال"
 _FUNCTION_WORDS = frozenset({"على", "إلى", "الى", "حتى", "متى", "لدى", "سوى", "مع", "من"})
 # Given names that are everyday words (أمل hope, كريم generous): never proposed alone, and
 # the first of them (greetings, feasts) never begin a name at all. Folded as the matcher folds.
+# "علي" too: where ى is written ي (much Egyptian and older news text), it is "على" (on).
 _EVERYDAY_NAMES = frozenset(
     fold(word)
     for word in """
@@ -94,6 +95,7 @@ _EVERYDAY_NAMES = frozenset(
     ضحى شهد دعاء سما بشرى مجد عز بدر جود تحية مبروك حبيب عيد ميلاد زهرة نجاح فوز رجاء
     أماني سعادة ورد وردة هناء نعمة بهجة غالية عزيز عزيزة حسنى طيب ريم ندى كبير طالب
     عالم راضي هادي باسم واثق صادق سامح غالب ناجح منصور نبيل شهم ذكي زكي سهل صعب حر
+    علي
     """.split()
 )
 _NEVER_START = frozenset(
@@ -280,7 +282,9 @@ class _People:
         if not key.startswith(_ARTICLE) or key in _NOT_FAMILY:
             return 0
         stem = key[len(_ARTICLE) :]
-        if stem in self.lexicon.names or (len(key) >= 5 and key.endswith("ي")):
+        # A nisba no list holds ("الكرسي", the chair, is shaped like one) continues a name,
+        # but not one begun by an everyday word ("علي الكرسي": on the chair).
+        if stem in self.lexicon.names or (not strong and len(key) >= 5 and key.endswith("ي")):
             return 1
         return 0
 

@@ -125,6 +125,28 @@ def test_other_arabic_prefixes_and_suffixes_do_not_match() -> None:
     assert _found(recognizer, "سلندن لندني تلندن لقاهرة") == []
 
 
+def test_a_proclitic_comes_off_only_a_match_of_three_letters_or_more() -> None:
+    recognizer = KnownEntityRecognizer([("ين", "ORG"), ("عمر", "PER")])
+    # "بين" (between) is no ب + "ين"; "وعمر" is و + the name.
+    assert _found(recognizer, "بين الناس وعمر ين") == [("عمر", "PER"), ("ين", "ORG")]
+
+
+@pytest.mark.parametrize(
+    ("alias", "text"),
+    [
+        ("إمام", "وقف أمام الباب"),  # in front of
+        ("فان", "فإن الأمر صعب"),  # so indeed
+        ("علي", "جلس على الكرسي"),  # on
+        ("ألى", "ذهب إلى السوق"),
+    ],
+)
+def test_a_function_word_that_folds_like_a_decided_name_is_no_match(alias: str, text: str) -> None:
+    recognizer = KnownEntityRecognizer([(alias, "PER")])
+    assert _found(recognizer, text) == []
+    # The name itself, as written, still is.
+    assert _found(recognizer, f"قال {alias} كلمته") == [(alias, "PER")]
+
+
 def test_arabic_spelling_variants_match() -> None:
     recognizer = KnownEntityRecognizer([("أحمد", "PER"), ("موسى", "PER"), ("مكة", "LOC")])
     assert _found(recognizer, "احمد وإحمد وآحمد") == [
