@@ -87,11 +87,17 @@ class LearningError(Exception):
 @dataclass(frozen=True)
 class Example:
     """A text and its decisions: `spans` are the positives people decided (accepted, added or
-    corrected), `rejected` the proposals they rejected. Offsets are code points."""
+    corrected), `rejected` the proposals they rejected. Offsets are code points.
+
+    A `partial` example is a text nobody finished: only its spans are known (the occurrences
+    of decided surfaces the key table proposes there, what a person accepted so far), and
+    the rest of it teaches nothing, neither entity nor outside. It is always trained on,
+    never held out: a score on it would count every name nobody marked yet as a miss."""
 
     text: str
     spans: list[Span]
     rejected: list[Span] = field(default_factory=list)
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,7 +146,8 @@ class TrainReport:
 
 def read_examples(path: str | Path, language: str | None = None) -> list[Example]:
     """The examples of a decided-examples file: Cloak JSONL whose spans may carry a `status`
-    ("accepted", or "rejected" for a negative; no status is a decided positive).
+    ("accepted", or "rejected" for a negative; no status is a decided positive). A document
+    with `"partial": true` is a partial example (see `Example`).
 
     Documents whose `lang` differs from `language` (when given) are skipped. Raises
     `pseudonymizer.formats.FormatError` (file and line) for a bad line or span.
@@ -174,7 +181,12 @@ def read_examples(path: str | Path, language: str | None = None) -> list[Example
                     ctx, line, text, item.get("start"), item.get("end"), item.get("label")
                 )
                 (negatives if status == REJECTED else positives).append(span)
-            examples.append(Example(text=text, spans=positives, rejected=negatives))
+            partial = record.get("partial", False)
+            if not isinstance(partial, bool):
+                raise ctx.error(line, f'"partial" must be true or false, not {partial!r}')
+            examples.append(
+                Example(text=text, spans=positives, rejected=negatives, partial=partial)
+            )
     return examples
 
 
@@ -226,8 +238,9 @@ class _Counts:
 
 
 def _annotated(nlp: Any, example: Example, labels: set[str] | None, counts: _Counts) -> Any:
-    """The example as a spaCy `Doc` with its entities set: decided spans, the rest "O";
-    unaligned spans and spans of a label not learned left unannotated."""
+    """The example as a spaCy `Doc` with its entities set: decided spans, the rest "O" (of a
+    partial example: its rejected spans "O", the rest unannotated); unaligned spans and spans
+    of a label not learned left unannotated."""
     doc = nlp.make_doc(example.text)
     entities: list[Any] = []
     missing: list[Any] = []
@@ -257,7 +270,17 @@ def _annotated(nlp: Any, example: Example, labels: set[str] | None, counts: _Cou
     ]
     # Tokens of two missing spans that overlap: join them into one.
     missing = _union(doc, missing)
-    doc.set_ents(entities, missing=missing, default="outside")
+    if not example.partial:
+        doc.set_ents(entities, missing=missing, default="outside")
+        return doc
+    outside = [
+        span
+        for rejected in example.rejected
+        if (edges := _trimmed(example.text, rejected)) is not None
+        and (span := doc.char_span(*edges)) is not None
+        and not any(span.start < e.end and e.start < span.end for e in entities)
+    ]
+    doc.set_ents(entities, outside=_union(doc, outside), default="missing")
     return doc
 
 
@@ -359,7 +382,14 @@ def _fit(
     from spacy.util import compounding, fix_random_seed, minibatch
 
     started = time.perf_counter()
-    train_at, held_at = _split(len(examples), held_out_share, seed)
+    # Partial examples are always trained on: only finished ones are held out.
+    complete = [index for index, example in enumerate(examples) if not example.partial]
+    trained, held = _split(len(complete), held_out_share, seed)
+    held_at = [complete[index] for index in held]
+    train_at = sorted(
+        [complete[index] for index in trained]
+        + [index for index, example in enumerate(examples) if example.partial]
+    )
     chosen = set(labels) if labels is not None else None
     learned = sorted(
         chosen

@@ -2,8 +2,12 @@
 
 `learning_examples` streams a language's finished original documents (done or reviewed, never
 a replica) with their decided spans, a chunk at a time (keyset pagination, two queries per
-chunk). It reads the originals' texts: only the training task calls it, never a page. Pages
-read the models (`learned_models_of`, `learning_overview`): counts, labels and scores, no text.
+chunk); `learning_partial_examples` the others that hold an occurrence of a decided surface
+the table proposed (source `known`, not rejected) or a span a person accepted: partial
+examples, whose unmarked text teaches nothing (a name seen once decided is learned in every
+context the table finds it in, not only where a person touched it). They read the originals'
+texts: only the training task calls them, never a page. Pages read the models
+(`learned_models_of`, `learning_overview`): counts, labels and scores, no text.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotator.models import (
     Document,
@@ -21,6 +25,7 @@ from annotator.models import (
     LearnedModel,
     Project,
     Span,
+    SpanSource,
     SpanStatus,
 )
 from pseudonymizer.learning import Example
@@ -63,6 +68,33 @@ def learning_examples(
     documents = learning_documents(project, language).order_by("pk")
     if ids is not None:
         documents = documents.filter(pk__in=list(ids))
+    decided = Q(status__in=[SpanStatus.ACCEPTED, SpanStatus.REJECTED])
+    return _examples(documents, decided, partial=False)
+
+
+def learning_partial_examples(project: Project, language: str) -> Iterator[tuple[int, Example]]:
+    """One partial example per unfinished original of `language` that holds a span a person
+    accepted or an occurrence the table proposed, in id order, with its document's id: those
+    spans, and the proposals people rejected."""
+    known = Q(status=SpanStatus.PROPOSED, source=SpanSource.KNOWN)
+    decided = Q(status__in=[SpanStatus.ACCEPTED, SpanStatus.REJECTED]) | known
+    marked = known | Q(status=SpanStatus.ACCEPTED)
+    documents = (
+        Document.objects.for_project(project)
+        .originals()
+        .filter(language=language)
+        .exclude(status__in=FINISHED_STATUSES)
+        .filter(Exists(Span.objects.filter(marked, document=OuterRef("pk"))))
+        .order_by("pk")
+    )
+    return _examples(documents, decided, partial=True)
+
+
+def _examples(
+    documents: DocumentQuerySet, decided: Q, *, partial: bool
+) -> Iterator[tuple[int, Example]]:
+    """The examples of `documents`, a chunk at a time: their `decided` spans, rejected ones
+    as negatives and the others as positives."""
     last = 0
     while True:
         rows = list(documents.filter(pk__gt=last).values_list("pk", "text")[:CHUNK_SIZE])
@@ -72,18 +104,23 @@ def learning_examples(
         accepted: dict[int, list[EngineSpan]] = {}
         rejected: dict[int, list[EngineSpan]] = {}
         spans = (
-            Span.objects.filter(
-                document_id__in=[pk for pk, _ in rows],
-                status__in=[SpanStatus.ACCEPTED, SpanStatus.REJECTED],
-            )
+            Span.objects.filter(decided, document_id__in=[pk for pk, _ in rows])
             .order_by("document_id", "start", "end", "pk")
             .values_list("document_id", "start", "end", "label", "status", "source")
         )
         for document_id, start, end, label, status, source in spans:
-            into = accepted if status == SpanStatus.ACCEPTED else rejected
+            into = rejected if status == SpanStatus.REJECTED else accepted
             into.setdefault(document_id, []).append(EngineSpan(start, end, label, source=source))
         for pk, text in rows:
-            yield pk, Example(text=text, spans=accepted.get(pk, []), rejected=rejected.get(pk, []))
+            yield (
+                pk,
+                Example(
+                    text=text,
+                    spans=accepted.get(pk, []),
+                    rejected=rejected.get(pk, []),
+                    partial=partial,
+                ),
+            )
 
 
 # --- The models ------------------------------------------------------------------------------

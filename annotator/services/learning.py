@@ -5,7 +5,9 @@ spans service's after-decision hook once CLOAK_LEARN_EVERY new decisions have be
 language: `learning_note_decision`, a counter in the cache). The `learn` task then trains it
 (`learned_model_run`): the finished originals of the language (`learning_examples`), a fifth
 of them held out to measure it, their ids kept with the model (`held_out_documents`) so that
-its scores can be checked. The next pre-annotation run of the language uses the newest
+its scores can be checked; and, as partial examples never held out, the table's occurrences
+and the accepted spans in the originals nobody finished yet (`learning_partial_examples`):
+a name decided once is learned in every context the table proposes it in. The next pre-annotation run of the language uses the newest
 ready version (annotator.services.runs, `learned_recognizer`), its spans with source `learned`.
 
 A model's vocabulary and string store hold the words it learned from, originals among them.
@@ -48,6 +50,7 @@ from annotator.selectors.learning import (
     learned_active,
     learning_decided_count,
     learning_examples,
+    learning_partial_examples,
 )
 from annotator.services.audit import audit_record
 from annotator.services.decided import Decided, on_decided
@@ -176,6 +179,11 @@ def learned_model_run(model_id: int) -> bool:
                 claimed_at=claimed_at,
             )
             return True
+        # Then every occurrence the table proposed in documents nobody finished: partial
+        # examples, trained on and never held out (the held-out ids index the finished ones).
+        partial_ids, partial = _unzipped(learning_partial_examples(project, language))
+        ids += partial_ids
+        examples += partial
         relative = model_file(project, language, model.version)
         data, report = train_bytes(
             examples,

@@ -305,3 +305,66 @@ def test_progress_is_reported_after_each_pass(tmp_path: Path) -> None:
         progress=lambda done, total: passes.append((done, total)),
     )  # fmt: skip
     assert passes == [(1, 3), (2, 3), (3, 3)]
+
+
+# --- Partial examples: what the table proposes in a text nobody finished ----------------------
+
+
+def test_a_partial_example_teaches_its_spans_and_nothing_about_the_rest() -> None:
+    nlp = _blank("en")
+    text = "Yesterday Moshe Chaya met Anna Kowalczyk in Lyon."
+    example = Example(
+        text=text,
+        spans=spans_of(text, "Moshe Chaya", "PER"),  # the table's occurrence
+        rejected=spans_of(text, "Yesterday", "PER"),
+        partial=True,
+    )
+
+    doc = _annotated(nlp, example, {"PER", "LOC"}, _Counts())
+
+    tags = {token.text: (token.ent_iob_, token.ent_type_) for token in doc}
+    assert tags["Moshe"] == ("B", "PER") and tags["Chaya"] == ("I", "PER")
+    assert tags["Yesterday"] == ("O", "")  # a rejected proposal is still a known negative
+    # Nobody has looked at the rest: "Anna Kowalczyk" and "Lyon" may be names.
+    assert tags["Anna"] == tags["Kowalczyk"] == tags["Lyon"] == tags["met"] == ("", "")
+
+
+def test_partial_examples_are_trained_on_and_never_held_out(tmp_path: Path) -> None:
+    examples = english_examples(20)
+    partial = [
+        Example(text=example.text, spans=example.spans, partial=True)
+        for example in english_examples(10, seed=7)
+    ]
+    mixed = [*partial[:5], *examples, *partial[5:]]
+
+    report = train(mixed, "en", tmp_path / "model", iterations=2, held_out_share=0.25)
+
+    assert report.held_out == 5  # a quarter of the 20 finished ones
+    assert all(not mixed[index].partial for index in report.held_out_indexes)
+    assert report.spans == sum(
+        len(example.spans) for index, example in enumerate(mixed)
+        if index not in report.held_out_indexes
+    )  # fmt: skip
+    # Without partial examples the split is the one it always was.
+    alone = train(examples, "en", tmp_path / "alone", iterations=1, held_out_share=0.25)
+    assert [examples[index] for index in alone.held_out_indexes] == [
+        mixed[index] for index in report.held_out_indexes
+    ]
+
+
+def test_read_examples_reads_a_partial_document(tmp_path: Path) -> None:
+    from pseudonymizer.formats import FormatError
+
+    path = tmp_path / "decided.jsonl"
+    record = {
+        "text": "Moshe left.",
+        "partial": True,
+        "spans": [{"start": 0, "end": 5, "label": "PER"}],
+    }
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (example,) = read_examples(path)
+    assert example.partial and example.spans == [Span(0, 5, "PER", source="import")]
+
+    path.write_text(json.dumps({**record, "partial": "yes"}) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="partial"):
+        read_examples(path)

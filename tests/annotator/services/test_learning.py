@@ -25,7 +25,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.selectors.learning import learning_examples
+from annotator.selectors.learning import learning_examples, learning_partial_examples
 from annotator.services import learning, runs
 from annotator.services.errors import DomainError
 from annotator.services.spans import SpanChange, span_update
@@ -124,6 +124,62 @@ def test_examples_are_the_finished_originals_with_accepted_and_rejected_spans(te
     assert [(s.start, s.end, s.label) for s in first.rejected] == [(13, 19, "ORG")]
     assert [(s.start, s.end) for s in examples[1].spans] == [(4, 16)]
     assert examples[2].spans == [] and examples[2].rejected == []
+
+
+def test_unfinished_originals_give_partial_examples_of_what_the_table_proposed(
+    team: Any,
+) -> None:
+    project = team.project
+    decided_document(project, "Alice Martin posted.", [(0, 12, "PER")])  # finished: not here
+    table = decided_document(
+        project,
+        "Bruno Keller met Clara Osei.",
+        [],
+        status="in_progress",
+        rejected=[(17, 21, "ORG")],
+    )
+    SpanFactory(document=table, start=0, end=12, label="PER", source=SpanSource.KNOWN,
+                status=SpanStatus.PROPOSED)  # fmt: skip
+    # A machine's guess nobody decided is no example; a person's accepted span is.
+    SpanFactory(document=table, start=17, end=27, label="PER", source=Source.NER,
+                status=SpanStatus.PROPOSED)  # fmt: skip
+    accepted = decided_document(project, "Ask David Novak.", [(4, 15, "PER")], status="new")
+    guessed = decided_document(project, "Elena Rossi wrote.", [], status="in_progress")
+    SpanFactory(document=guessed, start=0, end=11, label="PER", source=Source.NER,
+                status=SpanStatus.PROPOSED)  # fmt: skip
+    decided_document(project, "Bruno Keller ici.", [], status="in_progress", replica_of=table)
+
+    pairs = list(learning_partial_examples(project, "en"))
+
+    assert [pk for pk, _ in pairs] == [table.pk, accepted.pk]
+    first, second = (example for _, example in pairs)
+    assert first.partial and second.partial
+    assert [(s.start, s.end, s.label) for s in first.spans] == [(0, 12, "PER")]
+    assert [(s.start, s.end) for s in first.rejected] == [(17, 21)]
+    assert [(s.start, s.end) for s in second.spans] == [(4, 15)]
+
+
+def test_a_model_trains_on_the_tables_occurrences_and_holds_out_only_finished_documents(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    project = team.project
+    finished = corpus(project, 20)
+    unfinished = []
+    for index in range(10):
+        name = NAMES[index % len(NAMES)]
+        text = f"Nobody has read this yet, but {name} is named in it."
+        document = decided_document(project, text, [], status="in_progress")
+        start = text.index(name)
+        SpanFactory(document=document, start=start, end=start + len(name), label="PER",
+                    source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)  # fmt: skip
+        unfinished.append(document.pk)
+
+    model = trained(project, django_capture_on_commit_callbacks)
+
+    assert model.status == JobStatus.DONE, model.error
+    held = set(model.held_out_documents)
+    assert held and held <= {document.pk for document in finished}
+    assert model.decisions_used == 20 - len(held) + len(unfinished)
 
 
 def test_examples_use_the_current_offsets_and_label(team: Any) -> None:
