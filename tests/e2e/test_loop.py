@@ -127,6 +127,13 @@ def admin_preannotates(admin: Api) -> None:
     assert run["spans_created"] > 0
     # English and French have an offline NER model; it ran on the `ner` queue.
     assert run["models_used"]["en"] and run["models_used"]["fr"], run["models_used"]
+    # What each source proposed, kept by the worker as it wrote (through COPY, each span with
+    # every source that proposed it): the model's, the patterns' and the Arabic lexicons'.
+    sources = run["sources"]
+    assert sources["ner"]["proposed"] > 0 and sources["regex"]["proposed"] > 0, sources
+    assert all(0 <= row["alone"] <= row["proposed"] for row in sources.values()), sources
+    assert sum(row["alone"] for row in sources.values()) <= run["spans_created"]
+    assert max(row["proposed"] for row in sources.values()) <= run["spans_created"]
 
 
 # --- The annotators ------------------------------------------------------------------------------
