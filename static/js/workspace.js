@@ -451,7 +451,13 @@
       picking = false;
       const row = focusedRow();
       const button = row && row.querySelector(`[data-suggestion="${key}"]`);
-      if (button) button.click();
+      if (button) {
+        // A quick `s` then digit can come before htmx has bound the suggestions it just
+        // swapped in (it does at settle): bound now, the click is htmx's patch, never the
+        // form's own submission, which would load the whole page again.
+        htmx.process(button.closest("form") || button);
+        button.click();
+      }
       event.preventDefault();
       return;
     }
