@@ -7,8 +7,9 @@ language: `learning_note_decision`, a counter in the cache). The `learn` task th
 of them held out to measure it, their ids kept with the model (`held_out_documents`) so that
 its scores can be checked; and, as partial examples never held out, the table's occurrences
 and the accepted spans in the originals nobody finished yet (`learning_partial_examples`):
-a name decided once is learned in every context the table proposes it in. The next pre-annotation run of the language uses the newest
-ready version (annotator.services.runs, `learned_recognizer`), its spans with source `learned`.
+a name decided once is learned in every context the table proposes it in. The next
+pre-annotation run of the language uses the newest ready version (annotator.services.runs,
+`learned_recognizer`), its spans with source `learned`.
 
 A model's vocabulary and string store hold the words it learned from, originals among them.
 It is never written in clear: trained in memory, it is sealed with the keys' secret
