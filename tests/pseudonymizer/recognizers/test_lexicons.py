@@ -252,6 +252,24 @@ def test_organisations_are_found_by_their_head_word(text: str, surface: str) -> 
 
 
 @pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("بيان لحماس اليوم", "حماس"),  # after ل
+        ("قادة تنظيم القاعدة", "تنظيم القاعدة"),
+        ("فاز مانشستر يونايتد", "مانشستر يونايتد"),
+        ("قال متحدث باسم البنتاغون", "البنتاغون"),
+    ],
+)
+def test_well_known_groups_bodies_clubs_and_companies_are_listed(text: str, surface: str) -> None:
+    assert (surface, "ORG") in found(text)
+
+
+@pytest.mark.parametrize("text", ["في نيسان الماضي", "ميلان واضح", "اللغة العربية جميلة"])
+def test_a_listed_name_that_is_also_a_month_or_a_word_is_never_listed_alone(text: str) -> None:
+    assert not [label for _, label in found(text) if label == "ORG"]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "زار المستشفى الكبير",  # an adjective that is no relative one
