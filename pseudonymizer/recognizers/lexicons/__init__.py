@@ -46,10 +46,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from pseudonymizer.folding import fold, fold_with_origin
+from pseudonymizer.folding import fold
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.lexicons.cues import cued_names
+from pseudonymizer.recognizers.lexicons.words import ARTICLE as _ARTICLE
+from pseudonymizer.recognizers.lexicons.words import bare_forms
 from pseudonymizer.spans import Span, select_non_overlapping
 
 __all__ = [
@@ -74,12 +76,10 @@ MAX_FURTHER_UNITS = 3
 _WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+")
 # Between two words of one name: spaces only (a line break or punctuation ends the name).
 _NAME_GAP = re.compile("[ \t\u00a0\u200c\u200f]+")
-_PROCLITICS = ("و", "ف", "ب", "ل", "ك", "وب", "ول", "وك", "فب", "فل")
 # Particles that join a further name (folded: أبو → ابو, آل → ال).
 _JOINING_PARTICLES = frozenset({"بن", "ابن", "بنت", "ابو", "ام", "ال"})
 # Particles that may begin a name: a kunya (أبو بكر، أم كلثوم) or ابن / بنت (ابن خلدون).
 _LEADING_PARTICLES = frozenset({"ابو", "ام", "ابن", "بنت"})
-_ARTICLE = "ال"
 
 # Function words that fold like a name ("على" → "علي"): compared with harakat and tatweel
 # removed but letters as written.
@@ -308,11 +308,7 @@ class _People:
         word = self.words[index]
         candidates = [(word.key, word.start)]
         if word.key not in self.lexicon.names and word.key not in _LEADING_PARTICLES:
-            normalized, origin = fold_with_origin(self.text[word.start : word.end])
-            for proclitic in _PROCLITICS:
-                rest = normalized[len(proclitic) :]
-                if normalized.startswith(proclitic) and len(rest) >= 2:
-                    candidates.append((rest, word.start + origin[len(proclitic)]))
+            candidates = bare_forms(self.text, word.start, word.end, word.key)
         for key, start in candidates:
             if key in _LEADING_PARTICLES and self.joined(index + 1):
                 size = self.family_unit(index + 1)
@@ -381,19 +377,12 @@ class _Organisations:
         """Where a head word begins in word `index` (after a proclitic), and whether it has
         the article (written, or elided after ل: "للمنتخب")."""
         word = self.words[index]
-        forms = [(word.key, word.start)]
-        normalized, origin = fold_with_origin(self.people.text[word.start : word.end])
-        for proclitic in _PROCLITICS:
-            rest = normalized[len(proclitic) :]
-            if normalized.startswith(proclitic) and len(rest) >= 3:
-                forms.append((rest, word.start + origin[len(proclitic)]))
-        for key, start in forms:
+        text = self.people.text
+        for key, start in bare_forms(text, word.start, word.end, word.key, shortest=3, elided=True):
             if key in _ORG_HEADS:
                 return start, False
             if key.startswith(_ARTICLE) and key[len(_ARTICLE) :] in _ORG_HEADS:
                 return start, True
-        if normalized.startswith("لل") and normalized[2:] in _ORG_HEADS:
-            return word.start + origin[1], True  # ل + the article with its alef elided
         return None
 
     def adjective(self, index: int, article: bool) -> bool:

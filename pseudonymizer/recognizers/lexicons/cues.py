@@ -27,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
-from pseudonymizer.folding import fold, fold_with_origin
+from pseudonymizer.folding import fold
+from pseudonymizer.recognizers.lexicons.words import ARTICLE as _ARTICLE
+from pseudonymizer.recognizers.lexicons.words import bare_forms
 
 TITLE_SCORE = 0.7
 SAYING_SCORE = 0.5
@@ -36,8 +38,6 @@ SAYING_SCORE = 0.5
 MAX_UNLISTED_WORDS = 2
 MAX_NAME_WORDS = 5
 MAX_QUALIFIERS = 3
-_ARTICLE = "ال"
-_PROCLITICS = ("و", "ف", "ب", "ل", "ك", "وب", "ول", "وك", "فب", "فل")
 
 
 def _folded(words: str) -> frozenset[str]:
@@ -123,20 +123,6 @@ class Word(Protocol):
     def key(self) -> str: ...  # folded
 
 
-def _bare(word: Word, text: str) -> list[tuple[str, int]]:
-    """The word's folded form, and the same without a proclitic (ف، و، ب…) with where it
-    then begins: "وقال" → [("وقال", s), ("قال", s + 1)]."""
-    forms = [(word.key, word.start)]
-    normalized, origin = fold_with_origin(text[word.start : word.end])
-    for proclitic in _PROCLITICS:
-        rest = normalized[len(proclitic) :]
-        if normalized.startswith(proclitic) and len(rest) >= 2:
-            forms.append((rest, word.start + origin[len(proclitic)]))
-    if normalized.startswith("لل") and len(normalized) > 3:
-        forms.append((_ARTICLE + normalized[2:], word.start + origin[1]))  # ل + (ا)ل…
-    return forms
-
-
 def _is_stop(key: str, adjectives: Collection[str]) -> bool:
     return (
         key in _FUNCTION
@@ -197,7 +183,8 @@ def _cue_at(
     text: str, words: Sequence[Word], joined: Callable[[int], bool], index: int
 ) -> tuple[int, float] | None:
     """Where the words after a cue at word `index` begin, and the score of what they name."""
-    for key, _ in _bare(words[index], text):
+    word = words[index]
+    for key, _ in bare_forms(text, word.start, word.end, word.key, elided=True):
         if key in TITLES:
             return index + 1, TITLE_SCORE
         if key in SAYING:
