@@ -293,6 +293,14 @@ def write_keys(path: Path, decided: Sequence[Document]) -> tuple[int, int]:
 # --- The command line ------------------------------------------------------------------------
 
 
+def learn(examples: Path, model: Path, args: argparse.Namespace) -> tuple[str, float]:
+    """`learn --lang ar` on `examples` into `model`, with the run's seed and passes."""
+    return cli(
+        "learn", examples, "--lang", "ar", "--out", model,
+        "--seed", args.seed, "--iterations", args.iterations,
+    )  # fmt: skip
+
+
 def write_partial(path: Path, decided: Path, predicted: Path) -> int:
     """`decided`, then each predicted document with only its spans of source `known` (the
     key table's occurrences), as a partial example; how many such spans."""
@@ -494,10 +502,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     aliases, refused = write_keys(keys, first)
     timings.append(f"key table {time.perf_counter() - began:.1f} s")
     print(f"key table: {aliases} aliases from the decided spans, {refused} refused")
-    out, seconds = cli(
-        "learn", decided, "--lang", "ar", "--out", model,
-        "--seed", args.seed, "--iterations", args.iterations,
-    )  # fmt: skip
+    out, seconds = learn(decided, model, args)
     timings.append(f"learn {seconds:.1f} s")
     print(out.rstrip())
 
@@ -523,10 +528,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         plus, model_plus = folder / "decided-plus.jsonl", folder / "model-ar-plus"
         occurrences = write_partial(plus, decided, preds["   keys only, second halves"])
         print(f"partial examples: {occurrences} occurrences the key table proposed")
-        out, seconds = cli(
-            "learn", plus, "--lang", "ar", "--out", model_plus,
-            "--seed", args.seed, "--iterations", args.iterations,
-        )  # fmt: skip
+        _, seconds = learn(plus, model_plus, args)
         timings.append(f"learn with the table's occurrences {seconds:.1f} s")
         name = "3. + the table's occurrences learned"
         pred = folder / "pred-second-plus.jsonl"
