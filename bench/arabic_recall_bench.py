@@ -44,6 +44,9 @@ the second halves, as the app's learner trains on what the table proposed in doc
 nobody finished; then `detect --keys … --learned …` on the second halves again (a second
 `learn`: about twice the time).
 
+`--default-only` runs protocol 1 alone (no key table, no `learn`): what a change to the
+lexicons does, in seconds.
+
 `--misses N` lists the N gold surfaces per label that the offline default leaves wholly
 unmasked, most frequent first. Wall times of each command are printed, not asserted: on
 ANERcorp (150,124 tokens, 319 documents) the whole run takes about 6 minutes of CPU (357 s), most of
@@ -71,7 +74,14 @@ sys.path.insert(0, str(ROOT))
 
 LABELS = ("PER", "LOC", "ORG")
 # The corpus's entity types → Cloak's labels; any other type (MISC) is dropped.
-GOLD_LABELS = {"PER": "PER", "PERS": "PER", "PERSON": "PER", "LOC": "LOC", "ORG": "ORG"}
+GOLD_LABELS = {
+    "PER": "PER",
+    "PERS": "PER",
+    "PERSON": "PER",
+    "LOC": "LOC",
+    "GPE": "LOC",
+    "ORG": "ORG",
+}
 TAG = re.compile(r"O|[BI]-(?P<type>\S+)")
 SENTENCE_END = frozenset({".", "!", "?", "؟"})
 DOCSTART = "-DOCSTART-"
@@ -131,11 +141,34 @@ def _entities(tags: Sequence[str]) -> list[tuple[int, int, str]]:
     return entities
 
 
+def _nested_entities(layers: Sequence[Sequence[str]]) -> list[tuple[int, int, str]]:
+    """Entities of tokens tagged with several nested types each (Wojood: "طولكرم I-ORG B-GPE").
+
+    Each type is read as its own BIO layer; an entity inside a longer kept one is dropped, as
+    masking the outer span masks it too (the municipality of a town stays one organisation).
+    """
+    kinds = {
+        m.group("type")
+        for tags in layers
+        for t in tags
+        if (m := TAG.fullmatch(t)) and m.group("type")
+    }
+    found: set[tuple[int, int, str]] = set()
+    for kind in kinds:
+        column = [next((t for t in tags if t[2:] == kind), "O") for tags in layers]
+        found.update(_entities(column))
+    return sorted(
+        (s, e, label)
+        for s, e, label in found
+        if not any(os <= s and e <= oe and (os, oe) != (s, e) for os, oe, _ in found)
+    )
+
+
 def read_conll(path: Path) -> Corpus:
     """The corpus's documents as sentences of tokens with their entities."""
-    documents: list[list[list[tuple[str, str]]]] = [[]]
-    sentence: list[tuple[str, str]] = []
-    blank_lines = own_documents = False
+    documents: list[list[list[tuple[str, tuple[str, ...]]]]] = [[]]
+    sentence: list[tuple[str, tuple[str, ...]]] = []
+    blank_lines = own_documents = nested = False
     skipped = 0
 
     def close_sentence() -> None:
@@ -157,28 +190,42 @@ def read_conll(path: Path) -> Corpus:
                 documents.append([])
         elif len(fields) < 2 or not TAG.fullmatch(fields[-1]):
             skipped += 1
+        elif len(fields) > 2 and all(TAG.fullmatch(column) for column in fields[1:]):
+            # One token with several nested tags.
+            nested = True
+            sentence.append((fields[0], tuple(fields[1:])))
         else:
             # A line with several words before its tag ("الصالحية ونايفة O") gives each word
             # the tag, continuing the entity after the first.
             tag = fields[-1]
             for number, token in enumerate(fields[:-1]):
-                sentence.append((token, tag if number == 0 else re.sub("^B-", "I-", tag)))
+                sentence.append((token, (tag if number == 0 else re.sub("^B-", "I-", tag),)))
     close_sentence()
     if not blank_lines:
         documents = [[cut for block in doc for cut in _cut_sentences(block)] for doc in documents]
     sentences = [
-        [Sentence([t for t, _ in block], _entities([tag for _, tag in block])) for block in doc]
+        [
+            Sentence(
+                [t for t, _ in block],
+                _nested_entities([tags for _, tags in block])
+                if nested
+                else _entities([tags[0] for _, tags in block]),
+            )
+            for block in doc
+        ]
         for doc in documents
         if doc
     ]
     return Corpus(sentences, skipped, own_documents)
 
 
-def _cut_sentences(tokens: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
+def _cut_sentences(
+    tokens: list[tuple[str, tuple[str, ...]]],
+) -> Iterator[list[tuple[str, tuple[str, ...]]]]:
     """Runs of tokens ending in sentence-final punctuation outside any entity."""
     start = 0
-    for index, (token, tag) in enumerate(tokens):
-        following = tokens[index + 1][1] if index + 1 < len(tokens) else "O"
+    for index, (token, (tag, *_)) in enumerate(tokens):
+        following = tokens[index + 1][1][0] if index + 1 < len(tokens) else "O"
         if token in SENTENCE_END and tag == "O" and not following.startswith("I-"):
             yield tokens[start : index + 1]
             start = index + 1
@@ -497,6 +544,14 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     _, seconds = cli("detect", text, "--lang", "ar", "-o", pred_default)
     timings.append(f"detect, whole documents {seconds:.1f} s")
 
+    if args.default_only:
+        print_table(score("1. offline default, whole docs", gold, pred_default, folder))
+        print("\n" + "; ".join(timings))
+        if args.misses:
+            print("\nmissed by the offline default (whole documents), most frequent first:")
+            misses(gold, pred_default, args.misses)
+        return
+
     keys, model = folder / "keys.json.enc", folder / "model-ar"
     began = time.perf_counter()
     aliases, refused = write_keys(keys, first)
@@ -557,6 +612,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--table-occurrences", action="store_true",
         help="also train on the key table's occurrences in the second halves (partial examples)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--default-only", action="store_true",
+        help="only protocol 1, the offline default on whole documents (seconds, not minutes)",
     )  # fmt: skip
     parser.add_argument(
         "--misses", type=int, default=0, metavar="N", help="list the N most frequent misses"

@@ -15,14 +15,22 @@ run time.
   a listed name, ال + a listed name, or a nisba ال…ي that is not a common adjective). Score
   0.85. The first word may carry a proclitic ("ومحمد" → "محمد"); later words may not, so
   "محمد وعلي" is two people.
-- Organisations named by a head word (منتخب نادي جامعة وزارة شركة حزب جمعية مستشفى and a few
-  more, with the article or not, after a proclitic or not: "للمنتخب" → "لمنتخب…" is
-  read as ل + المنتخب) followed by a listed place, organisation or a person's name ("جامعة
-  القاهرة", "منتخب مصر"), by a country's or people's adjective ("المنتخب المصري",
+- Organisations named by a head word (منتخب نادي جامعة وزارة شركة حزب جمعية مستشفى بلدية
+  نقابة and more, with the article or not, after a proclitic or not: "للمنتخب" → "لمنتخب…"
+  is read as ل + المنتخب) followed by a listed place, organisation or a person's name
+  ("جامعة القاهرة", "منتخب مصر"), by a country's or people's adjective ("المنتخب المصري",
   "الجامعة الأمريكية", `data/ar_nationalities.txt`), or, after a head without the article,
-  by a word with it ("وزارة الصحة", "حزب الله"); one or two adjectives may follow ("جامعة
-  الدول العربية"). After a head with the article a relative adjective (ال…ي) that is no
-  common adjective serves too ("الحزب الشيوعي"). ORG, score 0.8.
+  by a word with it ("وزارة الصحة", "حزب الله") or by a word no list holds that is no
+  frequent word ("جامعة بيرزيت", `data/ar_common_words.txt`); one or two adjectives may
+  follow ("جامعة الدول العربية"). After a head with the article a relative adjective (ال…ي)
+  that is no common adjective serves too ("الحزب الشيوعي"). Heads as often generic (مجلس
+  لجنة حركة قوات: "مجلس الإدارة", the board) take a word with the article only if it is no
+  frequent word. ORG, score 0.8.
+- Places named by a head word (مدينة قرية بلدة مخيم محافظة جزيرة نهر جبل حي منطقة...): the
+  word after it when it is no frequent word, function word or adjective ("قرية اليامون",
+  "مخيم بلاطة"; not "مدينة كبيرة"), or the two after it when the first begins such names
+  ("بيت نبالا", "عين حوض", "سان فرانسيسكو"). The head is not part of the span. LOC, score
+  0.6. A state named by its head and adjectives ("المملكة الأردنية الهاشمية"): LOC, 0.8.
 - People a cue announces, whatever their name (a foreign person's, in none of the lists):
   after a title ("اللاعب ليونيل ميسي", "وزير الخارجية أنتوني بلينكن") at score 0.7, after a
   verb of saying ("وقال إيمانويل ماكرون") at 0.5 (`cues`).
@@ -30,8 +38,10 @@ run time.
   is how people are named in messages. First names that are everyday words (أمل hope, نور
   light, سعيد happy, صباح morning...) are never proposed alone, and neither start a name.
 
-What it cannot find: names in none of its lists (a family name without ال, a rare given name),
-names that are common words standing alone, and names written in Latin letters.
+What it cannot find: names in none of its lists (a family name without ال, a rare given name)
+that no cue or head word announces, names that are common words standing alone ("البيرة"
+after مدينة is also beer), and names written in Latin letters (the patterns' capitalised
+words, MISC, cover some).
 
 Word matching reuses the known-entity matcher's folding (`fold`, `fold_with_origin`); spans carry
 source "regex", the engine's source for pattern and list recognizers.
@@ -126,8 +136,9 @@ def read_list(name: str) -> list[str]:
 @dataclass(frozen=True)
 class ArabicLexicon:
     """The lists, as read: given names (male and female), family names, places,
-    organisations and the adjectives of countries and peoples. `first_names`,
-    `family_names`, `names` (both) and `nationalities` are folded, multi-word names also
+    organisations, the adjectives of countries and peoples, and the most frequent words
+    (none of them a listed name, place or organisation). `first_names`, `family_names`,
+    `names` (both), `nationalities` and `common_words` are folded, multi-word names also
     without their spaces ("عبدالله")."""
 
     first_names: frozenset[str]
@@ -136,6 +147,7 @@ class ArabicLexicon:
     places: tuple[str, ...]
     organisations: tuple[str, ...]
     nationalities: frozenset[str] = frozenset()
+    common_words: frozenset[str] = frozenset()
 
 
 _TA_MARBUTA = "\u0629"
@@ -186,6 +198,7 @@ def arabic_lexicon() -> ArabicLexicon:
         places=tuple(read_list("ar_places.txt")),
         organisations=tuple(read_list("ar_organisations.txt")),
         nationalities=_folded(read_list("ar_nationalities.txt")),
+        common_words=frozenset(fold(word) for word in read_list("ar_common_words.txt")),
     )
 
 
@@ -236,6 +249,40 @@ class _People:
                 blocked.add(index)
                 index += 1
         self.blocked = frozenset(blocked)
+
+    def unlisted(self, index: int) -> bool:
+        """Whether word `index` may be a name no list holds: not a frequent word (with its
+        article or without), a function word or a country's adjective, three letters or
+        more, and no part of a listed place or organisation."""
+        if index >= len(self.words) or index in self.blocked:
+            return False
+        word = self.words[index]
+        bare = word.key[len(_ARTICLE) :] if word.key.startswith(_ARTICLE) else word.key
+        common = self.lexicon.common_words
+        adjectives = self.lexicon.nationalities
+        return (
+            len(bare) >= 3
+            and word.key not in common
+            and bare not in common
+            and word.written not in _FUNCTION_WORDS
+            and word.key not in adjectives
+            and _ARTICLE + bare not in adjectives
+        )
+
+    def adjective(self, index: int, article: bool) -> bool:
+        """Whether word `index` is a country's or people's adjective (or, after a head with
+        the article, a relative adjective ال…ي that is no common one)."""
+        key = self.words[index].key
+        if key in self.lexicon.nationalities:
+            return True
+        masculine = key[:-1] if key.endswith(("يه", "ية")) else key
+        return (
+            article
+            and key.startswith(_ARTICLE)
+            and len(masculine) >= 6
+            and masculine.endswith("ي")
+            and masculine not in _NOT_FAMILY
+        )
 
     def joined(self, index: int) -> bool:
         """Whether word `index` follows word `index - 1` in the same name (spaces only)."""
@@ -351,12 +398,110 @@ class _People:
 
 # Words that head an organisation's name: a national team, a club, a university, a ministry,
 # a company, a party, an association, a hospital, a foundation, an organisation, an
-# authority, a bank, a newspaper, an agency, a faculty, an institute.
+# authority, a bank, a newspaper, an agency, a faculty, an institute, a municipality, a
+# union, a federation, a radio, a channel, a magazine, a front, brigades, a league, a forum,
+# a court, an academy.
 _ORG_HEADS = _folded(
     "منتخب نادي جامعة وزارة شركة حزب جمعية مستشفى مؤسسة منظمة هيئة بنك مصرف صحيفة جريدة وكالة "
-    "كلية معهد".split()
+    "كلية معهد بلدية نقابة اتحاد إذاعة قناة مجلة جبهة كتائب رابطة منتدى محكمة أكاديمية".split()
+)
+# Heads as often generic ("مجلس الإدارة" the board, "قوات الأمن" the security forces, "حركة
+# المرور" the traffic): a council, a committee, a movement, forces, an army, an authority, a
+# centre, an office, a directorate, an organisation, a bloc, an alliance, a coalition. After
+# them a word with the article names an organisation only if it is no frequent word.
+_WEAK_ORG_HEADS = _folded(
+    "مجلس لجنة حركة قوات جيش سلطة مركز مكتب مديرية تنظيم كتلة تحالف ائتلاف".split()
 )
 MAX_ADJECTIVES = 2
+
+# Words that head a place's name: a city, a village, a town, a camp, a governorate, a state,
+# a province, a region, an island, a river, a mountain, a lake, a gulf, a quarter, a street,
+# a valley, a plain, a desert, an area, a suburb. The place is the word after them
+# ("مدينة طوباس", "مخيم الدهيشة": the head stays, as a pseudonym replaces the name).
+_PLACE_HEADS = _folded(
+    "مدينة قرية بلدة مخيم محافظة ولاية مقاطعة إقليم جزيرة جزر نهر جبل بحيرة خليج حي شارع وادي "
+    "سهل صحراء منطقة ضاحية".split()
+)
+# Words that begin a place's name of two words, whatever the second ("بيت لحم", "عين الحلوة",
+# "كفر قاسم", "سان فرانسيسكو"): a spring, a house, a monastery, a village, a hill...
+_PLACE_STARTS = _folded(
+    "عين بيت دير كفر تل خان جسر رأس بئر بير أبو أم بني برج مرج سان سانت سيدي".split()
+)
+# Heads with the article that name a state with its adjectives: "المملكة الأردنية الهاشمية",
+# "الجمهورية اللبنانية", "الدولة الإسلامية" (the head is part of the name).
+_STATE_HEADS = _folded("المملكة الجمهورية السلطنة الإمارة الدولة الإمبراطورية الخلافة".split())
+PLACE_SCORE = 0.6
+
+
+class _Places:
+    """Places named by a head word: the word after it, or the two after it when the first
+    begins such names ("قرية بيت نبالا"), when it is no frequent word, function word or
+    adjective (`_People.unlisted`: "مدينة كبيرة", a big city, "منطقة عسكرية", a military
+    zone, are none). A head with the article ("المدينة القديمة") is followed by an
+    adjective, not a name. A second word without the article or و (and) that is no
+    frequent word continues the name ("مخيم نور شمس"). Also a state named by its head and
+    adjectives."""
+
+    def __init__(self, people: _People) -> None:
+        self.people = people
+        self.words = people.words
+
+    def head_at(self, index: int) -> str | None:
+        word = self.words[index]
+        for key, _ in bare_forms(self.people.text, word.start, word.end, word.key, shortest=2):
+            if key in _PLACE_HEADS:
+                return key
+        return None
+
+    def states(self) -> list[Span]:
+        """A state named by its head and one to three adjectives ("المملكة المغربية")."""
+        spans: list[Span] = []
+        people = self.people
+        for index, word in enumerate(self.words):
+            heads = bare_forms(people.text, word.start, word.end, word.key, elided=True)
+            start = next((at for key, at in heads if key in _STATE_HEADS), None)
+            last = index
+            while (
+                start is not None
+                and last - index < 3
+                and people.joined(last + 1)
+                and last + 1 not in people.blocked
+                and people.adjective(last + 1, True)
+            ):
+                last += 1
+            if start is not None and last > index:
+                spans.append(Span(start, self.words[last].end, "LOC", ENTITY_SCORE, SOURCE))
+        return spans
+
+    def find(self) -> list[Span]:
+        spans: list[Span] = self.states()
+        people = self.people
+        for index in range(len(self.words) - 1):
+            head = self.head_at(index)
+            first = index + 1
+            if head is None or not people.joined(first) or first in people.blocked:
+                continue
+            key = self.words[first].key
+            if key in _PLACE_STARTS and people.joined(first + 1):
+                following = self.words[first + 1]
+                if following.written in _FUNCTION_WORDS or first + 1 in people.blocked:
+                    continue
+                last = first + 1
+            elif people.unlisted(first):
+                last = first
+                if (
+                    not key.startswith(_ARTICLE)
+                    and people.joined(last + 1)
+                    and people.unlisted(last + 1)
+                    and not self.words[last + 1].key.startswith((_ARTICLE, "و"))
+                ):
+                    last += 1
+            else:
+                continue
+            spans.append(
+                Span(self.words[first].start, self.words[last].end, "LOC", PLACE_SCORE, SOURCE)
+            )
+        return spans
 
 
 class _Organisations:
@@ -366,49 +511,37 @@ class _Organisations:
     def __init__(self, people: _People, found: Sequence[Span]) -> None:
         self.people = people
         self.words = people.words
-        self.nationalities = people.lexicon.nationalities
         # Where a listed place or organisation, or a person's name, begins: its end.
         self.ends_at: dict[int, int] = {}
         for span in found:
             self.ends_at[span.start] = max(span.end, self.ends_at.get(span.start, 0))
         self.word_ending = {word.end: index for index, word in enumerate(self.words)}
 
-    def head_at(self, index: int) -> tuple[int, bool] | None:
-        """Where a head word begins in word `index` (after a proclitic), and whether it has
-        the article (written, or elided after ل: "للمنتخب")."""
+    def head_at(self, index: int) -> tuple[int, bool, bool] | None:
+        """Where a head word begins in word `index` (after a proclitic), whether it has the
+        article (written, or elided after ل: "للمنتخب"), and whether it is a weak head."""
         word = self.words[index]
         text = self.people.text
         for key, start in bare_forms(text, word.start, word.end, word.key, shortest=3, elided=True):
-            if key in _ORG_HEADS:
-                return start, False
-            if key.startswith(_ARTICLE) and key[len(_ARTICLE) :] in _ORG_HEADS:
-                return start, True
+            article = key.startswith(_ARTICLE)
+            bare = key[len(_ARTICLE) :] if article else key
+            if bare in _ORG_HEADS or bare in _WEAK_ORG_HEADS:
+                return start, article, bare in _WEAK_ORG_HEADS
         return None
 
-    def adjective(self, index: int, article: bool) -> bool:
-        """Whether word `index` is a country's or people's adjective (or, after a head with
-        the article, a relative adjective ال…ي that is no common one)."""
-        key = self.words[index].key
-        if key in self.nationalities:
-            return True
-        masculine = key[:-1] if key.endswith(("يه", "ية")) else key
-        return (
-            article
-            and key.startswith(_ARTICLE)
-            and len(masculine) >= 6
-            and masculine.endswith("ي")
-            and masculine not in _NOT_FAMILY
-        )
-
-    def follows(self, index: int, article: bool) -> int | None:
-        """The last word of what names the organisation from word `index` on, if anything."""
+    def follows(self, index: int, article: bool, weak: bool = False) -> int | None:
+        """The last word of what names the organisation from word `index` on, if anything:
+        a listed place, organisation or name, an adjective, or, after a head without the
+        article, a word with it (after a weak head, one no list or frequency table holds:
+        "مجلس الإدارة" is no organisation) or a word no list or frequency table holds
+        ("جامعة بيرزيت")."""
         if index >= len(self.words) or not self.people.joined(index):
             return None
         word = self.words[index]
         end = self.ends_at.get(word.start)
         if end is not None and end in self.word_ending:
             return self.word_ending[end]
-        if self.adjective(index, article):
+        if self.people.adjective(index, article):
             return index
         if (
             not article
@@ -416,8 +549,11 @@ class _Organisations:
             and len(word.key) > 3
             and word.written not in _FUNCTION_WORDS
             and word.key not in _NOT_FAMILY
+            and (not weak or self.people.unlisted(index))
         ):
             return index  # a construct: "وزارة الصحة"
+        if not article and self.people.unlisted(index):
+            return index  # a name: "جامعة بيرزيت"
         return None
 
     def find(self) -> list[Span]:
@@ -426,15 +562,15 @@ class _Organisations:
             head = self.head_at(index)
             if head is None:
                 continue
-            start, article = head
-            last = self.follows(index + 1, article)
+            start, article, weak = head
+            last = self.follows(index + 1, article, weak)
             if last is None:
                 continue
             for _ in range(MAX_ADJECTIVES):
                 following = last + 1
                 if following >= len(self.words) or not self.people.joined(following):
                     break
-                if not self.adjective(following, True):
+                if not self.people.adjective(following, True):
                     break
                 last = following
             spans.append(Span(start, self.words[last].end, "ORG", ENTITY_SCORE, SOURCE))
@@ -473,6 +609,7 @@ class ArabicLexiconRecognizer(PatternRecognizer):
         reader = _People(text, lexicon, entities)
         people = reader.find()
         organisations = _Organisations(reader, [*entities, *people]).find()
+        places = _Places(reader).find()
         cued = [
             Span(start, end, "PER", score, SOURCE)
             for start, end, score in cued_names(
@@ -481,12 +618,14 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             )
         ]  # fmt: skip
         # The longer span wins; on a tie a listed place or organisation beats one named by
-        # its head word, which beats a listed name, which beats one a cue announces.
+        # its head word, which beats a listed name, which beats a place named by its head
+        # word, which beats a name a cue announces.
         ranked = (
             [(span, 0) for span in entities]
             + [(span, 1) for span in organisations]
             + [(span, 2) for span in people]
-            + [(span, 3) for span in cued]
+            + [(span, 3) for span in places]
+            + [(span, 4) for span in cued]
         )
         order = {id(span): rank for span, rank in ranked}
         return select_non_overlapping(

@@ -24,15 +24,21 @@ Sources, merged, deduplicated and sorted (UTF-8, one entry a line, `#` comments)
   ("المنتخب المصري", "الجامعة الأمريكية") is found with them.
 - `ar_organisations.txt`: international bodies, Arab and international media, universities,
   companies and sports bodies often named in Arabic news, written for Cloak.
+- `ar_common_words.txt`: the 20,000 most frequent Arabic words (Wikipedia, subtitles, news,
+  the web and social media, as the `wordfreq` package counts them; its data is CC BY-SA 4.0),
+  folded, less those the name, place and organisation lists hold. A word after a head
+  ("قرية", "جامعة") that is none of them is read as the name it introduces; one of them
+  ("مدينة كبيرة", a big city) is not.
 
-Nothing reads Faker or Babel at run time: the recognizer reads only the files, so its lists
-do not change with either's version. Spelling variants need no
-entries of their own: the matcher folds hamza forms, alef maqsura, tatweel and harakat
+Nothing reads Faker, Babel or wordfreq at run time: the recognizer reads only the files, so
+its lists do not change with their versions. Spelling variants need no entries of their own:
+the matcher folds hamza forms, alef maqsura, tatweel and harakat
 (`pseudonymizer.recognizers.known`), and the recognizer adds the final ه spelling of a final ة.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -269,6 +275,32 @@ def _write(name: str, header: str, values: Iterable[str]) -> None:
     (DATA / name).write_text("\n".join([*lines, *entries]) + "\n", encoding="utf-8")
 
 
+COMMON_WORDS = 20_000
+ARABIC_WORD = re.compile("[\u0621-\u064a]+")
+
+
+def common_words(known: Iterable[str], count: int = COMMON_WORDS) -> list[str]:
+    """The `count` most frequent Arabic words (wordfreq's "large" list), folded, Arabic letters
+    only, less the one-word entries of `known` (names, places, organisations), folded, with
+    the article or without ("الخليل", "خليل")."""
+    from wordfreq import top_n_list
+
+    from pseudonymizer.folding import fold
+
+    listed = set()
+    for entry in known:
+        folded = fold(entry.replace("_", " ")).strip()
+        listed.add(folded)
+        if folded.startswith("ال"):
+            listed.add(folded[2:])
+    found = []
+    for word in top_n_list("ar", count, wordlist="large"):
+        key = fold(word).strip()
+        if len(key) >= 2 and ARABIC_WORD.fullmatch(key) and key not in listed:
+            found.append(key)
+    return found
+
+
 def _is_name(place: str, names: Iterable[str]) -> bool:
     """Whether a commune's name is also a given name ("بشار", "جميلة"): left out of the
     places, where it would hide a person (and "جميلة" is also "beautiful")."""
@@ -352,6 +384,18 @@ def main() -> None:
         "International bodies, media, universities, ministries, companies and sports bodies\n"
         f"often named in Arabic news, written for Cloak.\n{note}",
         ORGANISATIONS,
+    )
+    from importlib.metadata import version
+
+    family = [*ar_AA.Provider.last_names, *ar_DZ.Provider.last_names, *COMMON_FAMILY]
+    family += [*ar_PS.Provider.last_names, *ar_SA.Provider.last_names]
+    places = [*cldr_places("ar"), *PLACES, *REGIONS, *algerian]
+    _write(
+        "ar_common_words.txt",
+        f"The {COMMON_WORDS:,} most frequent Arabic words as wordfreq {version('wordfreq')}\n"
+        "counts them (its data: CC BY-SA 4.0, by Robyn Speer and the wordfreq authors),\n"
+        f"folded, less the one-word names, places and organisations of the other lists.\n{note}",
+        common_words([*names, *family, *places, *ORGANISATIONS]),
     )
 
 

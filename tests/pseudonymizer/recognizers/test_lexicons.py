@@ -283,6 +283,68 @@ def test_a_head_word_alone_or_with_a_common_word_is_no_organisation(text: str) -
     assert not [label for _, label in found(text) if label == "ORG"]
 
 
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("وصلنا إلى قرية زيتوناتا أمس", "زيتوناتا"),  # a village no list holds
+        ("عاد إلى مخيم الشرافين", "الشرافين"),  # with the article
+        ("ولد في بلدة كفر دبوانة", "كفر دبوانة"),  # a word that begins two-word names
+        ("تقع قرية عين السمسم شمالا", "عين السمسم"),
+        ("من مدينة بالوسكا الساحلية", "بالوسكا"),  # the adjective after it is no name
+        ("يسكن في حي تلمدار وصبيحة", "تلمدار"),
+        ("من المملكة الأردنية الهاشمية", "المملكة الأردنية الهاشمية"),  # a state
+        ("بالمملكة المغربية", "المملكة المغربية"),
+    ],
+)
+def test_places_are_found_by_their_head_word(text: str, surface: str) -> None:
+    assert (surface, "LOC") in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "زرنا مدينة كبيرة",  # a frequent adjective
+        "في منطقة عسكرية مغلقة",
+        "على شارع رئيسي",
+        "المدينة القديمة جميلة",  # a head with the article: an adjective follows
+        "سكان القرية",  # a head alone
+        "في منطقة على الحدود",  # a function word
+    ],
+)
+def test_a_place_head_with_a_frequent_word_or_an_adjective_names_no_place(text: str) -> None:
+    assert not [label for _, label in found(text) if label == "LOC"]
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("بيان بلدية زيتوناتا اليوم", "بلدية زيتوناتا"),  # a head, then a name no list holds
+        ("درس في جامعة تلمدار", "جامعة تلمدار"),
+        ("اجتمعت اللجنة القومية العربية", "اللجنة القومية العربية"),  # a weak head, adjectives
+        ("نفذت القوات الأمريكية", "القوات الأمريكية"),
+        ("بيان نقابة الصحفيين", "نقابة الصحفيين"),  # a strong head's construct
+    ],
+)
+def test_organisations_are_found_after_more_heads_and_before_unknown_names(
+    text: str, surface: str
+) -> None:
+    assert (surface, "ORG") in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["اجتمع مجلس الإدارة", "انتشرت قوات الأمن", "ازدحمت حركة المرور", "لجنة كبيرة"]
+)
+def test_a_weak_head_with_a_frequent_word_is_no_organisation(text: str) -> None:
+    assert not [label for _, label in found(text) if label == "ORG"]
+
+
+def test_the_common_words_hold_no_listed_name_or_place() -> None:
+    lexicon = arabic_lexicon()
+    assert len(lexicon.common_words) > 15_000
+    assert {"كبيره", "الذي", "مدينه"} <= lexicon.common_words  # folded: ة → ه
+    assert not {"محمد", "القاهره", "نابلس"} & lexicon.common_words
+
+
 def test_nationality_adjectives_come_from_the_place_names() -> None:
     assert adjectives(["مصر", "السعودية", "ألمانيا", "تونس", "روسيا", "الأمم المتحدة"]) == sorted(
         ["المصري", "المصرية", "السعودي", "السعودية", "الألماني", "الألمانية", "التونسي",
