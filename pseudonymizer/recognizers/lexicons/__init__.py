@@ -34,6 +34,11 @@ run time.
 - People a cue announces, whatever their name (a foreign person's, in none of the lists):
   after a title ("اللاعب ليونيل ميسي", "وزير الخارجية أنتوني بلينكن") at score 0.7, after a
   verb of saying ("وقال إيمانويل ماكرون") at 0.5 (`cues`).
+- Weak cues, where the name must hold a listed name or a word no frequency table holds: a
+  verb of a life ("ولد ألبرت أينشتاين", "أسس") and a country's adjective used as a noun
+  ("الألماني مايكل شوماخر"), at 0.5 (`cues`).
+- A person's name found once, found again in the same text: the whole name, and its last
+  word alone ("أنان" after "كوفي أنان"), at 0.5 (`_Echoes`).
 - A first name alone is proposed too, at score 0.5: recall comes first, and a lone given name
   is how people are named in messages. First names that are everyday words (أمل hope, نور
   light, سعيد happy, صباح morning...) are never proposed alone, and neither start a name.
@@ -577,6 +582,95 @@ class _Organisations:
         return spans
 
 
+ECHO_SCORE = 0.5
+
+
+class _Echoes:
+    """A person's name found once, found again in the same text: the whole name wherever it
+    is written again ("كوفي أنان", after a title the first time), and its last word alone
+    ("أنان", "أينشتاين"), as a text names a person by surname after introducing them. Not a
+    last word that is a function word, an everyday given name, a word of two letters, or a
+    frequent word when only a verb of saying announced the name (the least sure cue: a
+    title or a list vouches for "بوش" or "بلير", frequent as they are). Each word may carry
+    a proclitic ("وأنان"). PER, score 0.5, in the gaps the other spans left."""
+
+    def __init__(self, people: _People, found: Sequence[Span]) -> None:
+        self.people = people
+        self.words = people.words
+        self.found = found
+        ends = [word.end for word in self.words]
+        self.first_word = {word.start: index for index, word in enumerate(self.words)}
+        self.covered: set[int] = set()
+        for span in found:
+            index = bisect.bisect_right(ends, span.start)
+            while index < len(self.words) and self.words[index].start < span.end:
+                self.covered.add(index)
+                index += 1
+
+    def names(self) -> tuple[set[tuple[str, ...]], set[str]]:
+        """The folded words of each found multi-word name, and the last words to echo."""
+        people = self.people
+        common = people.lexicon.common_words
+        wholes: set[tuple[str, ...]] = set()
+        lasts: set[str] = set()
+        for span in self.found:
+            if span.label != "PER":
+                continue
+            keys = [fold(word) for word in _WORD.findall(self.people.text[span.start : span.end])]
+            if len(keys) < 2:
+                continue
+            wholes.add(tuple(keys))
+            last = keys[-1]
+            surface = _strip_marks(_WORD.findall(self.people.text[span.start : span.end])[-1])
+            if (
+                len(last) >= 3
+                and surface not in _FUNCTION_WORDS
+                and last not in _EVERYDAY_NAMES
+                and last not in _JOINING_PARTICLES
+                and (last not in common or (span.score or 0) > ECHO_SCORE)
+            ):
+                lasts.add(last)
+        return wholes, lasts
+
+    def find(self) -> list[Span]:
+        wholes, lasts = self.names()
+        if not lasts and not wholes:
+            return []
+        spans: list[Span] = []
+        people = self.people
+        index = 0
+        while index < len(self.words):
+            if index in self.covered or index in people.blocked:
+                index += 1
+                continue
+            word = self.words[index]
+            forms = bare_forms(people.text, word.start, word.end, word.key, shortest=3)
+            match = None
+            for whole in sorted(wholes, key=len, reverse=True):
+                size = len(whole)
+                start = next((at for key, at in forms if key == whole[0]), None)
+                if (
+                    start is not None
+                    and index + size <= len(self.words)
+                    and all(people.joined(index + step) for step in range(1, size))
+                    and all(index + step not in self.covered for step in range(1, size))
+                    and tuple(w.key for w in self.words[index + 1 : index + size]) == whole[1:]
+                ):
+                    match = (start, index + size - 1)
+                    break
+            if match is None:
+                start = next((at for key, at in forms if key in lasts), None)
+                if start is not None:
+                    match = (start, index)
+            if match is None:
+                index += 1
+                continue
+            start, last = match
+            spans.append(Span(start, self.words[last].end, "PER", ECHO_SCORE, SOURCE))
+            index = last + 1
+        return spans
+
+
 def _is_arabic(language: str) -> bool:
     return re.split("[-_]", language.strip().lower(), maxsplit=1)[0] in LANGUAGES
 
@@ -614,7 +708,7 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             Span(start, end, "PER", score, SOURCE)
             for start, end, score in cued_names(
                 text, reader.words, reader.joined, adjectives=lexicon.nationalities,
-                names=lexicon.names, blocked=reader.blocked,
+                names=lexicon.names, blocked=reader.blocked, unknown=reader.unlisted,
             )
         ]  # fmt: skip
         # The longer span wins; on a tie a listed place or organisation beats one named by
@@ -628,7 +722,11 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             + [(span, 4) for span in cued]
         )
         order = {id(span): rank for span, rank in ranked}
-        return select_non_overlapping(
+        chosen = select_non_overlapping(
             [span for span, _ in ranked],
             lambda span: (span.start - span.end, order[id(span)], span.start),
         )
+        echoes = _Echoes(reader, chosen).find()
+        if not echoes:
+            return chosen
+        return sorted([*chosen, *echoes], key=lambda span: (span.start, span.end))

@@ -6,10 +6,14 @@ comes before it:
 
 - a title or an occupation with the article: "الرئيس", "اللاعب", "الكاتبة", "الدكتور";
 - a title in a construct with its domain: "وزير الخارجية", "رئيس الوزراء", "ملك الأردن";
-- a verb of saying, whose subject follows it in Arabic: "قال", "وأكدت", "صرح".
+- a verb of saying, whose subject follows it in Arabic: "قال", "وأكدت", "صرح";
+- weak cues, where the name must hold a listed name or a word no frequency table holds
+  (`unknown`): a verb of a life ("ولد", "أسس", "فاز") and a country's or people's
+  adjective used as a noun ("الألماني مايكل شوماخر", "الأوروبي خافيير سولانا").
 
-Between the cue and the name may stand a country's adjective or a qualifier ("الرئيس
-الأمريكي السابق باراك أوباما"). The name is then the words that follow, each without the
+Between the cue and the name may stand a country's adjective, a qualifier ("الرئيس
+الأمريكي السابق باراك أوباما") or a listed organisation or place ("الأمين العام للأمم
+المتحدة كوفي أنان"). The name is then the words that follow, each without the
 article (but a family name ال…ي last: "عبد الفتاح السيسي", or a word after عبد) and none a
 function word, a cue or a qualifier, up to the first punctuation: two words no list holds
 (a given name and a family name) at most, up to five when the others are listed names or
@@ -24,6 +28,7 @@ written) and knows nothing of its lists but what it is given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
@@ -57,7 +62,7 @@ TITLES = _folded(
     النجم النجمة الحارس المهاجم المدافع البطل البطلة العداء العداءة الملاكم المصارع
     الناشط الناشطة المعارض المعارضة المفكر الأديب الأديبة الداعية العلامة الفقيه المغرد
     المدون المدونة الطبيب الطبيبة الجراح البروفيسور البروفسور المخترع المستكشف الرحالة
-    القديس الراهب الحاخام الموسيقار المصور المصورة
+    القديس الراهب الحاخام الموسيقار المصور المصورة الأمين الأمينة
     """
 )
 # Titles in a construct: the title, then its domain with the article, then the name.
@@ -76,12 +81,25 @@ SAYING = _folded(
     غرد غردت
     """
 )
+# Verbs of a life whose subject follows them ("ولد ألبرت أينشتاين", "أسس ريتشارد ستالمان"),
+# weak cues: their subject is as often a word ("فاز الفريق", "لعب دورا"), so the name must
+# hold a listed name or a word no frequency table holds (`unknown`).
+LIFE_VERBS = _folded(
+    """
+    ولد ولدت توفي توفيت درس درست انضم انضمت فاز فازت لعب لعبت أسس أسست اخترع اخترعت اكتشف
+    اكتشفت نشر نشرت اقترح اقترحت طور طورت صمم صممت ألف ألفت قاد قادت غادر غادرت زار زارت
+    التقى التقت استقبل استقبلت اتهم اتهمت يتهم تتهم شن هاجم هاجمت انتقد انتقدت سجل سجلت
+    عاش عاشت تزوج تزوجت حكم يسمى يدعى تدعى تسمى
+    """
+)
+WEAK_SCORE = 0.5
 # What stands between a cue and the name: qualifiers of the title.
 QUALIFIERS = _folded(
     """
     السابق السابقة الأسبق الراحل الراحلة الحالي الحالية الجديد الجديدة الشهير الشهيرة
     المخضرم المخضرمة الأسطوري المعروف المعروفة البارز البارزة الشاب الشابة العالمي
     العالمية الدولي الدولية المنتخب المنتخبة المؤقت المكلف المقبل المستقيل الأعلى الأول
+    العام العامة التنفيذي التنفيذية
     """
 )
 # Subjects of a verb of saying that name no one.
@@ -123,6 +141,17 @@ class Word(Protocol):
     def key(self) -> str: ...  # folded
 
 
+_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
+
+
+def _article(text: str, word: Word) -> bool:
+    """Whether `word` begins with the article as written: "ال", not "أل" ("ألبرت", "ألونسو"
+    fold to a form that begins like the article, and are names)."""
+    return word.key.startswith(_ARTICLE) and _MARKS.sub("", text[word.start : word.end]).startswith(
+        "\u0627\u0644"
+    )
+
+
 def _is_stop(key: str, adjectives: Collection[str]) -> bool:
     return (
         key in _FUNCTION
@@ -143,34 +172,45 @@ def cued_names(
     adjectives: Collection[str] = frozenset(),
     names: Collection[str] = frozenset(),
     blocked: Collection[int] = frozenset(),
+    unknown: Callable[[int], bool] = lambda index: False,
 ) -> list[tuple[int, int, float]]:
     """(start, end, score) of each name a cue announces in `text`, read from `words` (in
     order); `joined(i)` says whether word i follows word i - 1 with spaces only.
     `adjectives` are the countries' and peoples' adjectives that may stand between a cue
     and its name; `names` are listed given and family names (folded): "ال" + one of them is
     a family name a name may end with ("الهاشمي"); no word of `blocked` (indexes of words a
-    listed place or organisation covers) is part of a name."""
+    listed place or organisation covers) is part of a name. After a weak cue a word of the
+    name is a listed name or one `unknown(i)` says no frequency table holds."""
     found: list[tuple[int, int, float]] = []
     index = 0
     while index < len(words):
-        cue = _cue_at(text, words, joined, index)
+        cue = _cue_at(text, words, joined, index, adjectives)
         if cue is None:
             index += 1
             continue
-        after, score = cue
+        after, score, weak = cue
         first = after
         qualifiers = 0
-        while (
-            first < len(words)
-            and qualifiers < MAX_QUALIFIERS
-            and joined(first)
-            and (words[first].key in QUALIFIERS or words[first].key in adjectives)
-        ):
-            first += 1
+        while first < len(words) and qualifiers < MAX_QUALIFIERS and joined(first):
+            if words[first].key in QUALIFIERS or words[first].key in adjectives:
+                first += 1
+            elif first in blocked and first + 1 < len(words):
+                # A listed organisation or place the title belongs to ("الأمين العام للأمم
+                # المتحدة كوفي أنان"): the name follows it.
+                while first in blocked and first + 1 < len(words):
+                    first += 1
+            else:
+                break
             qualifiers += 1
         last = _name_end(
-            words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
+            text, words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
         )
+        if (
+            last is not None
+            and weak
+            and not any(words[at].key in names or unknown(at) for at in range(first, last + 1))
+        ):
+            last = None
         if last is None:
             index = max(index + 1, first)
             continue
@@ -180,26 +220,36 @@ def cued_names(
 
 
 def _cue_at(
-    text: str, words: Sequence[Word], joined: Callable[[int], bool], index: int
-) -> tuple[int, float] | None:
-    """Where the words after a cue at word `index` begin, and the score of what they name."""
+    text: str,
+    words: Sequence[Word],
+    joined: Callable[[int], bool],
+    index: int,
+    adjectives: Collection[str] = frozenset(),
+) -> tuple[int, float, bool] | None:
+    """Where the words after a cue at word `index` begin, the score of what they name, and
+    whether the cue is a weak one."""
     word = words[index]
-    for key, _ in bare_forms(text, word.start, word.end, word.key, elided=True):
+    forms = bare_forms(text, word.start, word.end, word.key, elided=True)
+    for key, _ in forms:
         if key in TITLES:
-            return index + 1, TITLE_SCORE
+            return index + 1, TITLE_SCORE, False
         if key in SAYING:
-            return index + 1, SAYING_SCORE
+            return index + 1, SAYING_SCORE, False
         if (
             key in CONSTRUCT_TITLES
             and index + 1 < len(words)
             and joined(index + 1)
             and words[index + 1].key.startswith(_ARTICLE)
         ):
-            return index + 2, TITLE_SCORE
+            return index + 2, TITLE_SCORE, False
+    for key, _ in forms:
+        if key in LIFE_VERBS or (key.startswith(_ARTICLE) and key in adjectives):
+            return index + 1, WEAK_SCORE, True
     return None
 
 
 def _name_end(
+    text: str,
     words: Sequence[Word],
     joined: Callable[[int], bool],
     first: int,
@@ -213,7 +263,7 @@ def _name_end(
     if first >= len(words) or not joined(first) or first in blocked:
         return None
     head = words[first].key
-    if head.startswith(_ARTICLE) or _is_stop(head, adjectives):
+    if _article(text, words[first]) or _is_stop(head, adjectives):
         return None
     if saying and head in _SUBJECTS:
         return None
@@ -233,7 +283,7 @@ def _name_end(
         if key in _PARTICLES and last + 2 < len(words) and joined(last + 2):
             last += 1
             continue
-        if key.startswith(_ARTICLE):
+        if _article(text, words[last + 1]):
             # "عبد الرحمن": the article after عبد; a family name last ("السيسي", "الهاشمي").
             stem = key[len(_ARTICLE) :]
             if words[last].key == "عبد" or (len(key) >= 5 and key.endswith("ي")) or stem in names:
