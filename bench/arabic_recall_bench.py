@@ -32,11 +32,12 @@ The corpus: PERS/PER → PER, LOC and GPE → LOC, ORG → ORG; MISC and any oth
 dropped (their tokens are outside every gold span). A token with several nested tags
 (Wojood's "طولكرم I-ORG B-GPE") is read one type at a time, and an entity inside a longer
 kept one is dropped: Wojood's public sample (SinaLab/ArabicNER, `data/train.txt`, `val.txt`,
-`test.txt` concatenated) reads as 1,627 sentences, 26,974 tokens. Tokens are joined by one space and sentences by a line
-break; offsets are code points. Sentences are the blank-line-separated blocks, or, in a file
-with no blank line (ANERcorp), runs ending in ". ! ? ؟". Documents are the corpus's own
-(`-DOCSTART-` lines) or, when it has none, consecutive sentences grouped into documents of
-about 300 to 600 tokens. Lines with no tag (ANERcorp has a few empty tokens) are skipped.
+`test.txt` concatenated) reads as 1,627 sentences, 26,974 tokens. Tokens are joined by one
+space and sentences by a line break; offsets are code points. Sentences are the
+blank-line-separated blocks, or, in a file with no blank line (ANERcorp), runs ending in
+". ! ? ؟". Documents are the corpus's own (`-DOCSTART-` lines) or, when it has none,
+consecutive sentences grouped into documents of about 300 to 600 tokens. Lines with no tag
+(ANERcorp has a few empty tokens) are skipped.
 
     python bench/arabic_recall_bench.py ANERCorp
     python bench/arabic_recall_bench.py FILE --limit-docs 40 --seed 1 --keep /tmp/ar --misses 20
