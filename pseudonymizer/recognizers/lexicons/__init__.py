@@ -244,16 +244,30 @@ class _People:
             _Word(m.start(), m.end(), fold(m.group()), _strip_marks(m.group()))
             for m in _WORD.finditer(text)
         ]
+        self._ends = [word.end for word in self.words]
+        self._forms: dict[tuple[int, bool], list[tuple[str, int]]] = {}
         # Words a place or an organisation covers are no part of a name ("لبنان" is not
         # ل + the given name "بنان").
-        ends = [word.end for word in self.words]
-        blocked: set[int] = set()
-        for span in taken:
-            index = bisect.bisect_right(ends, span.start)  # the first word ending after it
-            while index < len(self.words) and self.words[index].start < span.end:
-                blocked.add(index)
-                index += 1
-        self.blocked = frozenset(blocked)
+        self.blocked = frozenset(index for span in taken for index in self.within(span))
+
+    def within(self, span: Span) -> range:
+        """The indexes of the words `span` covers, wholly or in part."""
+        first = bisect.bisect_right(self._ends, span.start)  # the first word ending after it
+        last = first
+        while last < len(self.words) and self.words[last].start < span.end:
+            last += 1
+        return range(first, last)
+
+    def forms(self, index: int, elided: bool = False) -> list[tuple[str, int]]:
+        """Word `index`'s folded form and its forms without a proclitic leaving two letters or
+        more (and, `elided`, with the article whose alef ل elides): `bare_forms`, computed
+        once for all the rules that look for a head or a name."""
+        if (index, elided) not in self._forms:
+            word = self.words[index]
+            self._forms[index, elided] = bare_forms(
+                self.text, word.start, word.end, word.key, elided=elided
+            )
+        return self._forms[index, elided]
 
     def unlisted(self, index: int) -> bool:
         """Whether word `index` may be a name no list holds: not a frequent word (with its
@@ -360,7 +374,7 @@ class _People:
         word = self.words[index]
         candidates = [(word.key, word.start)]
         if word.key not in self.lexicon.names and word.key not in _LEADING_PARTICLES:
-            candidates = bare_forms(self.text, word.start, word.end, word.key)
+            candidates = self.forms(index)
         for key, start in candidates:
             if key in _LEADING_PARTICLES and self.joined(index + 1):
                 size = self.family_unit(index + 1)
@@ -452,19 +466,15 @@ class _Places:
         self.words = people.words
 
     def head_at(self, index: int) -> str | None:
-        word = self.words[index]
-        for key, _ in bare_forms(self.people.text, word.start, word.end, word.key, shortest=2):
-            if key in _PLACE_HEADS:
-                return key
-        return None
+        return next((key for key, _ in self.people.forms(index) if key in _PLACE_HEADS), None)
 
     def states(self) -> list[Span]:
         """A state named by its head and one to three adjectives ("المملكة المغربية")."""
         spans: list[Span] = []
         people = self.people
-        for index, word in enumerate(self.words):
-            heads = bare_forms(people.text, word.start, word.end, word.key, elided=True)
-            start = next((at for key, at in heads if key in _STATE_HEADS), None)
+        for index in range(len(self.words)):
+            forms = people.forms(index, elided=True)
+            start = next((at for key, at in forms if key in _STATE_HEADS), None)
             last = index
             while (
                 start is not None
@@ -525,9 +535,9 @@ class _Organisations:
     def head_at(self, index: int) -> tuple[int, bool, bool] | None:
         """Where a head word begins in word `index` (after a proclitic), whether it has the
         article (written, or elided after ل: "للمنتخب"), and whether it is a weak head."""
-        word = self.words[index]
-        text = self.people.text
-        for key, start in bare_forms(text, word.start, word.end, word.key, shortest=3, elided=True):
+        for number, (key, start) in enumerate(self.people.forms(index, elided=True)):
+            if number and len(key) < 3:
+                continue  # a proclitic leaves at least three letters of a head
             article = key.startswith(_ARTICLE)
             bare = key[len(_ARTICLE) :] if article else key
             if bare in _ORG_HEADS or bare in _WEAK_ORG_HEADS:
@@ -598,14 +608,7 @@ class _Echoes:
         self.people = people
         self.words = people.words
         self.found = found
-        ends = [word.end for word in self.words]
-        self.first_word = {word.start: index for index, word in enumerate(self.words)}
-        self.covered: set[int] = set()
-        for span in found:
-            index = bisect.bisect_right(ends, span.start)
-            while index < len(self.words) and self.words[index].start < span.end:
-                self.covered.add(index)
-                index += 1
+        self.covered = frozenset(index for span in found for index in people.within(span))
 
     def names(self) -> tuple[set[tuple[str, ...]], set[str]]:
         """The folded words of each found multi-word name, and the last words to echo."""
@@ -614,17 +617,14 @@ class _Echoes:
         wholes: set[tuple[str, ...]] = set()
         lasts: set[str] = set()
         for span in self.found:
-            if span.label != "PER":
+            words = [self.words[index] for index in people.within(span)]
+            if span.label != "PER" or len(words) < 2:
                 continue
-            keys = [fold(word) for word in _WORD.findall(self.people.text[span.start : span.end])]
-            if len(keys) < 2:
-                continue
-            wholes.add(tuple(keys))
-            last = keys[-1]
-            surface = _strip_marks(_WORD.findall(self.people.text[span.start : span.end])[-1])
+            wholes.add(tuple(word.key for word in words))
+            last = words[-1].key
             if (
                 len(last) >= 3
-                and surface not in _FUNCTION_WORDS
+                and words[-1].written not in _FUNCTION_WORDS
                 and last not in _EVERYDAY_NAMES
                 and last not in _JOINING_PARTICLES
                 and (last not in common or (span.score or 0) > ECHO_SCORE)
@@ -633,9 +633,10 @@ class _Echoes:
         return wholes, lasts
 
     def find(self) -> list[Span]:
-        wholes, lasts = self.names()
-        if not lasts and not wholes:
+        found, lasts = self.names()
+        if not lasts and not found:
             return []
+        wholes = sorted(found, key=len, reverse=True)  # the longest name first
         spans: list[Span] = []
         people = self.people
         index = 0
@@ -643,10 +644,12 @@ class _Echoes:
             if index in self.covered or index in people.blocked:
                 index += 1
                 continue
-            word = self.words[index]
-            forms = bare_forms(people.text, word.start, word.end, word.key, shortest=3)
+            forms = [
+                (key, at) for number, (key, at) in enumerate(people.forms(index))
+                if number == 0 or len(key) >= 3
+            ]  # fmt: skip
             match = None
-            for whole in sorted(wholes, key=len, reverse=True):
+            for whole in wholes:
                 size = len(whole)
                 start = next((at for key, at in forms if key == whole[0]), None)
                 if (

@@ -28,7 +28,6 @@ written) and knows nothing of its lists but what it is given.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
@@ -140,16 +139,14 @@ class Word(Protocol):
     @property
     def key(self) -> str: ...  # folded
 
+    @property
+    def written(self) -> str: ...  # as written, harakat and tatweel removed
 
-_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
 
-
-def _article(text: str, word: Word) -> bool:
+def _article(word: Word) -> bool:
     """Whether `word` begins with the article as written: "ال", not "أل" ("ألبرت", "ألونسو"
     fold to a form that begins like the article, and are names)."""
-    return word.key.startswith(_ARTICLE) and _MARKS.sub("", text[word.start : word.end]).startswith(
-        "\u0627\u0644"
-    )
+    return word.key.startswith(_ARTICLE) and word.written.startswith("\u0627\u0644")
 
 
 def _is_stop(key: str, adjectives: Collection[str]) -> bool:
@@ -203,7 +200,7 @@ def cued_names(
                 break
             qualifiers += 1
         last = _name_end(
-            text, words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
+            words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
         )
         if (
             last is not None
@@ -249,7 +246,6 @@ def _cue_at(
 
 
 def _name_end(
-    text: str,
     words: Sequence[Word],
     joined: Callable[[int], bool],
     first: int,
@@ -263,7 +259,7 @@ def _name_end(
     if first >= len(words) or not joined(first) or first in blocked:
         return None
     head = words[first].key
-    if _article(text, words[first]) or _is_stop(head, adjectives):
+    if _article(words[first]) or _is_stop(head, adjectives):
         return None
     if saying and head in _SUBJECTS:
         return None
@@ -283,7 +279,7 @@ def _name_end(
         if key in _PARTICLES and last + 2 < len(words) and joined(last + 2):
             last += 1
             continue
-        if _article(text, words[last + 1]):
+        if _article(words[last + 1]):
             # "عبد الرحمن": the article after عبد; a family name last ("السيسي", "الهاشمي").
             stem = key[len(_ARTICLE) :]
             if words[last].key == "عبد" or (len(key) >= 5 and key.endswith("ي")) or stem in names:
