@@ -269,10 +269,11 @@ class _People:
             )
         return self._forms[index, elided]
 
-    def unlisted(self, index: int) -> bool:
+    def unlisted(self, index: int, proclitics: bool = False) -> bool:
         """Whether word `index` may be a name no list holds: not a frequent word (with its
         article or without), a function word or a country's adjective, three letters or
-        more, and no part of a listed place or organisation."""
+        more, and no part of a listed place or organisation. With `proclitics`, not a
+        frequent word after a proclitic either ("بوزير": ب + وزير)."""
         if index >= len(self.words) or index in self.blocked:
             return False
         word = self.words[index]
@@ -286,6 +287,10 @@ class _People:
             and word.written not in _FUNCTION_WORDS
             and word.key not in adjectives
             and _ARTICLE + bare not in adjectives
+            and not (
+                proclitics
+                and any(len(key) >= 3 and key in common for key, _ in self.forms(index)[1:])
+            )
         )
 
     def adjective(self, index: int, article: bool) -> bool:
@@ -711,7 +716,8 @@ class ArabicLexiconRecognizer(PatternRecognizer):
             Span(start, end, "PER", score, SOURCE)
             for start, end, score in cued_names(
                 text, reader.words, reader.joined, adjectives=lexicon.nationalities,
-                names=lexicon.names, blocked=reader.blocked, unknown=reader.unlisted,
+                names=lexicon.names, blocked=reader.blocked,
+                unknown=lambda index: reader.unlisted(index, proclitics=True),
             )
         ]  # fmt: skip
         # The longer span wins; on a tie a listed place or organisation beats one named by

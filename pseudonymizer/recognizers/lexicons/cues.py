@@ -7,9 +7,10 @@ comes before it:
 - a title or an occupation with the article: "الرئيس", "اللاعب", "الكاتبة", "الدكتور";
 - a title in a construct with its domain: "وزير الخارجية", "رئيس الوزراء", "ملك الأردن";
 - a verb of saying, whose subject follows it in Arabic: "قال", "وأكدت", "صرح";
-- weak cues, where the name must hold a listed name or a word no frequency table holds
-  (`unknown`): a verb of a life ("ولد", "أسس", "فاز") and a country's or people's
-  adjective used as a noun ("الألماني مايكل شوماخر", "الأوروبي خافيير سولانا").
+- weak cues, where the name ends at its last word that is a listed name or a word no
+  frequency table holds (`unknown`), and is none without one: a verb of a life ("ولد",
+  "أسس", "فاز") and a country's or people's adjective used as a noun, masculine (the
+  feminine is as often the country: "السعودية") ("الألماني مايكل شوماخر").
 
 Between the cue and the name may stand a country's adjective, a qualifier ("الرئيس
 الأمريكي السابق باراك أوباما") or a listed organisation or place ("الأمين العام للأمم
@@ -82,13 +83,14 @@ SAYING = _folded(
 )
 # Verbs of a life whose subject follows them ("ولد ألبرت أينشتاين", "أسس ريتشارد ستالمان"),
 # weak cues: their subject is as often a word ("فاز الفريق", "لعب دورا"), so the name must
-# hold a listed name or a word no frequency table holds (`unknown`).
+# hold a listed name or a word no frequency table holds (`unknown`). Not ألف (also "a
+# thousand": "ألف مبروك") or حكم (a ruling, a referee).
 LIFE_VERBS = _folded(
     """
     ولد ولدت توفي توفيت درس درست انضم انضمت فاز فازت لعب لعبت أسس أسست اخترع اخترعت اكتشف
-    اكتشفت نشر نشرت اقترح اقترحت طور طورت صمم صممت ألف ألفت قاد قادت غادر غادرت زار زارت
+    اكتشفت نشر نشرت اقترح اقترحت طور طورت صمم صممت قاد قادت غادر غادرت زار زارت
     التقى التقت استقبل استقبلت اتهم اتهمت يتهم تتهم شن هاجم هاجمت انتقد انتقدت سجل سجلت
-    عاش عاشت تزوج تزوجت حكم يسمى يدعى تدعى تسمى
+    عاش عاشت تزوج تزوجت يسمى يدعى تدعى تسمى
     """
 )
 WEAK_SCORE = 0.5
@@ -202,18 +204,31 @@ def cued_names(
         last = _name_end(
             words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
         )
-        if (
-            last is not None
-            and weak
-            and not any(words[at].key in names or unknown(at) for at in range(first, last + 1))
-        ):
-            last = None
+        if last is not None and weak:
+            last = _weak_name_end(words, first, last, names, unknown)
         if last is None:
             index = max(index + 1, first)
             continue
         found.append((words[first].start, words[last].end, score))
         index = last + 1
     return found
+
+
+def _weak_name_end(
+    words: Sequence[Word],
+    first: int,
+    last: int,
+    names: Collection[str],
+    unknown: Callable[[int], bool],
+) -> int | None:
+    """The end of a name a weak cue announces (words `first` to `last` read as a name): its
+    last word that is a listed name or one `unknown` says no frequency table holds, or None
+    when none is ("لعب دورا كبيرا"). What follows that word is no part of the name: "زار
+    أيمن سليمان مقر النادي" names "أيمن سليمان", "الألماني مايكل شوماخر" the two words."""
+    for end in range(last, first - 1, -1):
+        if words[end].key in names or unknown(end):
+            return end
+    return None
 
 
 def _cue_at(
@@ -240,7 +255,9 @@ def _cue_at(
         ):
             return index + 2, TITLE_SCORE, False
     for key, _ in forms:
-        if key in LIFE_VERBS or (key.startswith(_ARTICLE) and key in adjectives):
+        # A feminine adjective is as often a country ("السعودية"): only the masculine cues.
+        adjective = key.startswith(_ARTICLE) and key in adjectives and not key.endswith("ه")
+        if key in LIFE_VERBS or adjective:
             return index + 1, WEAK_SCORE, True
     return None
 

@@ -499,3 +499,18 @@ def test_a_frequent_last_word_echoes_only_after_a_surer_cue_than_a_verb_of_sayin
     assert [surface for surface, _, _ in scored(text)].count("كبير") == 0
     titled = "قال الرئيس جورج بوش إن ... ورد بوش على"
     assert ("بوش", "PER", 0.5) in scored(titled)
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("زار أيمن سليمان مقر النادي", ["أيمن سليمان"]),  # a frequent word ends the name
+        ("التقى أيمن المصري بوزير الخارجية", ["أيمن المصري"]),  # ب + a frequent word
+        ("تستضيف السعودية مؤتمرا دوليا", []),  # a feminine adjective is also a country
+        ("ألف مبروك يا سلمى الدوسري", ["سلمى الدوسري"]),  # ألف is also "a thousand"
+    ],
+)
+def test_a_weak_cue_never_stretches_a_name_over_frequent_words(
+    text: str, people: list[str]
+) -> None:
+    assert [surface for surface, label in found(text) if label == "PER"] == people
