@@ -240,6 +240,25 @@ class Document(models.Model):
         return self.replica_of_id is not None
 
 
+# The spans a person decided: added, accepted, or rejected by a person. A proposal set aside
+# by a machine's rule or as a side effect of another span (`annotator.services.spans`) is
+# rejected by nobody (`decided_by` empty): no person saw it.
+PERSONS_SPANS = (
+    Q(source=SpanSource.HUMAN)
+    | Q(status=SpanStatus.ACCEPTED)
+    | Q(status=SpanStatus.REJECTED, decided_by__isnull=False)
+)
+
+
+def span_by_person(status: str, source: str, decided_by_id: int | None) -> bool:
+    """Whether a span with these columns is a person's decision (`PERSONS_SPANS`)."""
+    return (
+        source == SpanSource.HUMAN
+        or status == SpanStatus.ACCEPTED
+        or (status == SpanStatus.REJECTED and decided_by_id is not None)
+    )
+
+
 class SpanQuerySet(models.QuerySet["Span"]):
     def for_document(self, document: Document) -> SpanQuerySet:
         return self.filter(document=document)
@@ -251,7 +270,7 @@ class SpanQuerySet(models.QuerySet["Span"]):
         return self.filter(status=SpanStatus.ACCEPTED)
 
     def decided_by_person(self) -> SpanQuerySet:
-        return self.filter(Q(source=SpanSource.HUMAN) | ~Q(status=SpanStatus.PROPOSED))
+        return self.filter(PERSONS_SPANS)
 
     def on_originals(self) -> SpanQuerySet:
         """The spans of the corpus itself: none of a replica's (`Document.is_blind`)."""

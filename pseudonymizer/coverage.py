@@ -17,14 +17,23 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from pseudonymizer.detection import LanguageRecognizer
+from pseudonymizer.detection import LanguageRecognizer, other_scripts
+from pseudonymizer.folding import fold_char
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.profiles import pattern_recognizers
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE
 
-__all__ = ["DetectionUnavailable", "Hit", "ReleaseDetection", "covered", "is_word_char", "merged"]
+__all__ = [
+    "DetectionUnavailable",
+    "Hit",
+    "ReleaseDetection",
+    "covered",
+    "is_word_char",
+    "merged",
+    "whole_words",
+]
 
 
 class DetectionUnavailable(RuntimeError):
@@ -81,10 +90,35 @@ def covered(
     return tuple(stretches)
 
 
+def _joins_a_word(char: str) -> bool:
+    """A word character, or one that folding drops (a zero-width space or joiner, a soft
+    hyphen, tatweel, a mark): "P\u200bennycuick" is one word to a reader."""
+    return is_word_char(char) or not fold_char(char)
+
+
+def whole_words(
+    text: str, stretches: Iterable[tuple[int, int]], low: int, high: int
+) -> tuple[tuple[int, int], ...]:
+    """`stretches` (sorted, as `covered` gives them) widened to the whole words they cut,
+    within `low`:`high`: what a finding names, so that a person sees the leak whole ("P" of
+    "P\u200bennycuick" whose rest was decided names the word) and not one letter of it."""
+    words: list[tuple[int, int]] = []
+    for start, end in stretches:
+        while start > low and _joins_a_word(text[start - 1]):
+            start -= 1
+        while end < high and _joins_a_word(text[end]):
+            end += 1
+        if words and start <= words[-1][1]:
+            words[-1] = (words[-1][0], max(end, words[-1][1]))
+        else:
+            words.append((start, end))
+    return tuple(words)
+
+
 class _NerRunner(Protocol):
     """What runs a NER model here (`pseudonymizer.detection.Detector`)."""
 
-    def ner_spec(self, language: str) -> str: ...
+    def runs_ner(self, language: str) -> bool: ...
 
     def ner(self, texts: Sequence[str], language: str) -> Any: ...
 
@@ -155,7 +189,7 @@ class ReleaseDetection:
             names.append(self._known.name)
         if language.strip().lower() in self._learned:
             names.append(self._learned[language.strip().lower()].name)
-        if self._ner is not None and self._ner.ner_spec(language):
+        if self._ner is not None and self._ner.runs_ner(language):
             names.append("ner")
         return names
 
@@ -178,7 +212,8 @@ class ReleaseDetection:
         there is one). Raises `DetectionUnavailable` when a detector cannot run.
         """
         found: list[list[Hit]] = [[] for _ in texts]
-        recognizers: list[Recognizer] = list(self._patterns)
+        # Stretches in another script are read by their script's detectors too.
+        recognizers: list[Recognizer] = [*self._patterns, *other_scripts(self._patterns)]
         if self._known is not None:
             recognizers.append(self._known)
         learned = self._learned.get(language.strip().lower())
@@ -194,7 +229,7 @@ class ReleaseDetection:
             self._add(found, results, recognizer.name)
         given = list(ner) if ner is not None else [None] * len(texts)
         missing = [index for index, spans in enumerate(given) if spans is None]
-        if missing and self._ner is not None and self._ner.ner_spec(language):
+        if missing and self._ner is not None and self._ner.runs_ner(language):
             detection = self._ner.ner([texts[index] for index in missing], language)
             if detection.errors:
                 reasons = "; ".join(f"{name}: {why}" for name, why in detection.errors.items())

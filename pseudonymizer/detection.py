@@ -7,6 +7,10 @@
 The NER part also runs on its own (`Detector.ner`), so a GPU host can run the model and a CPU
 host merge its output with the patterns later (`detect(..., ner_spans=...)`).
 
+A stretch written in another script than the document's language (a Latin name in an Arabic
+post) is read again by the detectors of a language of that script, NER included
+(`pseudonymizer.scripts`): `runs_ner` says whether a document of a language runs any model.
+
 A model learned from a project's decisions (`pseudonymizer.learning`) joins the run with
 `learned=[model]`: its proposals (source "learned") are merged like any recognizer's, in the
 texts of the model's language only.
@@ -30,6 +34,7 @@ from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.loading import NerSpecError, ner_recognizer
 from pseudonymizer.recognizers.ner import SOURCE as NER_SOURCE
 from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
+from pseudonymizer.scripts import OtherScripts, readers_of
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 
@@ -45,6 +50,8 @@ __all__ = [
     "LanguageRecognizer",
     "NerSpecError",
     "ner_model_spec",
+    "other_scripts",
+    "uses_ner",
 ]
 
 # The NER model of each language: "spacy:<package>" (an installed spaCy pipeline), a
@@ -112,6 +119,23 @@ class _GivenSpans:
         return [list(spans) for spans in self._spans]
 
 
+def uses_ner(specs: Mapping[str, str], language: str) -> bool:
+    """Whether a document of `language` is read by a NER model of `specs` (as
+    `Detector.ner_specs` records them): its language's, or another script's."""
+    return any(specs.get(code) for code in (language, *readers_of(language)))
+
+
+def other_scripts(recognizers: Iterable[Recognizer]) -> list[Recognizer]:
+    """Those of `recognizers` whose spans depend on the language they are told
+    (`reads_language`), reading the stretches of each text in another script under the
+    language of that script. The others read every script already."""
+    return [
+        OtherScripts.of(recognizer)
+        for recognizer in recognizers
+        if getattr(recognizer, "reads_language", False)
+    ]
+
+
 class Detector:
     """The recognizers of a detection profile, for any language, built once.
 
@@ -170,16 +194,35 @@ class Detector:
             return ""
         return ner_model_spec(language, self._ner_models)
 
+    def runs_ner(self, language: str) -> bool:
+        """Whether a document of `language` is read by a NER model: its language's, or the
+        model of a language that reads its stretches in another script (English for the
+        Latin stretches of an Arabic document)."""
+        return any(self.ner_spec(code) for code in (language, *readers_of(language)))
+
+    def ner_specs(self, languages: Iterable[str]) -> dict[str, str]:
+        """The NER model spec of each of `languages` and of the languages that read their
+        stretches in other scripts: what a run or a release records, so that the models
+        it ran are the ones it said (`uses_ner` reads it)."""
+        specs: dict[str, str] = {}
+        for language in languages:
+            for code in (language, *readers_of(language)):
+                if code not in specs:
+                    specs[code] = self.ner_spec(code)
+        return specs
+
     def ner(self, texts: Sequence[str], language: str) -> Detection:
-        """The NER model's spans in each text, alone (the part worth a GPU host).
+        """The NER models' spans in each text, alone (the part worth a GPU host): the model of
+        `language` over the whole text, and the models of other scripts over its stretches
+        in them (`runs_ner`).
 
         A model that cannot load or run is an entry in `errors` (under "ner") and no spans,
         not an exception; a spec that names no model properly raises `NerSpecError`.
         """
-        recognizer = self._ner_recognizer(language)
-        if recognizer is None:
+        recognizers = self._ner_recognizers(language)
+        if not recognizers:
             return Detection(spans=[[] for _ in texts])
-        recognition = recognize_all(texts, language, [recognizer])
+        recognition = recognize_all(texts, language, recognizers)
         return Detection(spans=recognition.spans, errors=recognition.errors)
 
     def detect(
@@ -197,7 +240,7 @@ class Detector:
         for the NER model's output (from `ner()`, perhaps run elsewhere): the model is then
         neither loaded nor run. A recognizer that fails is an entry in `errors`.
         """
-        recognizers: list[Recognizer] = list(self._patterns)
+        recognizers: list[Recognizer] = [*self._patterns, *other_scripts(self._patterns)]
         if self._known is not None:
             recognizers.append(self._known)
         if ner_spans is not None:
@@ -205,14 +248,22 @@ class Detector:
                 raise ValueError(f"{len(ner_spans)} lists of NER spans for {len(texts)} texts")
             recognizers.append(_GivenSpans(ner_spans))
         else:
-            ner = self._ner_recognizer(language)
-            if ner is not None:
-                recognizers.append(ner)
+            recognizers.extend(self._ner_recognizers(language))
         learned = self._learned.get(language.strip().lower())
         if learned is not None:
             recognizers.append(learned)
         recognition = recognize_all(texts, language, recognizers)
         return Detection(spans=recognition.spans, errors=recognition.errors)
+
+    def _ner_recognizers(self, language: str) -> list[Recognizer]:
+        """The model of `language`, and the models of other scripts over their stretches."""
+        found: list[Recognizer] = []
+        own = self._ner_recognizer(language)
+        if own is not None:
+            found.append(own)
+        if any(self.ner_spec(code) for code in readers_of(language)):
+            found.append(OtherScripts(NER_SOURCE, self._ner_recognizer))
+        return found
 
     def _ner_recognizer(self, language: str) -> Recognizer | None:
         code = language.strip().lower()

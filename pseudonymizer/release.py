@@ -28,7 +28,9 @@ what was found. For each document, in order:
    runs over the text as it was imported — the profile's patterns and lexicons, the known
    entities, the learned model, NER — and every hit must be *covered*: each of its word
    characters (a letter, a mark or a digit) lies inside the union of the spans a person
-   decided there, accepted (rendered, kept or deleted) or rejected. A hit only partly covered —
+   decided there, accepted (rendered, kept or deleted) or rejected. A proposal rejected by no
+   person (set aside by a machine's rule, or as a side effect of a person's span over part of
+   it) covers nothing and is a hit itself, under its source. A hit only partly covered —
    NER's "Ottoline Postlethwaite" where a person accepted "Ottoline" — is a finding, with the
    stretches nobody decided on. Each detector's hits count on their own, before any merging: a
    pattern hit is never hidden by a model's overlapping span.
@@ -48,7 +50,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from pseudonymizer.coverage import Hit, ReleaseDetection, covered, merged
+from pseudonymizer.coverage import Hit, ReleaseDetection, covered, merged, whole_words
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.folding import fold
 from pseudonymizer.recognizers.regex import LABELS as PATTERN_LABELS
@@ -161,7 +163,8 @@ class Finding:
     and `end` are its rendered offsets) or "hit" (a detector's hit over the stored text that no
     person decided on; `source` is the detector). `document_start`/`document_end` are where it
     is in the document as stored, `span_ref` the span there if any, `uncovered` the stretches of
-    a hit that no decided span covers. Never the text it found.
+    a hit that no decided span covers, each widened to the whole words it cuts
+    (`pseudonymizer.coverage.whole_words`). Never the text it found.
     """
 
     kind: str
@@ -507,6 +510,14 @@ class ReleasePipeline:
 
     @staticmethod
     def _uncovered(document: ReleaseDocument, hits: Sequence[Hit]) -> list[Finding]:
+        # A proposal set aside by a machine's rule, or as a side effect of another span, was
+        # seen by nobody: it counts as its detector's hit, whatever the detectors find now.
+        aside = {
+            Hit(span.start, span.end, span.label, span.source): span.ref
+            for span in document.spans
+            if span.state == SpanState.REJECTED and not span.by_person
+        }
+        hits = [*hits, *aside]
         if not hits:
             return []
         union = merged((span.start, span.end) for span in document.spans if span.covers)
@@ -526,7 +537,8 @@ class ReleasePipeline:
             findings.append(
                 Finding(
                     HIT, hit.start, hit.end, hit.label, hit.detector,
-                    span_ref=there[0].ref if there else None, uncovered=stretches,
+                    span_ref=aside[hit] if hit in aside else there[0].ref if there else None,
+                    uncovered=whole_words(document.text, stretches, hit.start, hit.end),
                 )
             )  # fmt: skip
         return findings

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotator.models import (
+    PERSONS_SPANS,
     Document,
     DocumentQuerySet,
     DocumentStatus,
@@ -68,8 +69,7 @@ def learning_examples(
     documents = learning_documents(project, language).order_by("pk")
     if ids is not None:
         documents = documents.filter(pk__in=list(ids))
-    decided = Q(status__in=[SpanStatus.ACCEPTED, SpanStatus.REJECTED])
-    return _examples(documents, decided, partial=False)
+    return _examples(documents, PERSONS_SPANS & ~Q(status=SpanStatus.PROPOSED), partial=False)
 
 
 def learning_partial_examples(project: Project, language: str) -> Iterator[tuple[int, Example]]:
@@ -77,7 +77,7 @@ def learning_partial_examples(project: Project, language: str) -> Iterator[tuple
     accepted or an occurrence the table proposed, in id order, with its document's id: those
     spans, and the proposals people rejected."""
     known = Q(status=SpanStatus.PROPOSED, source=SpanSource.KNOWN)
-    decided = Q(status__in=[SpanStatus.ACCEPTED, SpanStatus.REJECTED]) | known
+    decided = (PERSONS_SPANS & ~Q(status=SpanStatus.PROPOSED)) | known
     marked = known | Q(status=SpanStatus.ACCEPTED)
     documents = (
         Document.objects.for_project(project)

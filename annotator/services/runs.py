@@ -71,7 +71,13 @@ from annotator.services.jobs import (
 from annotator.services.learning import learned_recognizer
 from annotator.services.proposals import Proposal, proposal_sources, propose
 from annotator.services.table import known_surfaces
-from pseudonymizer.detection import Detection, Detector, LanguageRecognizer, NerSpecError
+from pseudonymizer.detection import (
+    Detection,
+    Detector,
+    LanguageRecognizer,
+    NerSpecError,
+    uses_ner,
+)
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearnedRecognizer, LearningError
 from pseudonymizer.spans import Span as EngineSpan
@@ -186,7 +192,9 @@ def run_create(
         for lang, group in itertools.groupby(rows, key=lambda row: row[0])
     }
     detector = Detector(ner_models=settings.CLOAK_NER_MODELS)
-    models_used = {lang: detector.ner_spec(lang) if use_ner else "" for lang in by_language}
+    # Each language's model, and the models that read its stretches in another script (the
+    # English model over the Latin names of an Arabic post).
+    models_used = detector.ner_specs(by_language) if use_ner else dict.fromkeys(by_language, "")
     recognizers = ["regex", "known"] + (["ner"] if any(models_used.values()) else [])
     # The newest ready learned model of each language, by version (`learned:<language>`).
     learned = {lang: learned_latest(project, lang) for lang in by_language} if use_ner else {}
@@ -286,7 +294,7 @@ def _dispatch(run_id: int, batches: Sequence[tuple[int, str]]) -> None:
     if models_used is None:
         return
     for batch_id, language in batches:
-        if models_used.get(language):
+        if uses_ner(models_used, language):
             (
                 tasks.preannotate_ner.s(batch_id)
                 | tasks.preannotate_batch.s(batch_id, with_ner=True)
@@ -406,7 +414,7 @@ def run_batch_detect(
     run = batch.run
     ids, texts = _texts(batch)
     ner_spans = _ner_spans(ner, ids) if ner is not None else None
-    if ner_spans is None and run.models_used.get(batch.language):
+    if ner_spans is None and uses_ner(run.models_used, batch.language):
         # A model-backed batch reaches this queue only through `ner`: never run it here.
         raise RuntimeError(f"batch {batch_id} needs its NER spans from the ner queue")
     # The learned model is a recognizer of its own (source `learned`), merged with the
@@ -685,8 +693,9 @@ def run_execute(
     pending = RunBatch.objects.filter(run=run, status=JobStatus.QUEUED).order_by("number")
     for batch_id, language in list(pending.values_list("pk", "language")):
         try:
-            ner = run_batch_ner(batch_id=batch_id) if run.models_used.get(language) else None
-            if ner is not None or not run.models_used.get(language):
+            with_ner = uses_ner(run.models_used, language)
+            ner = run_batch_ner(batch_id=batch_id) if with_ner else None
+            if ner is not None or not with_ner:
                 run_batch_detect(batch_id=batch_id, ner=ner)
         except Exception as error:
             job_crashed((RunBatch, batch_id), error)

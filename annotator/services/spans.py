@@ -22,6 +22,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotator.models import (
@@ -57,6 +58,7 @@ from annotator.services.table import (
     surface_decide,
 )
 from pseudonymizer import graphemes
+from pseudonymizer.coverage import covered
 from pseudonymizer.vocabulary import Decision
 
 MAX_COMMENT = 5000
@@ -150,8 +152,16 @@ def _is_persons(span: Span) -> bool:
 
 
 def _make_room(document: Document, start: int, end: int, actor: Any, keep: int | None) -> None:
-    """Refuse a span across another person's span; reject the proposals it overlaps (a
-    machine span that overlaps a person's is dropped)."""
+    """Refuse a span across another person's span; make room among the proposals it overlaps.
+
+    A proposal is an alternative to the new span only where the two overlap. What reaches
+    beyond it stays proposed, for a person to decide: NER's "Ottoline Postlethwaite" becomes
+    "Postlethwaite" when a person adds "Ottoline" (and two proposals, one each side, when the
+    new span lies inside it). A proposal with nothing left beyond it (no letter, mark or digit:
+    `pseudonymizer.coverage.covered`), or whose rest another span already proposes, is set
+    aside: rejected, and by no person (`decided_by` stays empty), so that a release never
+    counts it as something a person saw (`annotator.services.releases`).
+    """
     overlapping = (
         Span.objects.select_for_update()
         .filter(document=document, start__lt=end, end__gt=start)
@@ -166,20 +176,71 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
                 f"[{start}, {end}) overlaps span {other.pk} [{other.start}, {other.end}), "
                 "which a person decided: change that span instead"
             )
-        proposals.append(other.pk)
-    if proposals:
-        now = timezone.now()
-        # A new version: a form still holding the proposal cannot accept it over the span
-        # that pushed it aside.
-        Span.objects.filter(pk__in=proposals).update(
+        proposals.append(other)
+    if not proposals:
+        return
+    now = timezone.now()
+    set_aside = []
+    for other in proposals:
+        rest = _rest(document, other, start, end, keep)
+        if not rest:
+            set_aside.append(other.pk)
+            continue
+        # A new version: a form still holding the proposal whole cannot accept it whole. A
+        # piece is another surface than the table's choice the proposal carried: it carries
+        # none, and its decision is the person's to make.
+        fresh = {"entity_id": None, "decision": Decision.PSEUDONYMIZE.value, "keep_reason": ""}
+        (first_start, first_end), *others = rest
+        Span.objects.filter(pk=other.pk).update(
+            start=first_start,
+            end=first_end,
+            # What the machine proposed stays what it proposed (the old row's columns).
+            proposed_start=Coalesce("proposed_start", "start"),
+            proposed_end=Coalesce("proposed_end", "end"),
+            updated_at=now,
+            version=F("version") + 1,
+            **fresh,
+        )
+        for piece_start, piece_end in others:
+            Span.objects.create(
+                document=document, start=piece_start, end=piece_end, label=other.label,
+                source=other.source, sources=other.sources, score=other.score,
+                run_id=other.run_id, proposed_start=piece_start, proposed_end=piece_end,
+                proposed_label=other.label, **fresh,
+            )  # fmt: skip
+    if set_aside:
+        Span.objects.filter(pk__in=set_aside).update(
             status=SpanStatus.REJECTED,
-            decided_by=actor,
+            decided_by=None,
             decided_at=now,
             updated_by=actor,
             updated_at=now,
             entity_id=None,
             version=F("version") + 1,
         )
+
+
+def _rest(
+    document: Document, proposal: Span, start: int, end: int, keep: int | None
+) -> list[tuple[int, int]]:
+    """The stretches of `proposal` that [start, end) leaves nobody's decision, as whole
+    characters, less those another span of the document (not rejected) already holds with the
+    same label."""
+    text = document.text
+    stretches = [
+        graphemes.widen(text, piece_start, piece_end)
+        for piece_start, piece_end in covered(text, proposal.start, proposal.end, [(start, end)])
+    ]
+    if not stretches:
+        return []
+    held = set(
+        Span.objects.filter(document=document, label=proposal.label)
+        .exclude(status=SpanStatus.REJECTED)
+        .exclude(pk__in=[pk for pk in (proposal.pk, keep) if pk is not None])
+        .filter(start__lt=max(e for _, e in stretches), end__gt=min(s for s, _ in stretches))
+        .values_list("start", "end")
+    )
+    return [stretch for stretch in stretches if stretch not in held]
 
 
 def _touch_document(document: Document) -> None:
@@ -190,10 +251,23 @@ def _touch_document(document: Document) -> None:
         document.status = DocumentStatus.IN_PROGRESS
 
 
-def _decide(span: Span, document: Document, actor: Any, replacement: str | None) -> Choice | None:
+def _decide(
+    span: Span,
+    document: Document,
+    actor: Any,
+    replacement: str | None,
+    *,
+    label_asked: bool = False,
+) -> Choice | None:
     """Record the span's decision for its surface in the correspondence table. A replica's
     decision stays on its span (None): a second annotation is measured, never a choice of
-    the project, so it neither writes the table nor propagates."""
+    the project, so it neither writes the table nor propagates.
+
+    One surface has one label in the project: a span whose surface the table holds under
+    another label takes the entity's label (an NER "ORG" accepted on a surface decided as a
+    person), unless the person asked for its label in this very write (`label_asked`: a span
+    added, a label chosen), which is then refused (SurfaceConflict: 409), as a relabel of a
+    decided span is."""
     if document.is_blind:
         span.entity_id = None
         return None
@@ -209,6 +283,14 @@ def _decide(span: Span, document: Document, actor: Any, replacement: str | None)
         actor=actor,
         span_id=span.pk,
     )
+    if not choice.created and choice.label != span.label:
+        if label_asked:
+            raise SurfaceConflict(
+                f"this surface is {choice.label} in the project (one surface, one label): "
+                f"label it {choice.label}, or ask a lead to change the entity's label",
+                choice,
+            )
+        span.label = choice.label
     span.entity_id = choice.entity_id
     if previous is not None and previous != choice.entity_id:
         _withdraw(document, previous, actor, span)
@@ -345,8 +427,8 @@ def _create_locked(
         updated_by=user,
     )
     span.save()
-    choice = _decide(span, document, user, replacement)
-    span.save(update_fields=["entity_id"])
+    choice = _decide(span, document, user, replacement, label_asked=True)
+    span.save(update_fields=["entity_id", "label"])
     _touch_document(document)
     _publish(document, user, span.pk, choice)
     return span
@@ -444,8 +526,13 @@ def _update_locked(
     elif final == SpanStatus.ACCEPTED and (
         deciding or moved or "status" in fields or "label" in fields or span.entity_id is None
     ):
-        choice = _decide(span, document, user, change.replacement)
+        label = span.label
+        choice = _decide(
+            span, document, user, change.replacement, label_asked=change.label is not None
+        )
         fields.add("entity_id")
+        if span.label != label:
+            fields.add("label")
     if change.flag is not None:
         _flag(span, document, user, change.flag)
 
@@ -542,29 +629,46 @@ def spans_decide_all(
     if status not in (SpanStatus.ACCEPTED, SpanStatus.REJECTED):
         raise DomainError("proposals can be accepted or rejected together, nothing else")
     document = _locked_document(document)
-    proposals = Span.objects.for_document(document).proposed().order_by("start", "end", "id")
+    proposals = Span.objects.for_document(document).proposed()
     if label:
         proposals = proposals.filter(label=label)
     if source:
         proposals = proposals.filter(source=source)
     changed = conflicts = 0
-    for span_id, version in list(proposals.values_list("pk", "version")):
-        try:
-            # A savepoint each, so a conflict undoes that span alone; the document stays
-            # locked (and read) once for all of them.
-            with transaction.atomic():
-                _update_locked(
-                    document,
-                    span_id=span_id,
-                    actor=actor,
-                    version=version,
-                    change=SpanChange(status=status),
-                )
-        except (SurfaceConflict, DomainError):
-            # Decided otherwise in the project, or across a span a person decided.
-            conflicts += 1
-        else:
-            changed += 1
+    tried: set[int] = set()
+    while True:
+        # The widest proposal first where several start together: accepting "Ottoline" before
+        # "Ottoline Postlethwaite" would leave "Postlethwaite" to decide alone. Versions are
+        # read afresh each pass: a decision trims the proposals it overlaps, and what is left
+        # of them (new pieces too) is decided in the next pass.
+        pending = list(
+            proposals.exclude(pk__in=tried).order_by("start", "-end", "id").values_list("pk")
+        )
+        if not pending:
+            break
+        for (span_id,) in pending:
+            tried.add(span_id)
+            version = Span.objects.filter(pk=span_id, status=SpanStatus.PROPOSED).values_list(
+                "version", flat=True
+            )
+            if not version:
+                continue  # set aside by an earlier decision of this pass
+            try:
+                # A savepoint each, so a conflict undoes that span alone; the document stays
+                # locked (and read) once for all of them.
+                with transaction.atomic():
+                    _update_locked(
+                        document,
+                        span_id=span_id,
+                        actor=actor,
+                        version=version[0],
+                        change=SpanChange(status=status),
+                    )
+            except (SurfaceConflict, DomainError):
+                # Decided otherwise in the project, or across a span a person decided.
+                conflicts += 1
+            else:
+                changed += 1
     return BulkOutcome(changed=changed, conflicts=conflicts)
 
 

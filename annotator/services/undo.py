@@ -55,12 +55,28 @@ def _overlapping(document: Document, start: int, end: int, extra: tuple[int, ...
     )
 
 
+def _window(
+    places: list[tuple[int, int, int]], start: int, end: int, extra: tuple[int, ...]
+) -> tuple[int, int]:
+    """What an action on [start, end) (and the spans `extra`) may change: [start, end) and the
+    whole of each span (id, start, end) in `places` that overlaps it or is in `extra`. A
+    proposal the action trims keeps what lies beyond it, in new pieces too
+    (`annotator.services.spans._make_room`), all within the proposal's old place."""
+    low, high = start, end
+    for span_id, span_start, span_end in places:
+        if (span_start < end and span_end > start) or span_id in extra:
+            low, high = min(low, span_start), max(high, span_end)
+    return low, high
+
+
 def take_snapshot(
     document: Document, start: int, end: int, extra: tuple[int, ...] = ()
 ) -> Snapshot:
-    """The state of every span of `document` overlapping [start, end), and of `extra`; the
-    pseudonym of those accepted (a decision undone goes back to it)."""
-    spans = list(_overlapping(document, start, end, extra))
+    """The state of every span of `document` that an action on [start, end) (and `extra`)
+    may change (`_window`); the pseudonym of those accepted (a decision undone goes back to
+    it)."""
+    places = list(_overlapping(document, start, end, extra).values_list("pk", "start", "end"))
+    spans = list(_overlapping(document, *_window(places, start, end, extra), extra))
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     choices = span_choices(document, accepted) if accepted else {}
     return {
@@ -69,12 +85,22 @@ def take_snapshot(
     }
 
 
+def snapshot_window(
+    before: Snapshot, start: int, end: int, extra: tuple[int, ...] = ()
+) -> tuple[int, int]:
+    """The stretch of the document `take_snapshot` looked at for this action."""
+    places = [(span_id, state["start"], state["end"]) for span_id, state in before.items()]
+    return _window(places, start, end, extra)
+
+
 def undo_entry(
     document: Document, before: Snapshot, start: int, end: int, extra: tuple[int, ...] = ()
 ) -> list[dict[str, Any]]:
-    """What the action did, as undo needs it: each span in [start, end) (or `extra`) whose
-    version moved, with its version now and its state before (None: the action made it)."""
-    after = _overlapping(document, start, end, extra).values_list("pk", "version")
+    """What the action did, as undo needs it: each span the snapshot looked at, or made since
+    in its stretch, whose version moved, with its version now and its state before (None: the
+    action made it)."""
+    window = snapshot_window(before, start, end, extra)
+    after = _overlapping(document, *window, extra).values_list("pk", "version")
     entry = []
     for span_id, version in after:
         old = before.get(span_id)

@@ -42,7 +42,7 @@ from annotator.services.spans import (
     span_update,
     spans_decide_all,
 )
-from annotator.services.undo import take_snapshot, undo_apply, undo_entry
+from annotator.services.undo import snapshot_window, take_snapshot, undo_apply, undo_entry
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
 from annotator.views.nav import HtmxProjectRequest
@@ -179,9 +179,8 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
         )
     push(request, document, form.cleaned_data["action"], entry, comment)
     changed = [item["id"] for item in entry] or [span_id]
-    return _answer(
-        request, document, changed=changed, ranges=[(low, high)], anchor=f"#span-{span_id}"
-    )
+    window = snapshot_window(before, low, high, (span_id,))
+    return _answer(request, document, changed=changed, ranges=[window], anchor=f"#span-{span_id}")
 
 
 @require_POST
@@ -207,8 +206,8 @@ def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     entry = undo_entry(document, before, start, end, (span.pk,))
     push(request, document, "add", entry)
     return _answer(
-        request, document, changed=[item["id"] for item in entry], ranges=[(start, end)],
-        anchor=f"#span-{span.pk}",
+        request, document, changed=[item["id"] for item in entry],
+        ranges=[snapshot_window(before, start, end, (span.pk,))], anchor=f"#span-{span.pk}",
     )  # fmt: skip
 
 

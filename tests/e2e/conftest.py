@@ -9,6 +9,7 @@ which. Its stack never shares a database, a Redis or a port with another test ru
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -182,3 +183,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if isinstance(stack, Stack):
         tails = "\n".join(stack.tail(name, 60) for name in ("web", "worker", "beat"))
         report.sections.append(("the stack's logs", tails))
+
+
+def import_records(admin: Api, records: list[dict[str, Any]]) -> dict[str, int]:
+    """Import Cloak JSONL `records` ({"id", "lang", "text", "spans"?}) through the API as the
+    admin, wait for the import, and give each record's document id by its external id."""
+    body = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    job = admin.call(
+        "POST", "imports/", expect=202,
+        files={"file": ("posts.jsonl", body.encode(), "application/jsonl")},
+        data={"format": "jsonl"},
+    ).json()  # fmt: skip
+    job = wait_for(lambda: admin.get(f"imports/{job['id']}/"),
+                   lambda row: row["status"] in ("done", "failed"), 120, "the import")  # fmt: skip
+    assert job["status"] == "done", job
+    wanted = {record["id"] for record in records}
+    rows = admin.get("documents/?limit=1000")["results"]
+    return {row["external_id"]: row["id"] for row in rows if row["external_id"] in wanted}

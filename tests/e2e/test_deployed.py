@@ -5,13 +5,12 @@ changed, and signing in against gunicorn's several processes.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 import requests
 
-from tests.e2e.conftest import PASSWORDS, Api, log_in, sign_in, wait_for
+from tests.e2e.conftest import PASSWORDS, Api, import_records, log_in, sign_in, wait_for
 from tests.e2e.stack import Stack
 from tests.e2e.workspace import Workspace
 
@@ -21,26 +20,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 RUN_DOCUMENTS = 200
 
 
-def _import(admin: Api, records: list[dict[str, Any]]) -> dict[str, int]:
-    body = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-    job = admin.call(
-        "POST", "imports/", expect=202,
-        files={"file": ("posts.jsonl", body.encode(), "application/jsonl")},
-        data={"format": "jsonl"},
-    ).json()  # fmt: skip
-    job = wait_for(lambda: admin.get(f"imports/{job['id']}/"),
-                   lambda row: row["status"] in ("done", "failed"), 120, "the import")  # fmt: skip
-    assert job["status"] == "done", job
-    wanted = {record["id"] for record in records}
-    rows = admin.get("documents/?limit=1000")["results"]
-    return {row["external_id"]: row["id"] for row in rows if row["external_id"] in wanted}
-
-
 def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
     stack: Stack, api: dict[str, Api]
 ) -> None:
     admin = api["admin"]
-    _import(admin, [
+    import_records(admin, [
         {"id": f"run-{n}", "lang": "en",
          "text": f"Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."}
         for n in range(RUN_DOCUMENTS)
@@ -86,7 +70,7 @@ def test_an_open_page_learns_what_another_process_changed(
     stack: Stack, api: dict[str, Api], browser: Any
 ) -> None:
     annotator = api["annotator_fr"]
-    ids = _import(api["admin"], [
+    ids = import_records(api["admin"], [
         {"id": "page-a", "lang": "fr", "text": "Hier, Ruth Nakamura a écrit à la mairie."},
         {"id": "page-b", "lang": "fr", "text": "Ruth Nakamura répond 👍🏽 : Ruth Nakamura."},
     ])  # fmt: skip
@@ -129,7 +113,7 @@ def test_decisions_made_together_go_out_in_one_pass_that_waits_for_nobody(
         {"id": "pass-all", "lang": "en", "text": f"Later {', '.join(names)} met."},
         {"id": "pass-held", "lang": "en", "text": f"{names[0]} and {names[1]} again."},
     ]
-    ids = _import(api["admin"], records)
+    ids = import_records(api["admin"], records)
 
     def known(name: str) -> list[dict[str, Any]]:
         spans = annotator.get(f"documents/{ids[name]}/spans/?limit=1000")["results"]
@@ -160,7 +144,7 @@ def test_decisions_made_together_go_out_in_one_pass_that_waits_for_nobody(
 def test_bad_bodies_get_a_json_detail_from_gunicorn(stack: Stack, api: dict[str, Api]) -> None:
     annotator = api["annotator_en"]
     text = "Thumbs 👍🏽 up from Moshe, 🇫🇷 and Cafe\u0301.\r\nBye."
-    ids = _import(api["admin"], [{"id": "bad-1", "lang": "en", "text": text}])
+    ids = import_records(api["admin"], [{"id": "bad-1", "lang": "en", "text": text}])
     spans = annotator.url(f"documents/{ids['bad-1']}/spans/")
     json_type = {"Content-Type": "application/json"}
 

@@ -13,13 +13,12 @@ real worker (tests/e2e/stack.py):
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Api, wait_for
+from tests.e2e.conftest import Api, import_records, wait_for
 from tests.e2e.stack import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -34,20 +33,8 @@ UNSEEN = {"ott-c": "Le jardinier Charles Postlethwaite habite à Lille depuis 20
 
 
 def _import(admin: Api, texts: dict[str, str], language: str) -> dict[str, int]:
-    body = "".join(
-        json.dumps({"id": key, "lang": language, "text": text}, ensure_ascii=False) + "\n"
-        for key, text in texts.items()
-    )
-    job = admin.call(
-        "POST", "imports/", expect=202,
-        files={"file": ("posts.jsonl", body.encode(), "application/jsonl")},
-        data={"format": "jsonl"},
-    ).json()  # fmt: skip
-    job = wait_for(lambda: admin.get(f"imports/{job['id']}/"),
-                   lambda row: row["status"] in ("done", "failed"), 120, "the import")  # fmt: skip
-    assert job["status"] == "done", job
-    rows = admin.get("documents/?limit=1000")["results"]
-    return {row["external_id"]: row["id"] for row in rows if row["external_id"] in texts}
+    records = [{"id": key, "lang": language, "text": text} for key, text in texts.items()]
+    return import_records(admin, records)
 
 
 def _spans(api: Api, document_id: int) -> list[dict[str, Any]]:
@@ -123,6 +110,77 @@ def test_a_decision_destroys_no_proposal_and_the_release_sees_every_name(
     assert french["status"] == "refused", french
     named = {leak["document_id"] for leak in french["leak_report"]}
     assert named == {unseen["ott-c"]}, french["leak_report"]
+
+
+def test_a_persons_span_over_part_of_a_proposal_leaves_the_rest_of_it_to_decide(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 29, 1: a person's span over part of a wider proposal never decides the rest of it
+    as a side effect, whether the person adds it or accepts everything at once."""
+    admin, annotator = api["admin"], api["annotator_en"]
+    name = "Ottoline Postlethwaite"
+    one = f"Dear {name}, your parcel is here."
+    two = f"{name} wrote again."
+    at = one.index(name)
+    ids = import_records(admin, [
+        {"id": "part-add", "lang": "en", "text": one,
+         "spans": [{"start": at, "end": at + len(name), "label": "PER"}]},
+        {"id": "part-bulk", "lang": "en", "text": two,
+         "spans": [{"start": 0, "end": len("Ottoline"), "label": "PER"},
+                   {"start": 0, "end": len(name), "label": "PER"}]},
+    ])  # fmt: skip
+
+    # The annotator adds the first name alone: the surname stays proposed, in view.
+    annotator.post(f"documents/{ids['part-add']}/spans/",
+                   {"start": at, "end": at + len("Ottoline"), "label": "PER"},
+                   expect=201)  # fmt: skip
+    spans = _spans(annotator, ids["part-add"])
+    left = [(one[s["start"] : s["end"]], s["status"]) for s in spans if s["source"] != "human"]
+    assert left == [("Postlethwaite", "proposed")], spans
+    version = annotator.get(f"documents/{ids['part-add']}/")["version"]
+    refused = annotator.call("PATCH", f"documents/{ids['part-add']}/",
+                             json={"status": "done", "version": version}, expect=400)  # fmt: skip
+    assert "undecided" in refused.json()["detail"]
+
+    # Accepting all at once takes the full name, not the first name that starts with it.
+    annotator.post(f"documents/{ids['part-bulk']}/spans/bulk/",
+                   {"status": "accepted", "label": "PER"})  # fmt: skip
+    spans = _spans(annotator, ids["part-bulk"])
+    assert [two[s["start"] : s["end"]] for s in spans if s["status"] == "accepted"] == [name]
+
+    annotator.post(f"documents/{ids['part-add']}/spans/bulk/",
+                   {"status": "accepted", "label": "PER"})  # fmt: skip
+    for document_id in ids.values():
+        _done(annotator, document_id)
+    stack.wait_idle()
+    release = _release(admin, language="en", strategy="S2")
+    assert release["status"] == "done", release
+    body = admin.call("GET", f"releases/{release['id']}/download/", expect=200).text
+    assert "postlethwaite" not in body.casefold() and "ottoline" not in body.casefold()
+
+
+def test_one_surface_has_one_label_in_every_document(stack: Stack, api: dict[str, Api]) -> None:
+    """Issue 29, 7: a proposal accepted with another label than its surface's entity follows
+    the entity; a span added with another label on a decided surface is refused."""
+    annotator = api["annotator_en"]
+    name = "Evander Thistlewood"
+    ids = import_records(api["admin"], [
+        {"id": "label-a", "lang": "en", "text": f"{name} called.", "spans": []},
+        {"id": "label-b", "lang": "en", "text": f"{name} called twice.",
+         "spans": [{"start": 0, "end": len(name), "label": "ORG"}]},
+        {"id": "label-c", "lang": "en", "text": f"Ask {name}.", "spans": []},
+    ])  # fmt: skip
+    person = annotator.post(f"documents/{ids['label-a']}/spans/",
+                            {"start": 0, "end": len(name), "label": "PER"}, expect=201)  # fmt: skip
+    stack.wait_idle()  # its propagation has landed: the ORG proposal learnt its entity
+    (org,) = _spans(annotator, ids["label-b"])
+    accepted = annotator.patch(f"documents/{ids['label-b']}/spans/{org['id']}/",
+                               {"version": org["version"], "status": "accepted"})  # fmt: skip
+    assert (accepted["label"], accepted["entity_id"]) == ("PER", person["entity_id"]), accepted
+    refused = annotator.call("POST", f"documents/{ids['label-c']}/spans/", expect=409,
+                             json={"start": 4, "end": 4 + len(name), "label": "ORG"})  # fmt: skip
+    assert "one surface, one label" in refused.json()["detail"]
+    assert [s["source"] for s in _spans(annotator, ids["label-c"])] == ["known"]
 
 
 # The decided name, and the same name written as another hand (or keyboard) would write it.

@@ -57,8 +57,8 @@ class FakeNer:
         self.errors = errors or {}
         self.calls: list[int] = []
 
-    def ner_spec(self, language: str) -> str:
-        return "fake-model" if language == "en" else ""
+    def runs_ner(self, language: str) -> bool:
+        return language == "en"
 
     def ner(self, texts: Sequence[str], language: str) -> Detection:
         self.calls.append(len(texts))
@@ -231,6 +231,29 @@ def test_a_hit_is_covered_only_when_every_word_character_is(
     assert covered("Ottoline Postlethwaite", 0, 22, merged(spans)) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "decided", "expected"),
+    [
+        ("Ms P\u200bennycuick wrote", [(5, 14)], ((3, 14),)),  # "P" of a word split unseen
+        ("Ms Pen\u00adnycuick wrote", [(3, 6)], ((3, 14),)),  # a soft hyphen inside
+        ("Ottoline Postlethwaite", [(0, 8)], ((9, 22),)),  # whole words already
+        ("Ottoline Postlethwaite", [(0, 3), (12, 22)], ((0, 22),)),  # "line Post" of two
+    ],
+)
+def test_a_finding_names_the_whole_words_nobody_decided_on(
+    text: str, decided: list[tuple[int, int]], expected: tuple[tuple[int, int], ...]
+) -> None:
+    start = 3 if text.startswith("Ms") else 0
+    end = start + len(text[start:].split(" ")[0]) if text.startswith("Ms") else len(text)
+    ner = FakeNer({text: [(start, end, "PER")]})
+    spans = [DecidedSpan(s, e, "PER", replacement="X") for s, e in decided]
+    (result,) = ReleasePipeline("S2", detection=ReleaseDetection(ner=ner)).run(
+        [ReleaseDocument("d", text, "en", spans)]
+    )
+    (finding,) = [f for f in result.findings if f.source == "ner"]
+    assert finding.uncovered == expected
+
+
 def test_punctuation_and_symbols_need_no_cover_but_digits_and_marks_do() -> None:
     assert covered("@marie.nd", 0, 9, merged([(1, 6), (7, 9)])) == ()
     assert covered("call 06 12", 5, 10, merged([(5, 7)])) == ((8, 10),)
@@ -262,7 +285,7 @@ def test_a_rejection_by_a_person_covers_a_hit_and_a_machine_s_does_not() -> None
     ner = FakeNer({OTTOLINE: [(start, start + 22, "PER")]})
     pipeline = ReleasePipeline("S2", detection=ReleaseDetection(ner=ner))
     person = DecidedSpan(start, start + 22, "PER", state=SpanState.REJECTED)
-    machine = person._replace(by_person=False)
+    machine = person._replace(by_person=False, source="ner")
 
     by_person, by_machine = pipeline.run([ottoline([person]), ottoline([machine])])
 
@@ -270,6 +293,24 @@ def test_a_rejection_by_a_person_covers_a_hit_and_a_machine_s_does_not() -> None
     assert [f.source for f in by_machine.findings if f.document_start == start] == [
         "ner", "proper-nouns",
     ]  # fmt: skip
+
+
+def test_a_proposal_set_aside_by_nobody_is_a_finding_though_no_detector_runs() -> None:
+    """An imported "Ottoline Postlethwaite" set aside when a person accepted "Ottoline": no
+    detector of the release finds it again, and "Postlethwaite" still refuses the release."""
+    start = OTTOLINE.index("Ottoline")
+    person = DecidedSpan(start, start + 8, "PER", replacement="Mary")
+    aside = DecidedSpan(start, start + 22, "PER", state=SpanState.REJECTED, by_person=False,
+                        source="import", ref=7)  # fmt: skip
+    rejected = aside._replace(by_person=True)
+
+    machine, human = ReleasePipeline("S2").run([ottoline([person, aside]),
+                                                ottoline([person, rejected])])  # fmt: skip
+
+    assert [(f.kind, f.source, f.span_ref, f.uncovered) for f in machine.findings] == [
+        ("hit", "import", 7, ((start + 9, start + 22),))
+    ]
+    assert human.findings == []
 
 
 def test_every_detector_counts_on_its_own_and_labels_follow_the_schema() -> None:

@@ -27,6 +27,7 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseNerHits,
     SpanStatus,
+    span_by_person,
 )
 from annotator.selectors.learning import learned_latest
 from annotator.selectors.releases import (
@@ -57,6 +58,7 @@ from annotator.services.releases.manifest import release_manifest
 from annotator.services.releases.ner import RELEASE_PROFILE, _ner_detector, text_digest
 from annotator.services.table import release_aliases, surface_choices
 from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
+from pseudonymizer.detection import uses_ner
 from pseudonymizer.formats.writers import OutputDocument
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearningError
@@ -105,7 +107,9 @@ class _Build:
         self.ner_here = ner_here
         self.total = documents_finished_count(self.project, release.language)
         self.done = 0
-        self.ner_languages = {code for code, spec in release.ner_models.items() if spec}
+        self.ner_languages = {
+            code for code in release.ner_models if uses_ner(release.ner_models, code)
+        }
         originals: list[tuple[str, str]] = []
         known: list[tuple[str, str]] = []
         for original, label, kept in release_aliases(self.project):
@@ -122,7 +126,8 @@ class _Build:
         )
         del known
         self.detectors: dict[str, list[str]] = {}
-        for code in sorted(release.ner_models):
+        covered = [release.language] if release.language else self.project.languages
+        for code in sorted(covered):
             names = detection.detectors(code)
             if code in self.ner_languages and "ner" not in names:
                 names.append("ner")
@@ -223,8 +228,9 @@ class _Build:
                     span.decision,
                     choice.replacement if choice is not None else None,
                     None if span.entity_id is None else ("entity", span.entity_id),
-                    # Only people accept or reject; a proposal is a machine's until then.
-                    span.status != SpanStatus.PROPOSED or span.source == Source.HUMAN,
+                    # A proposal is a machine's until a person accepts or rejects it; one
+                    # set aside without a person (decided by nobody) is a machine's still.
+                    span_by_person(span.status, span.source, span.decided_by_id),
                     span.id,
                     span.score,
                     span.source,

@@ -20,7 +20,7 @@ from annotator.selectors.releases import ner_documents
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.jobs import job_dispatch
-from pseudonymizer.detection import Detector
+from pseudonymizer.detection import Detector, uses_ner
 from pseudonymizer.strategies import Strategy
 
 
@@ -39,11 +39,10 @@ def _check(project: Project, strategy: str, format: str, language: str) -> None:
 
 
 def _ner_models(project: Project, language: str) -> dict[str, str]:
-    """The NER model of each language the release covers, as settings name them now."""
+    """The NER model of each language the release covers, and of the languages that read
+    their stretches in another script, as settings name them now."""
     detector = Detector(ner_models=settings.CLOAK_NER_MODELS)
-    return {
-        code: detector.ner_spec(code) for code in ([language] if language else project.languages)
-    }
+    return detector.ner_specs([language] if language else project.languages)
 
 
 def release_create(
@@ -113,7 +112,7 @@ def release_create(
 
 def _ner_batches(release: Release) -> list[int]:
     """Cut the finished documents of the languages with a NER model into batches; their ids."""
-    languages = {code for code, spec in release.ner_models.items() if spec}
+    languages = {code for code in release.ner_models if uses_ner(release.ner_models, code)}
     rows = ner_documents(release.project, release.language, languages)
     size = max(1, settings.CLOAK_RUN_BATCH_SIZE)
     batches: list[ReleaseBatch] = []

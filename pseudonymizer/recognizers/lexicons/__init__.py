@@ -693,6 +693,9 @@ class ArabicLexiconRecognizer(PatternRecognizer):
     """
 
     name = "lexicon"
+    # Its spans depend on the language it is told: an Arabic stretch of an English document
+    # is read again as Arabic (`pseudonymizer.scripts.OtherScripts`).
+    reads_language = True
 
     def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
         if not _is_arabic(language):

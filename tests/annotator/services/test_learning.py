@@ -32,7 +32,7 @@ from annotator.services.spans import SpanChange, span_update
 from pseudonymizer.detection import Detector
 from pseudonymizer.vocabulary import Source
 from tests.annotator.services.test_runs import fake_ner
-from tests.factories import DocumentFactory, SpanFactory
+from tests.factories import DocumentFactory, SpanFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -72,8 +72,8 @@ def decided_document(
         )  # fmt: skip
     for start, end, label in rejected:
         SpanFactory(
-            document=document, start=start, end=end, label=label,
-            source=Source.REGEX, status=SpanStatus.REJECTED,
+            document=document, start=start, end=end, label=label, source=Source.REGEX,
+            status=SpanStatus.REJECTED, decided_by=UserFactory(),
         )  # fmt: skip
     return document
 
@@ -111,8 +111,10 @@ def test_examples_are_the_finished_originals_with_accepted_and_rejected_spans(te
     decided_document(project, "Clara Osei is busy.", [(0, 10, "PER")], status="in_progress")
     decided_document(project, "David Novak left.", [(0, 11, "PER")], replica_of=done)
     decided_document(project, "Élena Rossi est là.", [(0, 11, "PER")], language="fr")
-    # A proposal still open is no decision: neither positive nor negative.
+    # A proposal still open is no decision: neither positive nor negative; nor is one set
+    # aside by nobody (as a side effect of a person's span over part of it).
     SpanFactory(document=done, start=13, end=19, label="PER", status=SpanStatus.PROPOSED)
+    SpanFactory(document=done, start=6, end=19, label="PER", status=SpanStatus.REJECTED)
 
     pairs = list(learning_examples(project, "en"))
 

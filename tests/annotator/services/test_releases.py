@@ -637,13 +637,19 @@ def test_a_finished_document_nobody_annotated_refuses_the_release(
 def test_the_default_queue_never_runs_a_model_and_a_document_finished_later_is_left_out(
     db: Any, with_ner: list[int]
 ) -> None:
-    project = ProjectFactory(languages=["en", "ar"])
+    project = ProjectFactory(languages=["en", "ar", "fr"])
     first, _ = ottoline_corpus(project)
     arabic = document_with(project, "مرحبا بكم", [], language="ar")
+    french = document_with(project, "Bonjour à tous.", [], language="fr")
     release = release_create(project=project, strategy="S2", format="jsonl")
-    (batch,) = release.batches.all()
-    assert (batch.language, sorted(batch.document_ids)) == ("en", sorted([first.pk, first.pk + 1]))
-    assert release_batch_ner(batch_id=batch.pk)
+    batches = {b.language: b for b in release.batches.all()}
+    # Arabic has no model, but the English one reads its Latin stretches: on the `ner` queue
+    # too. French has none, nor has Arabic for its stretches in Arabic letters: no batch.
+    assert sorted(batches) == ["ar", "en"]
+    assert sorted(batches["en"].document_ids) == sorted([first.pk, first.pk + 1])
+    assert batches["ar"].document_ids == [arabic.pk]
+    for batch in batches.values():
+        assert release_batch_ner(batch_id=batch.pk)
     calls = len(with_ner)
     late = document_with(project, "Nothing to see.", [], external_id="late")
 
@@ -652,10 +658,11 @@ def test_the_default_queue_never_runs_a_model_and_a_document_finished_later_is_l
     assert len(with_ner) == calls  # the build read the stored hits; no model here
     left = {entry["id"]: entry["reason"] for entry in release.manifest["documents"]["left_out"]}
     assert left[late.pk].startswith("its names were not looked for")
-    assert arabic.pk not in left  # Arabic has no model: the CPU detectors only
+    assert arabic.pk not in left and french.pk not in left
     assert release.manifest["policy"]["detection_check"]["ner_ran"] == "on the ner queue"
-    assert "ner" in release.manifest["policy"]["detection_check"]["detectors"]["en"]
-    assert "ner" not in release.manifest["policy"]["detection_check"]["detectors"]["ar"]
+    detectors = release.manifest["policy"]["detection_check"]["detectors"]
+    assert "ner" in detectors["en"] and "ner" in detectors["ar"]
+    assert "ner" not in detectors["fr"]  # the CPU detectors only
     assert not ReleaseNerHits.objects.filter(release=release).exists()  # served, gone
 
 

@@ -93,7 +93,8 @@ def test_a_run_proposes_pattern_spans_and_finishes(
     document.refresh_from_db()
     assert document.status == DocumentStatus.PREANNOTATED
     assert run.recognizers == ["regex", "known"]
-    assert run.models_used == {"en": ""}
+    # English, and Arabic that reads its stretches in Arabic letters: neither has a model.
+    assert run.models_used == {"en": "", "ar": ""}
 
 
 def test_documents_are_cut_into_batches_by_language_in_order(team: Team, settings: Any) -> None:
@@ -275,6 +276,17 @@ def test_known_surfaces_are_proposed_again(
 # --- NER ----------------------------------------------------------------------------------------
 
 
+def queues_of_batches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The queue each batch step ran on, in order ("ner", "default"), as the run goes."""
+    sent: list[str] = []
+    real_ner, real_batch = runs.run_batch_ner, runs.run_batch_detect
+    monkeypatch.setattr(runs, "run_batch_ner", lambda **kw: sent.append("ner") or real_ner(**kw))
+    monkeypatch.setattr(
+        runs, "run_batch_detect", lambda **kw: sent.append("default") or real_batch(**kw)
+    )
+    return sent
+
+
 def test_a_language_with_a_model_goes_through_the_ner_queue_first(
     team: Team,
     settings: Any,
@@ -284,22 +296,37 @@ def test_a_language_with_a_model_goes_through_the_ner_queue_first(
     settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": ""}
     text = "Moshe Chaya wrote to moshe@example.org"
     monkeypatch.setattr(Detector, "ner", fake_ner({text: [(0, 11, "PER")]}))
-    sent: list[str] = []
-    real_ner, real_batch = runs.run_batch_ner, runs.run_batch_detect
-    monkeypatch.setattr(runs, "run_batch_ner", lambda **kw: sent.append("ner") or real_ner(**kw))
-    monkeypatch.setattr(
-        runs, "run_batch_detect", lambda **kw: sent.append("default") or real_batch(**kw)
-    )
+    sent = queues_of_batches(monkeypatch)
     english = DocumentFactory(project=team.project, language="en", text=text)
     french = DocumentFactory(project=team.project, language="fr", text=text)
     run = start(django_capture_on_commit_callbacks, project=team.project)
     assert run.status == JobStatus.DONE
-    assert run.models_used == {"en": "some-model", "fr": ""}
+    assert run.models_used == {"en": "some-model", "fr": "", "ar": ""}
     assert run.recognizers == ["regex", "known", "ner"]
     assert sent == ["ner", "default", "default"]
     assert machine_spans(english) == [(0, 11, "PER", "ner"), (21, 38, "EMAIL", "regex")]
     assert machine_spans(french) == [(21, 38, "EMAIL", "regex")]
     assert Span.objects.get(document=english, label="PER").score == pytest.approx(0.9)
+
+
+def test_an_arabic_post_goes_through_the_ner_queue_for_its_latin_names(
+    team: Team,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 29, 3: Arabic has no model, but the English one reads its Latin stretches: the
+    batch goes to the `ner` queue, never running a model on the default one."""
+    settings.CLOAK_NER_MODELS = {"en": "some-model", "fr": "", "ar": ""}
+    text = "كتب Haytham Tarabishi منشورا"
+    name = text.index("Haytham")
+    monkeypatch.setattr(Detector, "ner", fake_ner({text: [(name, name + 17, "PER")]}))
+    sent = queues_of_batches(monkeypatch)
+    arabic = DocumentFactory(project=team.project, language="ar", text=text)
+    run = start(django_capture_on_commit_callbacks, project=team.project, language="ar")
+    assert run.models_used == {"ar": "", "en": "some-model"}
+    assert sent == ["ner", "default"]
+    assert (name, name + 17, "PER", "ner") in machine_spans(arabic)
 
 
 def test_a_model_that_cannot_load_leaves_a_warning_and_the_pattern_spans(
@@ -318,7 +345,7 @@ def test_no_ner_records_no_model(team: Team, settings: Any) -> None:
     settings.CLOAK_NER_MODELS = {"en": "some-model"}
     DocumentFactory(project=team.project)
     run = runs.run_create(project=team.project, actor=None, use_ner=False)
-    assert run.models_used == {"en": ""}
+    assert run.models_used == {"en": ""}  # no model, and none for another script
     assert "ner" not in run.recognizers
 
 

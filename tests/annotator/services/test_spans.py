@@ -27,6 +27,7 @@ from annotator.services.spans import (
     span_create,
     span_delete,
     span_update,
+    spans_decide_all,
 )
 from annotator.services.table import SurfaceConflict, surface_choice, surface_decide
 from tests.conftest import Team
@@ -294,12 +295,65 @@ def test_a_span_across_a_persons_span_is_refused_and_proposals_give_way(
     with pytest.raises(DomainError, match="overlaps span"):
         span_create(document=document, actor=team.annotator_en, start=18, end=26, label="PER")
     machine = proposal(document, 28, 49, "ADDRESS")
+    inside = proposal(document, 32, 40, "PER")  # "Alphonse"
     added = span_create(
-        document=document, actor=team.annotator_en, start=28, end=35, label="ADDRESS"
+        document=document, actor=team.annotator_en, start=28, end=40, label="ADDRESS"
     )
-    assert Span.objects.get(pk=machine.pk).status == SpanStatus.REJECTED
+    # The wider proposal keeps what reaches beyond the person's span, proposed: a person
+    # decides it, the "." aside (no letter). The one held whole is set aside by nobody.
+    rest = Span.objects.get(pk=machine.pk)
+    assert (rest.status, TEXT[rest.start : rest.end], rest.version) == (
+        SpanStatus.PROPOSED, "Metayer", 2
+    )  # fmt: skip
+    assert (rest.proposed_start, rest.proposed_end) == (28, 49)  # what the machine proposed
+    gone = Span.objects.get(pk=inside.pk)
+    assert (gone.status, gone.decided_by_id) == (SpanStatus.REJECTED, None)
+    assert gone.updated_by == team.annotator_en
     assert Span.objects.get(pk=kept.pk).status == SpanStatus.ACCEPTED
     assert added.source == SpanSource.HUMAN
+
+
+def test_a_persons_span_inside_a_proposal_leaves_both_sides_of_it_proposed(
+    team: Team, document: Document
+) -> None:
+    machine = proposal(document, 28, 48, "ADDRESS")  # "Rue Alphonse Metayer"
+    span_create(document=document, actor=team.annotator_en, start=32, end=40, label="PER")
+    pieces = Span.objects.filter(document=document, status=SpanStatus.PROPOSED).order_by("start")
+    assert [(TEXT[s.start : s.end], s.label, s.source) for s in pieces] == [
+        ("Rue", "ADDRESS", SpanSource.NER),
+        ("Metayer", "ADDRESS", SpanSource.NER),
+    ]
+    assert pieces[0].pk == machine.pk and pieces[0].entity_id is None
+
+
+def test_what_another_proposal_already_holds_is_not_proposed_twice(
+    team: Team, document: Document
+) -> None:
+    machine = proposal(document, 28, 48, "ADDRESS")
+    surname = proposal(document, 41, 48, "ADDRESS")  # "Metayer", proposed on its own
+    span_create(document=document, actor=team.annotator_en, start=28, end=40, label="ADDRESS")
+    assert Span.objects.get(pk=machine.pk).status == SpanStatus.REJECTED
+    assert Span.objects.get(pk=machine.pk).decided_by_id is None
+    assert Span.objects.get(pk=surname.pk).status == SpanStatus.PROPOSED
+
+
+def test_accepting_all_decides_the_widest_proposal_first_and_what_is_left_of_the_others(
+    team: Team, document: Document
+) -> None:
+    first = proposal(document, 12, 17, "PER")  # "Moshe", from the table, say
+    full = proposal(document, 12, 23, "PER")  # "Moshe Chaya"
+    street = proposal(document, 28, 40, "ADDRESS")  # "Rue Alphonse"
+    longer = proposal(document, 32, 48, "ADDRESS")  # "Alphonse Metayer"
+    outcome = spans_decide_all(document=document, actor=team.annotator_en, status="accepted")
+    spans = {s.pk: s for s in Span.objects.filter(document=document)}
+    assert spans[full.pk].status == SpanStatus.ACCEPTED
+    assert (spans[first.pk].status, spans[first.pk].decided_by_id) == (SpanStatus.REJECTED, None)
+    assert spans[street.pk].status == SpanStatus.ACCEPTED
+    assert (TEXT[spans[longer.pk].start : spans[longer.pk].end], spans[longer.pk].status) == (
+        "Metayer", SpanStatus.ACCEPTED
+    )  # fmt: skip
+    assert not Span.objects.filter(document=document, status=SpanStatus.PROPOSED).exists()
+    assert (outcome.changed, outcome.conflicts) == (3, 0)
 
 
 def test_emoji_and_arabic_offsets_are_code_points(team: Team) -> None:
@@ -489,3 +543,33 @@ def test_a_span_write_locks_its_document_and_not_the_project() -> None:
         checked.wait(timeout=30)
     thread.join(timeout=30)
     assert seen == {"project": "free", "other document": "free", "same document": "locked"}
+
+
+def test_one_surface_has_one_label_an_accepted_proposal_follows_its_entity(
+    team: Team, document: Document
+) -> None:
+    """Issue 29, 7: NER's ORG on a surface decided as a person takes the person's label; a
+    span added with another label on it is refused and changes nothing."""
+    decided = span_create(document=document, actor=team.annotator_en, start=12, end=23,
+                          label="PER")  # fmt: skip
+    other = DocumentFactory(project=team.project, text="Moshe Chaya again.")
+    org = SpanFactory(
+        document=other, start=0, end=11, label="ORG", source=SpanSource.NER, proposed_label="ORG"
+    )
+
+    accepted = span_update(document=other, span_id=org.pk, actor=team.annotator_en,
+                           version=org.version, change=SpanChange(status="accepted"))  # fmt: skip
+
+    assert (accepted.label, accepted.entity_id) == ("PER", decided.entity_id)
+    assert Span.objects.get(pk=org.pk).label == "PER"
+    assert Span.objects.get(pk=org.pk).proposed_label == "ORG"  # what the machine said stays
+    third = DocumentFactory(project=team.project, text="Ask Moshe Chaya.")
+    with pytest.raises(SurfaceConflict, match="this surface is PER in the project"):
+        span_create(document=third, actor=team.annotator_en, start=4, end=15, label="ORG")
+    assert not Span.objects.filter(document=third).exists()
+    proposal_org = SpanFactory(document=third, start=4, end=15, label="ORG", source=SpanSource.NER)
+    with pytest.raises(SurfaceConflict, match="one surface, one label"):
+        span_update(document=third, span_id=proposal_org.pk, actor=team.annotator_en,
+                    version=proposal_org.version,
+                    change=SpanChange(status="accepted", label="LOC"))  # fmt: skip
+    assert Span.objects.get(pk=proposal_org.pk).status == SpanStatus.PROPOSED

@@ -277,7 +277,7 @@ def test_a_move_patches_the_text_over_the_old_and_the_new_edges(
     assert '<mark class="hl c0" data-start="0" data-end="15"' in fragment
 
 
-def test_an_added_span_rejects_the_proposal_it_overlaps_and_undo_brings_it_back(
+def test_an_added_span_trims_the_proposal_it_overlaps_and_undo_brings_it_back_whole(
     team: Team, document: Document
 ) -> None:
     rue = span_of(document, "Rue Alphonse")
@@ -288,16 +288,25 @@ def test_an_added_span_rejects_the_proposal_it_overlaps_and_undo_brings_it_back(
         HTTP_HX_REQUEST="true",
     )  # fmt: skip
     added = Span.objects.get(document=document, source=SpanSource.HUMAN)
+    # What the person's span leaves of the address on either side stays proposed, in view.
+    left, right = Span.objects.filter(document=document, source=SpanSource.NER,
+                                      start__gte=rue.start).order_by("start")  # fmt: skip
+    assert [(TEXT[s.start : s.end], s.status) for s in (left, right)] == [
+        ("Rue", SpanStatus.PROPOSED), ("Metayer", SpanStatus.PROPOSED)
+    ]  # fmt: skip
+    assert left.pk == rue.pk
     rows, window = patch_of(response.content.decode())
-    assert sorted(rows) == sorted([str(rue.pk), str(added.pk)])
+    assert sorted(rows) == sorted([str(rue.pk), str(right.pk), str(added.pk)])
     assert window == (rue.start, rue.end)
-    assert Span.objects.get(pk=rue.pk).status == SpanStatus.REJECTED
 
     fragment = undo(team, document)
-    assert not Span.objects.filter(pk=added.pk).exists()
+    assert not Span.objects.filter(pk__in=[added.pk, right.pk]).exists()
     back = Span.objects.get(pk=rue.pk)
+    assert (back.start, back.end) == (rue.start, rue.end)
     assert back.status == SpanStatus.PROPOSED and back.version > rue.version
-    assert f'data-removed="{added.pk}"' in fragment and "Undone: the span added." in fragment
+    removed = sorted([added.pk, right.pk])
+    assert f'data-removed="{removed[0]} {removed[1]}"' in fragment
+    assert "Undone: the span added." in fragment
 
 
 @pytest.mark.parametrize(
