@@ -23,7 +23,39 @@ Each character is folded on its own (`fold_char`):
   alefs read as ا; the hamza seats ؤ → و, ئ → ي; alef maqsura ى and Persian ی → ي; ta
   marbuta ة → ه; Persian keheh ک → ك;
 - decimal digits of every script read as ASCII digits ("١٩٨٧" → "1987");
-- typographic apostrophes (’ ‘ ʼ ʻ ´ ′) read as "'", and hyphens and dashes as "-".
+- typographic apostrophes (’ ‘ ʼ ʻ ´ ′) read as "'", and hyphens and dashes as "-";
+- look-alike letters read as the Latin letters they pass for (below): Greek "Εvander" and
+  Cyrillic "Evаnder" are "evander", "ɑ" is "a", "ı" is "i", "ø" is "o", "æ" is "ae";
+- and the few Latin letters that neither decompose nor look like another: "þ" → "th", "ĸ" →
+  "k", "ŀ" → "l" (NFKD would give "l·").
+
+A look-alike is read from Unicode's confusables (UTS #39, `confusables.txt`, as the
+`confusable_homoglyphs` package ships it), one character at a time, after decomposing and
+case folding. The data groups characters that look alike into classes, each around one
+prototype (TR39's skeleton of a single character: "Ε", "Е", "Ꭼ", "𝐄" → "E"). A character `c`
+of the case folded text is read as Latin when:
+
+1. `c` is a letter (Unicode category L*), is not ASCII and is not written right to left. ASCII
+   never changes ("m" stays "m", not TR39's "rn"; "I" stays "i", not "l"); digits and signs
+   are not letters ("0" stays "0", "١" stays "1", "×" stays "×"); Arabic and Hebrew letters
+   are right to left (ا is not "l", ه not "o", ו not "l", ס not "o"): the Arabic folding, its
+   lexicons and proclitics see exactly the letters they saw before.
+2. Its reading is the ASCII letters in its class, combining marks dropped as everywhere in
+   folding ("ø" is "o̸" for TR39, so "o"; "ł" is "l̸", so "l"), of the letter's own case:
+   "Ι" (Greek capital iota) is in the class of "l" and "I", and reads "I". An uncased letter
+   takes the shortest, then the lower case ("ⵏ" → "l", "𑜀" → "m" rather than "rn").
+3. The capital is asked first, then `c` itself: folding has lowered "Ε" to "ε" already, whose
+   own class ("ꞓ") holds no ASCII letter. So one letter reads the same in both cases, and
+   folding stays blind to case; where the two cases pass for two Latin letters (Greek "Ν" and
+   "ν": "N" and "v"; "Η"/"η", "Υ"/"υ"), the capital's reading wins, since capitals are the
+   ones that cannot be told from Latin ones.
+4. The reading is case folded: always ASCII lower case, so the fold of a fold is itself.
+
+A cost of reading per character: letters of one script that pass for the same Latin letter
+are one letter for Cloak (Greek "ο", "σ" and "θ" are all "o"; Armenian "ո" and "ռ" are "n"),
+and a Greek or Cyrillic name folds partly to Latin letters ("Νίκος" → "nikoo"). Two names that
+differ only so are taken for one: a false match a person can reject, where a missed one would
+be published.
 
 The result is for comparing, never for showing: it says nothing about how a surface is
 written (a pseudonym keeps its original's shape with `pseudonymizer.pseudonyms.shape`).
@@ -60,9 +92,18 @@ _DROPPED_RANGES = (
 )
 _DROPPED_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
 
-# Read before decomposing: characters NFKD would turn into a space and an accent.
+# Read before decomposing: characters NFKD would turn into a space and an accent, or into a
+# letter and a middle dot.
 _BEFORE = {
     "\u00b4": "'",  # acute accent written for an apostrophe: O´Brien
+    "\u013f": "l",  # Ŀ: NFKD gives "L·"
+    "\u0140": "l",  # ŀ
+}
+# Latin letters that do not decompose and whose confusable class holds no ASCII letter (after
+# case folding; every other such letter is read from the confusables, `_latin_reading`).
+_NOT_DECOMPOSED = {
+    "\u00fe": "th",  # þ thorn (Þ)
+    "\u0138": "k",  # ĸ kra
 }
 # Read after decomposing and case folding.
 _AFTER = {
@@ -122,10 +163,83 @@ def _fold_char(char: str, keep_marks: bool) -> str:
         elif part.isdecimal():
             pieces.append(str(unicodedata.decimal(part)))
         else:
-            pieces.append(_AFTER.get(part, part))
+            pieces.append(_AFTER.get(part) or _latin_reading(part) or part)
     # A spacing accent (¨, ˜, Arabic harakat in isolated form) decomposes into a space and a
     # mark: it reads as nothing, not as a space that would split a word.
     return "".join(pieces).strip(" ")
+
+
+def _reads_as_latin(char: str) -> bool:
+    """Whether a look-alike reading may replace `char`: a letter, neither ASCII nor written
+    right to left (the module's docstring, rule 1)."""
+    return (
+        not char.isascii() and char.isalpha() and unicodedata.bidirectional(char) not in ("R", "AL")
+    )
+
+
+def _without_marks(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _confusable_latin() -> dict[str, frozenset[str]]:
+    """Each character of the confusables data and the ASCII letter strings of its class
+    (marks dropped), for the characters whose class holds any.
+
+    `confusable_homoglyphs` ships TR39's `confusables.txt` as the homoglyphs of each character:
+    a source lists its prototype and a prototype its sources. The classes are the connected
+    parts of that graph (a prototype and its sources), whichever way each line was written, so
+    no prototype needs telling apart from its sources. Built once, on the first letter that
+    needs it (a few hundredths of a second)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    def clean(text: str) -> str:
+        # The data keeps the direction marks its source file wraps right-to-left text in.
+        return text.replace("\u200e", "").replace("\u200f", "")
+
+    neighbours: dict[str, set[str]] = {}
+    for char, homoglyphs in confusables_data.items():
+        for homoglyph in homoglyphs:
+            one, other = clean(char), clean(homoglyph["c"])
+            neighbours.setdefault(one, set()).add(other)
+            neighbours.setdefault(other, set()).add(one)
+    readings: dict[str, frozenset[str]] = {}
+    seen: set[str] = set()
+    for start in neighbours:
+        if start in seen:
+            continue
+        members, stack = {start}, [start]
+        while stack:
+            for neighbour in neighbours[stack.pop()] - members:
+                members.add(neighbour)
+                stack.append(neighbour)
+        seen |= members
+        plain = {_without_marks(member) for member in members}
+        latin = frozenset(text for text in plain if text.isascii() and text.isalpha())
+        if latin:
+            readings.update(dict.fromkeys(members, latin))
+    return readings
+
+
+def _latin_reading(char: str) -> str | None:
+    """The ASCII letters (lower case) that `char`, a character of case folded text, passes
+    for; None for most characters (the module's docstring, rules 1 to 4)."""
+    if not _reads_as_latin(char):
+        return None
+    capital = char.upper()
+    forms = [capital, char] if len(capital) == 1 and capital != char else [char]
+    classes = _confusable_latin()
+    for form in forms:
+        if form.isascii():
+            return form.casefold()  # "ı" is the lower case of "I"
+        candidates = classes.get(form, frozenset())
+        if form.isupper():
+            candidates = frozenset(c for c in candidates if c.isupper())
+        elif form.islower():
+            candidates = frozenset(c for c in candidates if c.islower())
+        if candidates:
+            return min(candidates, key=lambda text: (len(text), text.swapcase())).casefold()
+    return _NOT_DECOMPOSED.get(char)
 
 
 def fold_char(char: str) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from pseudonymizer.evaluation import LeakChecker, leak_check
 from pseudonymizer.folding import fold, fold_char, fold_key, fold_with_origin
 from pseudonymizer.pseudonyms.determinism import seed_form
+from pseudonymizer.recognizers import lexicons
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
 
 ZWSP, ZWNJ, ZWJ, LRM, RLM, BOM, SHY = (
@@ -106,6 +109,50 @@ WRITTEN_ANOTHER_WAY = [
     pytest.param("Moshe Chaya", "Moshe \u2003\n Chaya", "Moshe \u2003\n Chaya", id="spaces"),
     pytest.param("O'Brien", "Mr O´Brien", "O´Brien", id="acute-for-apostrophe"),
     pytest.param("Room 12", "Room ١٢ again", "Room ١٢", id="arabic-indic-digits"),
+    # Look-alike letters of other scripts, and Latin letters that do not decompose.
+    pytest.param(
+        "Evander Thistlewood",
+        "To \u0395vander Thistlewood.",
+        "\u0395vander Thistlewood",
+        id="greek-capital-epsilon",
+    ),
+    pytest.param(
+        "Evander Thistlewood",
+        "To Ev\u0430nder Thistl\u0435w\u043e\u043ed.",
+        "Ev\u0430nder Thistl\u0435w\u043e\u043ed",
+        id="cyrillic-a-e-o",
+    ),
+    pytest.param(
+        "Evander Thistlewood",
+        "\u0395\u0474\u0391\u039dDER \u03a4\u0397\u0399STLEWOOD",
+        "\u0395\u0474\u0391\u039dDER \u03a4\u0397\u0399STLEWOOD",
+        id="greek-cyrillic-capitals",
+    ),
+    pytest.param(
+        "Evander Thistlewood",
+        "Evander Thistlew\u0585\u0585d!",
+        "Evander Thistlew\u0585\u0585d",
+        id="armenian-oh",
+    ),
+    pytest.param(
+        "Evander Thistlewood",
+        "\u13ac\u13d9\u13aaNDER Thistlewood",
+        "\u13ac\u13d9\u13aaNDER Thistlewood",
+        id="cherokee",
+    ),
+    pytest.param(
+        "Evander Thistlewood",
+        "Ev\u0251nder Th\u0131stlewood",
+        "Ev\u0251nder Th\u0131stlewood",
+        id="latin-alpha-and-dotless-i",
+    ),
+    pytest.param(
+        "Søren Kjærgaard", "Hej Soren Kjaergaard.", "Soren Kjaergaard", id="not-decomposed"
+    ),
+    pytest.param(
+        "Soren Kjaergaard", "Hej Søren Kjærgaard.", "Søren Kjærgaard", id="not-decomposed-text"
+    ),
+    pytest.param("Lukasz Wald", "Pan Łukasz Wałd", "Łukasz Wałd", id="l-with-stroke"),
 ]
 
 
@@ -195,11 +242,76 @@ def test_each_fold_the_issue_names() -> None:
     assert fold_key("  Moshe  ") == "moshe"
 
 
+def test_look_alike_letters_read_as_the_latin_ones_they_pass_for() -> None:
+    latin = "evander thistlewood"
+    assert fold("\u0395vander Thistlewood") == latin  # Greek capital epsilon
+    assert fold("Ev\u0430nder Thistlew\u043e\u043ed") == latin  # Cyrillic а, о
+    assert fold("\u0395\u0474\u0391\u039dDER \u03a4\u0397\u0399STLEWOOD") == latin
+    assert fold("Evander Thistlew\u0585\u0585d") == latin  # Armenian օ
+    assert fold("\u13ac\u13d9\u13aaNDER") == "evander"  # Cherokee Ꭼ Ꮩ Ꭺ
+    assert fold("\u0251 \u0131 \u0261 \u026a") == "a i g i"  # ɑ ı ɡ ɪ
+    # Greek iota is in the class of "I" and "l": a capital reads as the capital, "I".
+    assert fold("\u0399 \u03b9 \u0406 \u0456") == "i i i i"
+    # Where the two cases pass for two letters (Ν "N", ν "v"), the capital's reading wins.
+    assert fold("\u039d\u03bd \u0397\u03b7 \u03a5\u03c5") == "nn hh yy"
+
+
+def test_letters_that_do_not_decompose_read_as_their_base_letters() -> None:
+    assert fold("Søren Kjærgaard") == fold("Soren Kjaergaard") == "soren kjaergaard"
+    assert fold("ø æ œ ł đ ð þ ħ ŧ ı ŀ ĸ") == "o ae oe l d d th h t i l k"
+    assert fold("Ø Æ Œ Ł Đ Ð Þ Ħ Ŧ Ŀ") == "o ae oe l d d th h t l"
+    assert fold("col·lega coŀlega") == "col·lega collega"  # only the ligature ŀ
+
+
+def test_a_look_alike_reads_the_same_in_both_cases() -> None:
+    for low, high in ((0x370, 0x3FF), (0x400, 0x52F), (0x531, 0x58F), (0x13A0, 0x13FF)):
+        for code in range(low, high + 1):
+            char = chr(code)
+            for other in {char.upper(), char.lower()} - {char}:
+                if len(other) == 1 and fold_char(char) != char.lower():
+                    assert fold_char(other) == fold_char(char), (char, other)
+
+
+@settings(max_examples=300)
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=40))
+@example("m rn 0 O 1 l I | `")  # TR39 takes "m" for "rn", "0" for "O", "I" for "l"
+def test_ascii_folds_as_it_always_did(text: str) -> None:
+    # Before look-alikes were read: lower case, every white space one space, nothing else.
+    before = re.sub(" +", " ", "".join(" " if c.isspace() else c.lower() for c in text))
+    assert fold(text) == before
+
+
+# Folding every character of the Arabic blocks, and every word of the Arabic lexicons, gave
+# these digests before look-alikes were read (commit de02123): Arabic folds as it did.
+_ARABIC_BLOCKS = (
+    (0x0600, 0x06FF), (0x0750, 0x077F), (0x08A0, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF),
+    (0x1EE00, 0x1EEFF),
+)  # fmt: skip
+_ARABIC_CHARACTERS = "9468d27af864c3b285fc343bfb0216fc9f57999160e01e9865ab78ade33132c9"
+_ARABIC_LEXICONS = "f663987484a8a9cc1625e823df238bd8d05f71f20c33002e958b7ed8294c5ce1"
+
+
+def test_arabic_folds_as_it_always_did() -> None:
+    folded = [fold_char(chr(code)) for low, high in _ARABIC_BLOCKS for code in range(low, high + 1)]
+    assert hashlib.sha256("\n".join(folded).encode()).hexdigest() == _ARABIC_CHARACTERS
+    digest = hashlib.sha256()
+    for path in sorted((Path(lexicons.__file__).parent / "data").glob("ar_*.txt")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("#"):
+                assert not re.search("[a-z]", fold(line)), line
+                digest.update(fold(line).encode() + b"\n")
+    assert digest.hexdigest() == _ARABIC_LEXICONS
+    # ا is not "l", ه not "o", nor ١ "l": TR39 would read them so.
+    assert fold("الله هو ١٢") == "الله هو 12"
+
+
 @given(st.text(max_size=40))
 @example("\u00a8 \u00a8")
 @example("a\u200b \u200bb")
 @example("ﷺ  x")
 @example("ΟΔΥΣΣΕΑΣ ΠΑΠΑΣ, ΣΑΣ")  # a capital sigma ending a word (str.lower: ς)
+@example("\u0395vander Ev\u0430nder Søren Kjærgaard ŀ Ŀ þ ĸ ı Ꭼ ꭼ ǅ Ю ы")  # look-alikes
+@example("\u0345\u0399 \u1fb3 \u2c6d\u0251")  # ypogegrammeni, ᾳ, Ɑ ɑ
 def test_folding_is_idempotent_and_the_origin_map_agrees(text: str) -> None:
     folded, origin = fold_with_origin(text)
     assert folded == fold(text)

@@ -173,6 +173,23 @@ def test_an_original_left_in_another_document_is_a_leak_placed_in_the_stored_tex
     assert not finding.dismissible
 
 
+def test_an_original_written_with_a_look_alike_letter_is_a_leak() -> None:
+    greek = "\u0395vander Thistlewood"  # Greek capital epsilon for the Latin E
+    text = f"Dana Ronen wrote to {greek} twice."
+    document = ReleaseDocument(
+        "look-alike", text, "en", [DecidedSpan(0, 10, "PER", replacement="Mira Stone", ref=7)]
+    )
+    pipeline = ReleasePipeline("realistic", originals=[("Evander Thistlewood", "PER")])
+
+    result = one(pipeline, document)
+
+    (finding,) = result.findings
+    start = text.index(greek)
+    assert (finding.kind, finding.source, finding.label) == ("leak", "original", "PER")
+    assert (finding.document_start, finding.document_end) == (start, start + len(greek))
+    assert greek in result.text  # what the release would have published
+
+
 def test_an_original_inside_a_kept_span_or_a_pseudonym_word_is_no_leak_but_a_whole_name_is() -> (
     None
 ):

@@ -36,6 +36,21 @@ def test_it_finds_one_entity_in_both_scripts() -> None:
     assert all(s.source == "known" and s.score == 1.0 and s.label == "PER" for s in result[0])
 
 
+def test_a_decided_name_is_found_written_with_look_alike_letters() -> None:
+    recognizer = KnownEntityRecognizer([("Evander Thistlewood", "PER")])
+    greek = "\u0395vander Thistlewood"  # Greek capital epsilon
+    cyrillic = "Ev\u0430nder Thistlewood"  # Cyrillic а
+    text = f"Letters from {greek}, then from {cyrillic}; Evander Thistlewoods is another."
+
+    spans = recognizer.recognize_one(text)
+
+    assert [s.surface(text) for s in spans] == [greek, cyrillic]
+    assert spans[0].start == text.index(greek) and spans[0].end == spans[0].start + len(greek)
+    for written in (greek, cyrillic):
+        pattern = search_pattern("Evander Thistlewood")
+        assert pattern is not None and re.search(pattern, written)
+
+
 def test_a_match_never_starts_or_ends_inside_a_word() -> None:
     recognizer = KnownEntityRecognizer([("Moshe", "PER"), ("Lyon", "LOC"), ("حلب", "LOC")])
     assert _found(recognizer, "Moshes and AMoshe and Moshe2 and Lyonnais") == []
