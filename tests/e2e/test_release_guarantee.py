@@ -197,6 +197,9 @@ LATIN_VARIANTS = {
     "zero-width-space": "Mo\u200bshe Chaya",
     "fullwidth": "Ｍｏｓｈｅ Ｃｈａｙａ",
     "mathematical-bold": "𝐌𝐨𝐬𝐡𝐞 𝐂𝐡𝐚𝐲𝐚",
+    # Issue 29, 2: look-alike letters of other scripts (a Greek Mu, a Cyrillic Es).
+    "greek-look-alike": "\u039coshe Chaya",
+    "cyrillic-look-alike": "Moshe \u0421haya",
 }
 
 

@@ -7,14 +7,19 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pseudonymizer.evaluation import LeakChecker, leak_check
 from pseudonymizer.folding import fold, fold_char, fold_key, fold_with_origin
 from pseudonymizer.pseudonyms.determinism import seed_form
 from pseudonymizer.recognizers import lexicons
-from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
+from pseudonymizer.recognizers.known import (
+    _FUNCTION_WORDS,
+    KnownEntityRecognizer,
+    _written,
+    search_pattern,
+)
 
 ZWSP, ZWNJ, ZWJ, LRM, RLM, BOM, SHY = (
     "\u200b",
@@ -431,11 +436,14 @@ def test_whatever_the_matcher_finds_the_leak_check_finds_at_the_same_place(
         lambda name: st.tuples(st.just(name), written_another_way(name))
     )
 )
+@example(("لآ", "لآ"))
 def test_a_name_written_another_way_is_the_same_alias_and_leaks(case: tuple[str, str]) -> None:
     name, written = case
     assert fold_key(written) == fold_key(name)
-    assert fold_key(written) == fold_key(name)
     assert leaks_of(written, name)
+    # The matcher never proposes an occurrence written as an Arabic function word ("لآ"
+    # decided, "لا" written: "no"), by design; the leak check still finds it.
+    assume(_written(written, 0, len(written)) not in _FUNCTION_WORDS)
     assert matches_of(written, name)
 
 

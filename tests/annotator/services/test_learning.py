@@ -402,7 +402,7 @@ def test_the_next_run_proposes_the_learned_models_spans(
         run = runs.run_create(project=project, actor=team.admin, language="en", profile="precise")
     run.refresh_from_db()
 
-    assert run.models_used == {"en": "", "learned:en": "v1"}
+    assert run.models_used == {"en": "", "ar": "", "learned:en": "v1"}
     assert Source.LEARNED.value in run.recognizers
     learned = Span.objects.filter(document=fresh, source=Source.LEARNED)
     assert [(s.start, s.end, s.label) for s in learned] == [(13, 23, "PER")]
@@ -450,7 +450,7 @@ def test_a_run_without_a_ready_model_records_none(
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_create(project=team.project, actor=team.admin, language="en")
     run.refresh_from_db()
-    assert run.models_used == {"en": ""}
+    assert run.models_used == {"en": "", "ar": ""}
     assert Source.LEARNED.value not in run.recognizers
 
 
