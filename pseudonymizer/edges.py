@@ -11,6 +11,9 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
+from pseudonymizer.evaluation import ARABIC_PROCLITIC
+from pseudonymizer.folding import fold, fold_char
+
 Edge = Literal["start", "end"]
 Unit = Literal["char", "word"]
 
@@ -149,3 +152,44 @@ def move_edge(
     while index in span and skipped(index):
         index -= 1
     return (start, pieces[index][1]) if index in span else (start, end)
+
+
+# Fewer letters or digits than this is less than a word (`less_than_a_word`).
+MIN_WORD_CHARS = 2
+
+
+def _word_char(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LMN"
+
+
+def less_than_a_word(text: str, start: int, end: int) -> str:
+    """Why deciding text[start:end] as a surface of its own asks a person to confirm: "" when
+    it is whole words.
+
+    A decided surface is looked for in every document (propagation, the release's checks): a
+    single letter or digit ("L" of a name a soft hyphen split, "J" of "J'ai") would be found
+    in every word it begins, and a piece of a word ("ennycuick" of "P\\u200bennycuick")
+    leaves the rest of the word in clear. A letter glued across an invisible character (a
+    zero-width space, a soft hyphen) is glued all the same; an Arabic proclitic before the
+    span (و ف ب ك ل ال) is not part of the name.
+    """
+    letters = sum(_word_char(char) for char in text[start:end])
+    if 0 < letters < MIN_WORD_CHARS:
+        return "a single letter or digit"
+    if not letters:
+        return ""  # an emoji, a symbol: no word to be part of
+    before = start
+    while before > 0 and not fold_char(text[before - 1]):
+        before -= 1
+    if before > 0 and _word_char(text[before - 1]):
+        word = before
+        while word > 0 and _word_char(text[word - 1]):
+            word -= 1
+        if ARABIC_PROCLITIC.fullmatch(fold(text[word:before])) is None:
+            return "part of a word"
+    after = end
+    while after < len(text) and not fold_char(text[after]):
+        after += 1
+    if after < len(text) and _word_char(text[after]):
+        return "part of a word"
+    return ""

@@ -437,6 +437,8 @@ def span_confusion(
 
 # Arabic proclitics that may stand glued in front of a name: و ف, then ب ك ل, then ال (or لل).
 _ARABIC_PREFIX = re.compile("[وف]?(?:[بكل]?(?:ال)?|لل)")
+# What may stand before a name inside its Arabic word, folded: a proclitic.
+ARABIC_PROCLITIC = _ARABIC_PREFIX
 # Before a name whose article's alef is elided (ل + القاهرة → للقاهرة): و or ف, then ل.
 _LAM_PREFIX = re.compile("[وف]?ل")
 
@@ -472,6 +474,33 @@ def _fold(text: str, fold_accents: bool) -> tuple[str, list[int]]:
 
 def _ends_a_word(text: str, end: int) -> bool:
     return not (end < len(text) and _is_word_char(text[end - 1]) and _is_word_char(text[end]))
+
+
+# Less than a word: an original with fewer letters or digits than this (the "L" of a name
+# split by a soft hyphen) is found only where it stands alone (`_stands_alone`).
+MIN_WORD_CHARS = 2
+
+
+def _joins(text: str, index: int) -> bool:
+    """Whether text[index] is an apostrophe or a hyphen that glues a word on its far side."""
+    return 0 <= index < len(text) and fold(text[index]) in ("'", "-")
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is a word of its own: no letter, digit or mark on either side,
+    nor an apostrophe or a hyphen gluing one ("l'été", "J'ai", "Ottoline's", "A-level")."""
+    if start > 0 and (
+        _is_word_char(text[start - 1])
+        or (_joins(text, start - 1) and start > 1 and _is_word_char(text[start - 2]))
+    ):
+        return False
+    return not (
+        end < len(text)
+        and (
+            _is_word_char(text[end])
+            or (_joins(text, end) and end + 1 < len(text) and _is_word_char(text[end + 1]))
+        )
+    )
 
 
 def _is_boundary(text: str, start: int, end: int) -> bool:
@@ -551,11 +580,14 @@ class LeakChecker:
     ) -> None:
         as_written: dict[str, int] = {}
         elided: dict[str, int] = {}
+        self._short: set[int] = set()
         for index, original in enumerate(originals):
             folded = fold(original, keep_marks=not fold_accents).strip(" ")
             if not folded:
                 continue
             as_written.setdefault(folded, index)
+            if sum(_is_word_char(char) for char in folded) < MIN_WORD_CHARS:
+                self._short.add(as_written[folded])
             # "القاهرة" is also written "للقاهرة" after ل: the matcher finds it there, and so
             # must the check (`pseudonymizer.recognizers.known`).
             if (
@@ -590,7 +622,10 @@ class LeakChecker:
                     rendered_text[end], keep_marks=not fold_accents
                 ):
                     end += 1
-                if index is not None and _is_boundary(rendered_text, start, end):
+                if index in self._short:
+                    if _stands_alone(rendered_text, start, end):
+                        leaks.add(Leak(start, end, original=index))
+                elif index is not None and _is_boundary(rendered_text, start, end):
                     leaks.add(Leak(start, end, original=index))
                 elif (
                     elided_index is not None
@@ -637,7 +672,9 @@ def leak_check(
     it, except Arabic proclitics (و ف ب ك ل ال) in front, and the ل before which an article's
     alef is elided ("للقاهرة"). Whatever the matcher finds for an original, the check finds.
     Originals that fold to the same string are reported once, with the first one's index;
-    empty ones are skipped.
+    empty ones are skipped. One with fewer than two letters or digits ("L") is found only
+    where it stands alone, neither glued to a word nor joined to one by an apostrophe or a
+    hyphen ("l'été", "J'ai"), and never after a proclitic.
 
     `recognizers` (the regex recognizer, say) are called on the text; a hit lying inside one of
     `allowed` (the rendered spans: realistic phone numbers and kept public URLs look like what

@@ -53,6 +53,7 @@ from typing import Any, NamedTuple
 from pseudonymizer.coverage import Hit, ReleaseDetection, covered, merged, whole_words
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.folding import fold
+from pseudonymizer.recognizers.known import is_calendar_word
 from pseudonymizer.recognizers.regex import LABELS as PATTERN_LABELS
 from pseudonymizer.recognizers.regex import RegexRecognizer
 from pseudonymizer.spans import Span
@@ -238,10 +239,18 @@ def needs_replacement(strategy: Strategy | str, decision: str | None) -> bool:
     return strategy is Strategy.REALISTIC
 
 
-def document_fingerprint(text: str, spans: Iterable[DecidedSpan]) -> str:
-    """What a dismissal holds to: the text and every span's place, label, state and decision.
-    A change to any of them makes a dismissed hit count again."""
+def document_fingerprint(
+    text: str, spans: Iterable[DecidedSpan], stretch: tuple[int, int] | None = None
+) -> str:
+    """What a dismissal holds to: the text and every span's place, label, state and decision
+    (of the spans that overlap `stretch`, when given: a finding's place). A change to any of
+    them makes a dismissed hit count again; a change to a span elsewhere in the document
+    does not touch a dismissal held to its stretch."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+    if stretch is not None:
+        low, high = stretch
+        spans = [span for span in spans if span.start < high and span.end > low]
+        digest.update(f"\x01{low}:{high}".encode())
     for span in sorted(spans, key=lambda s: (s.start, s.end, s.label, s.state, s.decision)):
         digest.update(
             f"\x00{span.start}:{span.end}:{span.label}:{span.state}:{span.decision}".encode()
@@ -306,6 +315,8 @@ class ReleasePipeline:
         surfaces: list[str] = []
         self._original_labels: list[str] = []
         for original, label in originals if leak_check else ():
+            if is_calendar_word(original, label):
+                continue  # "March", "yesterday": in every text, naming no day
             surfaces.append(original)
             self._original_labels.append(label)
         patterns = RegexRecognizer(labels=LEAK_PATTERN_LABELS)
@@ -415,7 +426,9 @@ class ReleasePipeline:
             own = [
                 span
                 for span in document.spans
-                if span.state == SpanState.ACCEPTED and span.decision != Decision.KEEP
+                if span.state == SpanState.ACCEPTED
+                and span.decision != Decision.KEEP
+                and not is_calendar_word(document.text[span.start : span.end], span.label)
             ]
             if own:
                 checker = LeakChecker([document.text[s.start : s.end] for s in own])

@@ -96,6 +96,11 @@ class SpanCreateSerializer(serializers.Serializer[Any]):
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE)
     keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
+    confirm = serializers.BooleanField(
+        required=False,
+        help_text="Decide less than a word (a single letter, a piece of a word) as it is; "
+        "without it such a decision is refused with 400 and changes nothing",
+    )
 
 
 class SpanPatchSerializer(serializers.Serializer[Any]):
@@ -111,6 +116,11 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
     replacement = StrictCharField(max_length=500, required=False)
     flag = StrictCharField(
         max_length=5000, required=False, help_text="Flag the span for the lead, with a comment"
+    )
+    confirm = serializers.BooleanField(
+        required=False,
+        help_text="Decide less than a word (a single letter, a piece of a word) as it is; "
+        "without it such a decision is refused with 400 and changes nothing",
     )
 
 
@@ -212,6 +222,7 @@ class SpanList(DocumentScoped, generics.ListAPIView[Span]):
                 decision=data["decision"],
                 keep_reason=data.get("keep_reason", ""),
                 replacement=data.get("replacement"),
+                confirm=data.get("confirm", False),
             )
         except SurfaceConflict as error:
             return self.conflict(error)

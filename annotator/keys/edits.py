@@ -356,7 +356,13 @@ def entity_split(
 ) -> Edit:
     """Move the chosen aliases of an entity (each with the words cut from it) to a new entity
     of the same label and decision; the spans of their surfaces follow. The new entity is
-    the one `Edit.also` names."""
+    the one `Edit.also` names.
+
+    A word cut from a longer name ("Postlethwaite" of "Ottoline Postlethwaite") may be moved
+    on its own: another person who bears that word. It becomes a name of the new entity,
+    no longer cut from the other, with a pseudonym of its own (a word of the other's would
+    tie the two together in a release); a later cut of the longer name leaves it where it
+    is."""
     wanted = set(alias_ids)
     if not wanted:
         raise Refused("choose the aliases to move to a new entity")
@@ -365,12 +371,17 @@ def entity_split(
         _check_version(entity, version)
         names = _names([entity.pk])
         chosen = [alias for alias in names if alias.pk in wanted]
-        unknown = wanted - {alias.pk for alias in chosen}
+        moving = {alias.pk for alias in chosen}
+        cut = list(
+            Alias.objects.using(keys_alias())
+            .filter(entity_id=entity.pk, pk__in=wanted, parent__isnull=False)
+            .order_by("pk")
+        )
+        # A word of a name that moves goes with that name.
+        words = [word for word in cut if word.parent_id not in moving]
+        unknown = wanted - moving - {word.pk for word in cut}
         if unknown:
-            raise Refused(
-                f"alias {min(unknown)} is not a name of entity {entity.pk} (a word cut from "
-                "a longer name follows that name)"
-            )
+            raise Refused(f"alias {min(unknown)} is not a name of entity {entity.pk}")
         if len(chosen) == len(names):
             raise Refused("leave at least one alias in the entity")
         new = Entity.objects.using(keys_alias()).create(
@@ -380,11 +391,26 @@ def entity_split(
             keep_reason=entity.keep_reason,
             created_by_id=user_id,
         )
-        follow = _move_names(scope, entity, new, chosen, user_id, in_corpus)
+        follow = _move_names(scope, entity, new, [*chosen, *words], user_id, in_corpus)
+        for word in words:
+            _detach(scope, new, word, in_corpus)
         _bump(entity)
     detail = {"action": "split", "aliases": sorted(wanted), "new": new.pk}
     also = ((new.pk, {"action": "split", "from": entity.pk}),)
     return Edit(entity.pk, detail, (follow,), also)
+
+
+def _detach(scope: Scope, entity: Entity, word: Alias, in_corpus: InCorpus) -> None:
+    """A word cut from a longer name becomes a name of `entity` of its own: no parent, and,
+    pseudonymized, a pseudonym drawn for it (its piece of the longer name's would say that
+    the two are one)."""
+    word.refresh_from_db(using=keys_alias())
+    word.parent = None
+    word.save(using=keys_alias(), update_fields=["parent"])
+    if entity.decision == Decision.PSEUDONYMIZE:
+        _set_replacement(scope, word, "")
+        drawn = _draw_checked(scope, word, word.original, entity.label, in_corpus)
+        _set_replacement(scope, word, drawn)
 
 
 def alias_link(

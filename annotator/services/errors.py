@@ -21,5 +21,10 @@ class StaleVersion(ConflictError):
         self.current = current
 
 
+class NeedsConfirmation(DomainError):
+    """A decision a person must confirm (a surface of less than a word): sent again with
+    `confirm`, it goes through; nothing was changed."""
+
+
 class ImportRefused(DomainError):
     """A file refused whole; nothing of it was written."""

@@ -45,7 +45,12 @@ from annotator.services.decided import (
     refused_publish,
 )
 from annotator.services.decisions import check_decision
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.errors import (
+    DomainError,
+    NeedsConfirmation,
+    NotFoundError,
+    StaleVersion,
+)
 from annotator.services.table import (
     SUGGESTIONS,
     Choice,
@@ -59,6 +64,7 @@ from annotator.services.table import (
 )
 from pseudonymizer import graphemes
 from pseudonymizer.coverage import covered
+from pseudonymizer.edges import less_than_a_word
 from pseudonymizer.vocabulary import Decision
 
 MAX_COMMENT = 5000
@@ -82,6 +88,8 @@ class SpanChange:
     keep_reason: str | None = None
     replacement: str | None = None
     flag: str | None = None
+    # The person confirmed a decision of less than a word (`_check_whole`).
+    confirm: bool = False
 
 
 def _locked_document(document: Document) -> Document:
@@ -144,6 +152,22 @@ def _check_label(document: Document, label: str) -> None:
     labels = document.project.labels
     if label not in labels:
         raise DomainError(f"unknown label {label!r}; the project's labels are {', '.join(labels)}")
+
+
+def _check_whole(document: Document, start: int, end: int, confirm: bool) -> None:
+    """Refuse to decide less than a word (a single letter, a piece of a word) unless the
+    person confirmed it: its surface would be looked for in every document, and found in
+    every word it begins (`pseudonymizer.edges.less_than_a_word`). A replica's decisions
+    never reach the table: nothing to confirm."""
+    if confirm or document.is_blind:
+        return
+    reason = less_than_a_word(document.text, start, end)
+    if reason:
+        raise NeedsConfirmation(
+            f"[{start}, {end}) is {reason}: decided, it would be looked for in every document "
+            "and found inside other words. Widen it to the whole word, or confirm to decide "
+            "it as it is."
+        )
 
 
 def _is_persons(span: Span) -> bool:
@@ -375,16 +399,18 @@ def span_create(
     decision: str = Decision.PSEUDONYMIZE,
     keep_reason: str = "",
     replacement: str | None = None,
+    confirm: bool = False,
 ) -> Span:
     """Add a span a person found (accepted, source `human`) and record its decision. A
     decision or pseudonym the person chose that the table refuses (SurfaceConflict) is
     recorded for the lead's review, once the refused write has rolled back, as `span_update`
-    does."""
+    does. Less than a word needs `confirm` (NeedsConfirmation)."""
     try:
         with transaction.atomic():
             return _create_locked(
                 _locked_document(document), actor=actor, start=start, end=end, label=label,
                 decision=decision, keep_reason=keep_reason, replacement=replacement,
+                confirm=confirm,
             )  # fmt: skip
     except SurfaceConflict as conflict:
         if replacement is not None or decision != Decision.PSEUDONYMIZE:
@@ -405,11 +431,13 @@ def _create_locked(
     decision: str,
     keep_reason: str,
     replacement: str | None,
+    confirm: bool = False,
 ) -> Span:
     user = acting_user(actor)
     _check_offsets(document.text, start, end)
     _check_label(document, label)
     keep_reason = check_decision(decision, keep_reason)
+    _check_whole(document, start, end, confirm)
     _make_room(document, start, end, user, keep=None)
     now = timezone.now()
     span = Span(
@@ -508,6 +536,8 @@ def _update_locked(
 
     final = span.status
     accepting = "status" in fields and final == SpanStatus.ACCEPTED
+    if (moved or accepting) and final == SpanStatus.ACCEPTED:
+        _check_whole(document, span.start, span.end, change.confirm)
     if (moved or accepting) and final != SpanStatus.REJECTED:
         # An accepted span is a person's: it may not overlap another person's, and the
         # proposals it overlaps (alternatives to it) are rejected.

@@ -92,6 +92,8 @@ class SpanActionForm(forms.Form):
     edge = forms.ChoiceField(required=False, choices=[("start", "start"), ("end", "end")])
     unit = forms.ChoiceField(required=False, choices=[("char", "character"), ("word", "word")])
     extend = forms.BooleanField(required=False)
+    # The person confirmed deciding less than a word (the notice's "Decide it as it is").
+    confirm = forms.BooleanField(required=False)
 
     def __init__(self, *args: Any, labels: Sequence[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -116,6 +118,7 @@ class SpanAddForm(forms.Form):
     start = forms.IntegerField(min_value=0, max_value=2**31 - 1)
     end = forms.IntegerField(min_value=1, max_value=2**31 - 1)
     label = forms.CharField(max_length=64)
+    confirm = forms.BooleanField(required=False)
 
 
 class BulkForm(forms.Form):

@@ -155,7 +155,12 @@ class SplitForm(forms.Form):
     def __init__(self, *args: Any, row: EntityRow, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         aliases = cast(forms.TypedMultipleChoiceField, self.fields["aliases"])
-        aliases.choices = [(alias.id, f"{alias.language}: {alias.original}") for alias in row.names]
+        # Every alias, the words cut from a longer name too: one may be another person's.
+        aliases.choices = [
+            (alias.id, f"{alias.language}: {alias.original}"
+             + (" (a word of a longer name)" if alias.token else ""))
+            for alias in row.aliases
+        ]  # fmt: skip
 
 
 class LinkForm(forms.Form):

@@ -18,6 +18,8 @@ Each change that went through is pushed on the session's undo stack for that doc
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -32,7 +34,12 @@ from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus
 from annotator.permissions import Can
 from annotator.selectors.queues import next_document
 from annotator.selectors.workspace import Undecided, undecided_proposals
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.errors import (
+    DomainError,
+    NeedsConfirmation,
+    NotFoundError,
+    StaleVersion,
+)
 from annotator.services.spans import (
     SpanChange,
     document_status_set,
@@ -91,12 +98,15 @@ def _answer(
     changed: Iterable[int] = (),
     ranges: Iterable[tuple[int, int]] = (),
     anchor: str = "",
+    confirm: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """The patch for htmx, with what else changed since the page was patched; else back to
-    the page, the notice as a message."""
+    the page, the notice as a message. `confirm` offers to send the refused action again,
+    confirmed (`_confirmable`)."""
     if request.htmx:
         document.refresh_from_db(fields=["status", "version"])
-        status = {"notice": notice, "error": error, "undo": undo_label(request, document)}
+        status = {"notice": notice, "error": error, "undo": undo_label(request, document),
+                  "confirm": confirm}  # fmt: skip
         try:
             state = page_state(request.POST)
         except BadPageState:
@@ -114,6 +124,22 @@ def _answer(
 
 
 def _change(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
+    change = _asked(form, document, span)
+    return replace(change, confirm=True) if form.cleaned_data["confirm"] else change
+
+
+def _confirmable(request: HtmxProjectRequest) -> dict[str, Any]:
+    """The notice's button that sends the refused action again, confirmed: the same fields
+    (not the page's state, which the page adds to every request)."""
+    fields = [
+        (name, value)
+        for name, value in request.POST.items()
+        if name not in ("csrfmiddlewaretoken", "confirm", "known", "known_document")
+    ]
+    return {"url": request.path, "fields": fields}
+
+
+def _asked(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
     data = form.cleaned_data
     action = data["action"]
     if action == "move":
@@ -166,6 +192,9 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
         return _answer(request, document, STALE, True, changed=[span_id], ranges=here)
     except NotFoundError:  # removed between the read above and the write
         return _answer(request, document, GONE, True, changed=[span_id], ranges=here)
+    except NeedsConfirmation as refused:
+        return _answer(request, document, str(refused), True, changed=[span_id], ranges=here,
+                       confirm=_confirmable(request))  # fmt: skip
     except DomainError as refused:
         return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
     entry = undo_entry(document, before, low, high, (span_id,))
@@ -200,7 +229,10 @@ def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
             start=start,
             end=end,
             label=form.cleaned_data["label"],
+            confirm=form.cleaned_data["confirm"],
         )
+    except NeedsConfirmation as refused:
+        return _answer(request, document, str(refused), True, confirm=_confirmable(request))
     except DomainError as refused:
         return _answer(request, document, str(refused), True)
     entry = undo_entry(document, before, start, end, (span.pk,))

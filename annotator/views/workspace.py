@@ -177,7 +177,7 @@ def _rows(request: ProjectRequest, document: Document, rows: Sequence[SpanRow]) 
 
 def status_context(
     request: ProjectRequest, document: Document, tally: SpanTally, *, notice: str = "",
-    error: bool = False, undo: str = "",
+    error: bool = False, undo: str = "", confirm: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """What the status bar shows: counts, the labels present, the bulk choices, the notice
     of the last action and what `u` would undo."""
@@ -204,6 +204,8 @@ def status_context(
         "proposal_sources": [(s, SOURCE_LABELS.get(s, s)) for s in tally.proposal_sources],
         "notice": notice,
         "notice_is_error": error,
+        # A refused action that a person may confirm: sent again from the notice.
+        "confirm": confirm,
         "undo": undo,
         "document_stamp": document_stamp(document),
     }
@@ -226,12 +228,14 @@ def label_choices(request: ProjectRequest) -> list[dict[str, str]]:
 
 def workspace_context(
     request: ProjectRequest, document: Document, *, notice: str = "", error: bool = False,
-    undo: str = "",
+    undo: str = "", confirm: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     page = workspace_page(document, pseudonyms_of=surface_pseudonyms)
     return {
         **project_nav(request),
-        **status_context(request, document, page.tally, notice=notice, error=error, undo=undo),
+        **status_context(
+            request, document, page.tally, notice=notice, error=error, undo=undo, confirm=confirm
+        ),  # fmt: skip
         "text_html": whole_text(request, document, page.rows),
         "rows_html": _rows(request, document, page.rows),
         "direction": text_direction(document.language),

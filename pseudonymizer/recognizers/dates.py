@@ -11,12 +11,15 @@ times of day are left to NER: a bare "1998" is a date as often as a number.
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from pseudonymizer.folding import fold
 from pseudonymizer.recognizers.base import PatternRecognizer
 from pseudonymizer.spans import Span
 
 LABEL = "DATE"
 SOURCE = "regex"
+_WORDS = re.compile(r"\w+")
 
 MONTHS = (
     # English, full and abbreviated
@@ -32,6 +35,26 @@ MONTHS = (
     "سبتمبر", "أكتوبر", "اكتوبر", "نوفمبر", "ديسمبر", "جانفي", "فيفري", "أفريل", "ماي", "جوان",
     "جويلية", "أوت", "كانون الثاني", "شباط", "آذار", "نيسان", "أيار", "حزيران", "تموز", "آب",
     "أيلول", "تشرين الأول", "تشرين الثاني", "كانون الأول",
+)  # fmt: skip
+# Days of the week and words that place a moment relative to now: with the months, the words
+# a date is written with that name no day in particular (`only_date_words`).
+WEEKDAYS = (
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mon", "Tue",
+    "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun",
+    "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche",
+    "الاثنين", "الإثنين", "الثلاثاء", "الأربعاء", "الخميس", "الجمعة", "السبت", "الأحد",
+)  # fmt: skip
+RELATIVE_DATE_WORDS = (
+    "today", "yesterday", "tomorrow", "tonight", "morning", "afternoon", "evening", "night",
+    "day", "days", "week", "weeks", "weekend", "month", "months", "year", "years", "last",
+    "next", "this", "ago", "the", "of", "in", "on", "early", "late", "mid", "spring", "summer",
+    "autumn", "fall", "winter",
+    "aujourd", "hui", "hier", "demain", "matin", "soir", "soirée", "nuit", "jour", "jours",
+    "semaine", "semaines", "mois", "an", "ans", "année", "années", "dernier", "dernière",
+    "prochain", "prochaine", "le", "la", "de", "du", "en", "début", "fin", "printemps", "été",
+    "automne", "hiver",
+    "اليوم", "أمس", "امس", "البارحة", "غدا", "غداً", "الليلة", "صباح", "مساء", "الأسبوع",
+    "الشهر", "العام", "السنة", "الماضي", "المقبل", "القادم",
 )  # fmt: skip
 # English month abbreviations that are verbs when written in lower case.
 _VERBS = frozenset({"may", "mar"})
@@ -91,3 +114,19 @@ class DateRecognizer(PatternRecognizer):
 
 
 _ARABIC_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩", "0123456789")
+
+
+@cache
+def _date_words() -> frozenset[str]:
+    words: set[str] = set()
+    for phrase in (*MONTHS, *WEEKDAYS, *RELATIVE_DATE_WORDS):
+        words.update(_WORDS.findall(fold(phrase)))
+    return frozenset(words)
+
+
+def only_date_words(text: str) -> bool:
+    """Whether every word of `text` is a month, a weekday or a word of a relative date
+    ("March", "last Monday", "hier soir", "الشهر الماضي"), with no digit: a moment no reader
+    can place, that a release's checks do not look for elsewhere."""
+    words = _WORDS.findall(fold(text))
+    return bool(words) and all(word in _date_words() for word in words)

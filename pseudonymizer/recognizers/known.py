@@ -22,8 +22,10 @@ names ("إمام" and "أمام" in front of, "فان" and "فإن", "علي" an
 written as one of them (`_FUNCTION_WORDS`, marks aside) is never a match.
 
 Aliases shorter than two characters once normalised are ignored: a one-letter alias would
-match everywhere. When two aliases normalise alike, the first one's label wins. Where
-matches overlap, the longest wins.
+match everywhere. So are the surfaces of dates made only of date words ("March", "last
+Monday", "hier": `is_calendar_word`): a moment nobody can place, and a word of every text.
+When two aliases normalise alike, the first one's label wins. Where matches overlap, the
+longest wins.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from pseudonymizer import folding
 from pseudonymizer.folding import ARABIC_ARTICLE as _ARTICLE
 from pseudonymizer.folding import fold_char, fold_key, fold_with_origin
 from pseudonymizer.folding import is_arabic_letter as _is_arabic_letter
+from pseudonymizer.pseudonyms.dispatch import Kind, kind_of
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
+from pseudonymizer.recognizers.dates import only_date_words
 from pseudonymizer.spans import Span, select_non_overlapping
 
 _CONJUNCTIONS = ("", "\u0648", "\u0641")  # و ف
@@ -141,6 +145,13 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char)[0] == "M"
 
 
+def is_calendar_word(surface: str, label: str) -> bool:
+    """Whether a decided `surface` of `label` is a date written only with date words
+    ("March", "yesterday", "الشهر الماضي"): never looked for in other texts, by the matcher
+    or by a release's check."""
+    return kind_of(label) is Kind.DATE and only_date_words(surface)
+
+
 class KnownEntityRecognizer(PatternRecognizer):
     """Finds every occurrence of the project's decided aliases, given as (surface, label).
 
@@ -162,7 +173,7 @@ class KnownEntityRecognizer(PatternRecognizer):
         entries: dict[str, list[str | None]] = {}
         for surface, label in aliases:
             key = fold_key(surface)
-            if len(key) < 2:
+            if len(key) < 2 or is_calendar_word(surface, label):
                 continue
             entries.setdefault(key, [None, None])
             if entries[key][0] is None:

@@ -247,10 +247,13 @@ class _Build:
             ]
         dismissed: dict[tuple[int, int, str], int] = {}
         if item.dismissals:
-            fingerprint = document_fingerprint(item.text, spans)
+            # A dismissal holds to its finding's stretch (or, made before stretches were
+            # fingerprinted, to the whole document).
+            whole = document_fingerprint(item.text, spans)
             for key, entries in item.dismissals.items():
+                stretch = document_fingerprint(item.text, spans, key[:2])
                 for held, dismissal_id in entries:
-                    if held == fingerprint:
+                    if held in (stretch, whole):
                         dismissed[key] = dismissal_id
         return ReleaseDocument(
             (item, dismissed), item.text, item.language, spans, ner=ner, dismissed=dismissed

@@ -16,11 +16,12 @@ from annotator.models import (
     JobStatus,
     Release,
     ReleaseLeak,
+    Span,
 )
 from annotator.permissions import acting_user
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
-from pseudonymizer.release import LEAK, Finding
+from pseudonymizer.release import LEAK, DecidedSpan, Finding, document_fingerprint
 
 REASON_MAX = 2000
 
@@ -38,8 +39,9 @@ def release_hit_dismiss(
 ) -> HitDismissal:
     """Judge a finding of a refused release harmless: what `detector` found at `start`:`end`
     of a document (or a pattern left in its rendering). The next release does not count it
-    while the document's text and decisions stay as they were when it was checked, and lists
-    it in its manifest; the dismissal is audited.
+    while the document's text and the decisions over that stretch stay as they were when it
+    was checked (a change elsewhere in the document keeps it), and lists it in its manifest;
+    the dismissal is audited.
 
     DomainError without a reason, for a release that is not refused, or for an original of
     the table (fix the document instead); NotFoundError for a finding the release did not
@@ -90,7 +92,7 @@ def release_hit_dismiss(
                 end=end,
                 detector=detector,
                 label=str(finding.get("label") or ""),
-                fingerprint=row.fingerprint,
+                fingerprint=_held_to(document, row.fingerprint, start, end),
                 reason=reason,
                 release=release,
                 dismissed_by=user,
@@ -118,6 +120,23 @@ def release_hit_dismiss(
             "this finding is dismissed already for the document as it was checked"
         ) from None
     return dismissal
+
+
+def _held_to(document: Document, checked: str, start: int, end: int) -> str:
+    """What a dismissal of [start, end) holds to: the text and the spans over that stretch
+    (`document_fingerprint`), as they were when the release checked the document. When the
+    document changed since (`checked`, its whole fingerprint then, no longer matches), the
+    stretch as it was is unknown: the dismissal holds to the document as checked, and counts
+    only if it goes back to that."""
+    spans = [
+        DecidedSpan(span.start, span.end, span.label, span.status, span.decision)
+        for span in Span.objects.filter(document=document).only(
+            "start", "end", "label", "status", "decision"
+        )
+    ]
+    if document_fingerprint(document.text, spans) != checked:
+        return checked
+    return document_fingerprint(document.text, spans, (start, end))
 
 
 def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:

@@ -225,3 +225,20 @@ def test_a_span_gone_answers_404_saying_it_is_no_longer_in_the_document(
         assert answer.status_code == 404
         assert "no longer in the document" in answer.json()["detail"]
     assert not Span.objects.filter(document=document).exists()
+
+
+def test_less_than_a_word_is_refused_400_until_confirmed(team: Team, document: Document) -> None:
+    """Issue 29, 4: the API asks for `confirm` as the page asks for a click."""
+    client = api(team.annotator_en)
+    letter = {"start": 12, "end": 13, "label": "PER"}  # "M" of "Moshe"
+    refused = client.post(url(document), letter, format="json")
+    assert refused.status_code == 400
+    assert "a single letter or digit" in refused.json()["detail"]
+    assert "confirm" in refused.json()["detail"]
+    assert not Span.objects.filter(document=document, source=SpanSource.HUMAN).exists()
+    added = client.post(url(document), {**letter, "confirm": True}, format="json")
+    assert added.status_code == 201, added.json()
+    proposal = SpanFactory(document=document, start=28, end=31, label="ADDRESS",
+                           source=SpanSource.NER)  # fmt: skip
+    change = {"version": proposal.version, "status": "accepted"}
+    assert client.patch(url(document, proposal), change, format="json").status_code == 200

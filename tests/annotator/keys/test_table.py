@@ -323,6 +323,39 @@ def test_split_moves_chosen_aliases_and_the_spans_of_their_surfaces(project: Any
     assert (new.label, new.decision) == (kept.label, kept.decision)
 
 
+def test_a_word_cut_from_a_name_splits_off_as_another_persons_name(project: Any) -> None:
+    """Issue 29, 6: "Postlethwaite" of "Ottoline Postlethwaite" is another person elsewhere;
+    the lead splits the word alone, which takes its spans and a pseudonym of its own."""
+    full = decide(project, "Ottoline Postlethwaite", "Mabel Thornbury")
+    row = entity_get(project=project, entity_id=full.entity_id)
+    (word,) = [a for a in row.aliases if a.original == "Postlethwaite"]
+    assert word.token and word.replacement == "Thornbury"
+    document = DocumentFactory(
+        project=project, text="Charles Postlethwaite and Ottoline Postlethwaite."
+    )
+    alone = span_on(document, "Postlethwaite", full.entity_id)
+    whole = span_on(document, "Ottoline Postlethwaite", full.entity_id)
+    with pytest.raises(DomainError, match="is not a name of entity"):
+        entity_split(project=project, entity_id=full.entity_id, alias_ids=[10**9], actor=None,
+                     version=1)  # fmt: skip
+
+    kept, new = entity_split(project=project, entity_id=full.entity_id, alias_ids=[word.id],
+                             actor=None, version=1)  # fmt: skip
+
+    (moved,) = new.aliases
+    assert (moved.id, moved.original, moved.token) == (word.id, "Postlethwaite", False)
+    assert moved.replacement and "Thornbury" not in moved.replacement
+    assert {a.original for a in kept.aliases} == {"Ottoline Postlethwaite", "Ottoline"}
+    assert Span.objects.get(pk=alone.pk).entity_id == new.id
+    assert Span.objects.get(pk=whole.pk).entity_id == kept.id
+    # Cutting the longer name's words again leaves the word where it is now.
+    entity_update(project=project, entity_id=kept.id, actor=None, version=kept.version,
+                  change=EntityChange(replacements={full.alias_id: "Agnes Pike"}))  # fmt: skip
+    again = entity_get(project=project, entity_id=kept.id)
+    assert {a.original for a in again.aliases} == {"Ottoline Postlethwaite", "Ottoline"}
+    assert entity_get(project=project, entity_id=new.id).aliases[0].id == word.id
+
+
 def test_link_moves_one_alias_and_its_spans_and_drops_an_emptied_entity(project: Any) -> None:
     english = decide(project, "Moshe Chaya", "Raj Avrom")
     arabic = decide(project, "موشيه حايا", language="ar")

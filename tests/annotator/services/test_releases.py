@@ -737,7 +737,7 @@ def test_the_reaper_fails_a_release_whose_ner_worker_died(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_the_document_changes(
+def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_its_stretch_changes(
     with_ner: list[int], django_capture_on_commit_callbacks: Any, make_user: Any
 ) -> None:
     project = ProjectFactory(languages=["en"])
@@ -766,9 +766,17 @@ def test_a_dismissed_hit_is_audited_passes_the_next_cut_and_counts_again_once_th
          "label": "DATE", "dismissal_id": dismissal.pk},
     ]  # fmt: skip
 
-    # The document changes (a person rejects a span there): the hit counts again.
+    # The document changes elsewhere (a person adds a span away from the hit): the
+    # dismissal holds (issue 29, 6: 208 dismissals were lost to unrelated edits).
     span_create(document=document, actor=None, start=14, end=22, label="LOC",
                 decision="keep", keep_reason="a trade")  # fmt: skip
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
+    still = cut(django_capture_on_commit_callbacks, project)
+    assert still.status == JobStatus.DONE, still.error
+
+    # A change over the hit's stretch: it counts again.
+    span_create(document=document, actor=None, start=0, end=4, label="DATE", decision="delete",
+                confirm=True)  # fmt: skip
     Document.objects.filter(pk=document.pk).update(status=DocumentStatus.DONE)
     again = cut(django_capture_on_commit_callbacks, project)
     assert again.status == JobStatus.REFUSED

@@ -19,7 +19,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
+from annotator.services.errors import DomainError, NeedsConfirmation, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
     _locked_document,
@@ -293,7 +293,8 @@ def test_a_span_across_a_persons_span_is_refused_and_proposals_give_way(
 ) -> None:
     kept = span_create(document=document, actor=team.annotator_en, start=12, end=23, label="PER")
     with pytest.raises(DomainError, match="overlaps span"):
-        span_create(document=document, actor=team.annotator_en, start=18, end=26, label="PER")
+        span_create(document=document, actor=team.annotator_en, start=18, end=26, label="PER",
+                    confirm=True)  # fmt: skip
     machine = proposal(document, 28, 49, "ADDRESS")
     inside = proposal(document, 32, 40, "PER")  # "Alphonse"
     added = span_create(
@@ -573,3 +574,37 @@ def test_one_surface_has_one_label_an_accepted_proposal_follows_its_entity(
                     version=proposal_org.version,
                     change=SpanChange(status="accepted", label="LOC"))  # fmt: skip
     assert Span.objects.get(pk=proposal_org.pk).status == SpanStatus.PROPOSED
+
+
+def test_deciding_less_than_a_word_asks_for_confirmation_and_changes_nothing_without_it(
+    team: Team,
+) -> None:
+    """Issue 29, 4: a single letter or a piece of a word becomes a table original only once a
+    person confirms it; accepting everything leaves such a proposal for them."""
+    text = "L\u00adeclerc wrote from P\u200bennycuick to ولندن."
+    document = DocumentFactory(project=team.project, text=text)
+    with pytest.raises(NeedsConfirmation, match="a single letter or digit"):
+        span_create(document=document, actor=team.annotator_en, start=0, end=1, label="PER")
+    piece = text.index("ennycuick")
+    proposal_piece = proposal(document, piece, piece + 9, "PER")
+    with pytest.raises(NeedsConfirmation, match="part of a word"):
+        span_update(
+            document=document, span_id=proposal_piece.pk, actor=team.annotator_en,
+            version=proposal_piece.version, change=SpanChange(status="accepted"),
+        )  # fmt: skip
+    assert not Span.objects.filter(document=document, source=SpanSource.HUMAN).exists()
+    assert Span.objects.get(pk=proposal_piece.pk).status == SpanStatus.PROPOSED
+
+    outcome = spans_decide_all(document=document, actor=team.annotator_en, status="accepted")
+    assert (outcome.changed, outcome.conflicts) == (0, 1)
+
+    accepted = span_update(document=document, span_id=proposal_piece.pk,
+                           actor=team.annotator_en, version=proposal_piece.version,
+                           change=SpanChange(status="accepted", confirm=True))  # fmt: skip
+    assert accepted.status == SpanStatus.ACCEPTED
+    letter = span_create(document=document, actor=team.annotator_en, start=0, end=1,
+                         label="PER", confirm=True)  # fmt: skip
+    assert letter.entity_id is not None
+    london = text.index("لندن")  # after a proclitic: a whole name
+    assert span_create(document=document, actor=team.annotator_en, start=london,
+                       end=london + 4, label="LOC")  # fmt: skip

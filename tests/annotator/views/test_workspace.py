@@ -1050,3 +1050,23 @@ def test_a_span_s_urls_are_the_workspace_s_and_its_id(team: Team, document: Docu
     assert f"{base[1]}{span.pk}/editor/" == reverse("span_editor", args=args)
     assert f"{base[1]}{span.pk}/suggestions/" == reverse("span_suggestions", args=args)
     assert f'data-span-id="{span.pk}"' in page and "data-action-url" not in page
+
+
+def test_adding_less_than_a_word_asks_for_confirmation_from_the_notice(
+    team: Team, document: Document
+) -> None:
+    """Issue 29, 4: the refusal offers to send the same add again, confirmed."""
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    start = TEXT.index("Moshe")
+    asked = {"start": start, "end": start + 3, "label": "PER"}  # "Mos"
+    client = annotator_of(team)
+    refused = client.post(url, asked, HTTP_HX_REQUEST="true").content.decode()
+    assert "is part of a word" in refused and "Decide it as it is" in refused
+    assert f'hx-post="{url}"' in refused
+    for name, value in asked.items():
+        assert f'<input type="hidden" name="{name}" value="{value}">' in refused
+    assert not Span.objects.filter(document=document, source=SpanSource.HUMAN).exists()
+
+    client.post(url, {**asked, "confirm": "on"}, HTTP_HX_REQUEST="true")
+    added = Span.objects.get(document=document, source=SpanSource.HUMAN)
+    assert TEXT[added.start : added.end] == "Mos"
