@@ -225,6 +225,53 @@ def test_a_confirmed_letter_and_a_date_word_refuse_no_release_of_other_words(
     assert named.isdisjoint(ids.values()), release["leak_report"]
 
 
+def test_a_lead_splits_a_word_of_a_name_and_a_dismissal_survives_a_change_elsewhere(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 29, 6: a word cut from a name splits off as another person's name, and a
+    finding judged harmless stays dismissed when the document changes away from it."""
+    admin, lead, annotator = api["admin"], api["lead"], api["annotator_en"]
+    name = "Quentin Marchbanks"
+    text = "Order reference 06 12 34 56 78 was paid by the clerk."
+    ids = import_records(admin, [
+        {"id": "split-a", "lang": "en", "text": f"{name} signed.", "spans": []},
+        {"id": "dismiss-a", "lang": "en", "text": text, "spans": []},
+    ])  # fmt: skip
+    person = annotator.post(f"documents/{ids['split-a']}/spans/",
+                            {"start": 0, "end": len(name), "label": "PER"}, expect=201)  # fmt: skip
+    entity = lead.get(f"entities/{person['entity_id']}/")
+    (word,) = [a for a in entity["aliases"] if a["token"] and a["original"] == "Marchbanks"]
+    asked = {"aliases": [word["id"]], "version": entity["version"]}
+    split = lead.post(f"entities/{entity['id']}/split/", asked, expect=201)
+    (moved,) = split["new"]["aliases"]
+    assert (moved["id"], moved["token"]) == (word["id"], False)
+    assert moved["replacement"] and moved["replacement"] != word["replacement"]
+
+    _done(annotator, ids["dismiss-a"])
+    stack.wait_idle()
+    refused = _release(admin, language="en", strategy="S2")
+    assert refused["status"] == "refused", refused
+    rows = admin.get(f"releases/{refused['id']}/leaks/?limit=1000")["results"]
+    (row,) = [r for r in rows if r["document_id"] == ids["dismiss-a"]]
+    for finding in row["findings"]:
+        admin.post(f"releases/{refused['id']}/dismissals/", {
+            "document_id": ids["dismiss-a"], "start": finding["document_start"],
+            "end": finding["document_end"], "detector": finding["source"],
+            "reason": "an order reference, not a phone number",
+        }, expect=201)  # fmt: skip
+    # The annotator decides something else in the document, away from what was dismissed.
+    clerk = text.index("clerk")
+    annotator.post(f"documents/{ids['dismiss-a']}/spans/",
+                   {"start": clerk, "end": clerk + 5, "label": "PER"}, expect=201)  # fmt: skip
+    _done(annotator, ids["dismiss-a"])
+    stack.wait_idle()
+
+    again = _release(admin, language="en", strategy="S2")
+
+    named = {leak["document_id"] for leak in again.get("leak_report") or []}
+    assert ids["dismiss-a"] not in named, again["leak_report"]
+
+
 # The decided name, and the same name written as another hand (or keyboard) would write it.
 ARABIC = "فاطمة مصطفى"
 VARIANTS = {
