@@ -1,4 +1,6 @@
+import logging
 import os
+import socket
 from typing import Any
 
 from celery import Celery
@@ -8,6 +10,8 @@ from django.conf import settings
 from annotator.checks import require_keys_secret
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+
+logger = logging.getLogger(__name__)
 
 app = Celery("annotator")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -42,9 +46,32 @@ def yield_the_cpu_to_the_web(sender: Any = None, **kwargs: Any) -> None:
     lower_priority(settings.CLOAK_WORKER_NICE)
 
 
+@worker_init.connect
+def name_this_start(sender: Any = None, **kwargs: Any) -> None:
+    # Its node name and an id of this start, inherited by the pool's processes: their
+    # heartbeats name them, and this worker knows what an earlier start of it held
+    # (annotator.services.jobs, "A job is dead").
+    from annotator.services.jobs import worker_started
+
+    worker_started(str(getattr(sender, "hostname", "") or f"celery@{socket.gethostname()}"))
+
+
 @worker_ready.connect
 def reap_on_start(sender: Any = None, **kwargs: Any) -> None:
-    # A worker that starts may be the one that died: fail what it left running (a job whose
-    # heartbeat came from a process of this host that is gone is reaped at once), and delete
-    # uploads no job needs. Sent as a task, so that startup does not wait on the database.
-    app.send_task("annotator.tasks.jobs_reap")
+    # A worker that starts may be the one that died: fail at once what its earlier start held
+    # (and any job of a process of this host that is gone), and delete uploads no job needs.
+    # Here, in the main process, before the worker takes its first task: sent as a task, the
+    # reaper waited behind every message already queued (a run's batches), so the batch the
+    # dead worker held was reaped only once the run had gone quiet for CLOAK_JOB_STALE_AFTER.
+    from django.db import connections
+
+    from annotator.tasks import jobs_reap
+
+    try:
+        jobs_reap()
+    except Exception as error:
+        # The error's kind, never its message; beat's next pass reaps instead.
+        logger.warning("the reaper could not run as the worker started (%s)", type(error).__name__)
+    finally:
+        # The pool's processes must not share this process's connections.
+        connections.close_all()

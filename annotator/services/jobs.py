@@ -14,9 +14,27 @@ model (an `annotator.models.Job`), its task, how to reap one whose worker died a
 clean up after it. Nothing here knows one kind from another.
 
 A worker that dies leaves its job running and its heartbeat still. The reaper (`jobs_reap`,
-run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) walks the kinds and
-fails such jobs through each kind's `reap` (a dead run puts its batches back in the queue, so
-that it can be resumed; an import deletes its upload: it holds originals).
+run by Celery beat, by each worker as it starts, and by `manage.py reap_jobs`) walks the kinds
+and fails such jobs through each kind's `reap` (a dead run puts its batches back in the queue,
+so that it can be resumed; an import deletes its upload: it holds originals).
+
+A job is dead once it has shown no sign of life for CLOAK_JOB_STALE_AFTER seconds, or at once
+when the process that holds its work is known to be gone. Each heartbeat names that process
+(`job_progress_set`): its host and pid, and in a worker, the worker's Celery node name
+(`celery@<hostname>`) and the id of that start of the worker (`worker_started`). What holds a
+job's work is the process of its own heartbeat, or, for a run, those of its running batches
+(`JobKind.held_by`): a run's own heartbeat is that of whichever worker wrote its last batch. A
+holder is gone when
+- it was a worker of this process's node name started before this one: a node name is one
+  worker at a time, and a container restarted by docker-compose keeps its hostname (so its
+  name) but starts its processes again at the same low pids, where a pid would still answer;
+- or it ran on this host and its pid is gone, or a zombie (`make run` restarted, a reaper run
+  next to the worker: `manage.py reap_jobs` in its container).
+A worker reaps in its main process as it starts, before it takes a task: sent as a task, the
+reaper would wait behind every message already queued, and the batch its predecessor held
+would be reaped only once the run went quiet for CLOAK_JOB_STALE_AFTER. A worker recreated
+under a new hostname (a new container) does not know its predecessor by name: what that one
+held goes stale as before.
 
 A job whose task never reached a worker would stay queued for ever, its upload on disk. Its
 task is sent once the job's transaction commits (`job_dispatch`): a broker that refuses it fails
@@ -36,6 +54,7 @@ import os
 import shutil
 import socket
 import traceback
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -159,6 +178,9 @@ class JobKind:
     # Delete, each pass of the reaper, what no job of the kind needs any more (the uploads
     # of imports gone); what it did. The reaper's last counts.
     sweep: Callable[[datetime], Counts] | None = None
+    # The rows whose heartbeats name the processes holding its work, when not its own (a
+    # run's running batches; the run's own heartbeat is that of its last batch's writer).
+    held_by: Callable[[Any], Iterable[JobRef]] | None = None
 
 
 _KINDS: dict[type[models.Model], JobKind] = {}
@@ -191,6 +213,30 @@ def _now() -> datetime:
     return timezone.now()
 
 
+# --- Which worker this process is ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerStart:
+    """One start of a Celery worker: its node name (`celery@<hostname>`, one running worker
+    at a time) and an id of its own."""
+
+    node: str
+    boot: str
+
+
+_worker: WorkerStart | None = None
+
+
+def worker_started(node: str) -> WorkerStart:
+    """Record that this process is a Celery worker named `node`, started now. Called in the
+    worker's main process before its pool starts (annotator.celery), so that every pool
+    process inherits it and its heartbeats name this start of the worker."""
+    global _worker
+    _worker = WorkerStart(node=node, boot=uuid.uuid4().hex)
+    return _worker
+
+
 def job_progress_set(
     job: JobRef,
     done: int,
@@ -198,26 +244,28 @@ def job_progress_set(
     *,
     unit: str = "",
     detail: Mapping[str, int] | None = None,
+    held: bool = True,
 ) -> None:
-    """Record progress and a heartbeat where readers see them at once (the cache).
+    """Record progress and a heartbeat where readers see them at once (the cache), naming
+    this process as the one that holds the job's work; with `held=False`, none does (a batch
+    the `ner` queue handed on waits in the default queue).
 
     The cache is Redis, or a folder in the embedded mode: neither waits for the job's database
     transaction, and neither takes SQLite's write lock.
     """
     model, job_id = job_ref(job)
-    cache.set(
-        progress_key(model, job_id),
-        {
-            "done": done,
-            "total": total,
-            "unit": unit,
-            "detail": dict(detail or {}),
-            "updated_at": _now().timestamp(),
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-        },
-        timeout=PROGRESS_TIMEOUT_S,
-    )
+    value: dict[str, Any] = {
+        "done": done,
+        "total": total,
+        "unit": unit,
+        "detail": dict(detail or {}),
+        "updated_at": _now().timestamp(),
+    }
+    if held:
+        value.update(host=socket.gethostname(), pid=os.getpid())
+        if _worker is not None:
+            value.update(node=_worker.node, boot=_worker.boot)
+    cache.set(progress_key(model, job_id), value, timeout=PROGRESS_TIMEOUT_S)
 
 
 def _progress_forget(model: type[models.Model], job_id: int) -> None:
@@ -437,14 +485,26 @@ def job_last_seen(job: models.Model) -> datetime:
 
 
 def _process_gone(job: models.Model) -> bool:
-    """True when the job's last heartbeat came from a process of this host that is gone.
+    """True when a process that holds the job's work is known to be gone (the module's
+    docstring says when), so that a restarted worker reaps at once what its predecessor
+    held instead of waiting for the heartbeat to go stale."""
+    kind = job_kind(type(job))
+    holders = kind.held_by(job) if kind is not None and kind.held_by is not None else [job]
+    return any(_holder_gone(holder) for holder in holders)
 
-    A restarted `make run` (or a worker restarted on the same host) then reaps at once what its
-    previous process left running, instead of waiting for the heartbeat to go stale.
-    """
-    model, job_id = job_ref(job)
-    cached = cached_progress(model, job_id)
-    if cached is None or not cached.pid or cached.host != socket.gethostname():
+
+def _holder_gone(holder: JobRef) -> bool:
+    cached = cached_progress(*job_ref(holder))
+    if cached is None:
+        return False
+    if (
+        _worker is not None
+        and cached.node == _worker.node
+        and cached.boot
+        and cached.boot != _worker.boot
+    ):
+        return True  # this node's worker before this one
+    if not cached.pid or cached.host != socket.gethostname():
         return False
     try:
         os.kill(cached.pid, 0)
@@ -532,8 +592,9 @@ def jobs_reap(
     each kind clean up after them (the uploads no import needs are deleted).
 
     A running job is taken for dead when it has shown no sign of life for `older_than`
-    (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came
-    from a process of this host that no longer exists; its kind reaps it (`JobKind.reap`):
+    (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when a process that holds its
+    work is known to be gone (an earlier start of this worker, or a pid of this host that no
+    longer exists: the module's docstring); its kind reaps it (`JobKind.reap`):
     imports become FAILED and their upload folder is deleted; runs become FAILED with their
     running batches queued again, so that `preannotate --resume RUN_ID` resumes them;
     releases and model trainings become FAILED, and so does a release whose NER batch's

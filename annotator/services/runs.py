@@ -368,6 +368,8 @@ def run_batch_ner(*, batch_id: int, retried: bool = False) -> NerPayload | None:
         detection = _detector(batch.run).ner(texts, batch.language)
     except NerSpecError as error:  # a model named wrongly in settings: say so, go on without
         detection = Detection(spans=[[] for _ in texts], errors={"ner": str(error)})
+    # Handed on to the default queue: no process of this worker holds the batch any more.
+    job_progress_set((RunBatch, batch_id), 0, held=False)
     return {
         "claimed_at": claimed_at.isoformat(),
         "spans": {
@@ -403,6 +405,8 @@ def run_batch_detect(
     batch = _claimed_batch(batch_id, claimed_at)
     if batch is None:
         return False
+    if ner is not None:
+        job_progress_set((RunBatch, batch_id), 0)  # this worker holds it now
     run = batch.run
     ids, texts = _texts(batch)
     ner_spans = _ner_spans(ner, ids) if ner is not None else None
@@ -735,6 +739,12 @@ def _run_waiting(run: PreannotationRun) -> bool:
     )
 
 
+def _run_held_by(run: PreannotationRun) -> list[tuple[type[RunBatch], int]]:
+    """The batches in workers' hands: their heartbeats name the processes that hold them."""
+    running = RunBatch.objects.filter(run=run, status=JobStatus.RUNNING)
+    return [(RunBatch, pk) for pk in running.values_list("pk", flat=True)]
+
+
 def _run_batches_seen(run: PreannotationRun) -> Iterable[datetime | None]:
     batches = RunBatch.objects.filter(run=run)
     return batches.aggregate(started=Max("started_at"), finished=Max("finished_at")).values()
@@ -751,6 +761,7 @@ RUNS = job_kind_register(
         waiting=_run_waiting,
         signs_of_life=_run_batches_seen,
         shows_work=False,
+        held_by=_run_held_by,
     )
 )
 RUN_BATCHES = job_kind_register(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -322,6 +323,93 @@ def test_the_reaper_takes_a_process_that_exited_uncollected_for_gone(settings: A
         exited.wait()
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
+
+
+def held_by(monkeypatch: Any, job: Any, node: str, boot: str) -> None:
+    """A heartbeat of `job` from the start `boot` of the worker named `node`, by a pid that
+    answers (this one's): a restarted container starts its processes at the same low pids."""
+    with monkeypatch.context() as patch:
+        patch.setattr(jobs, "_worker", jobs.WorkerStart(node, boot))
+        job_progress_set(job, 0)
+
+
+def a_run_with_a_batch_in_hand(monkeypatch: Any, node: str, boot: str) -> tuple[Any, Any]:
+    """A run going on now: a batch just written by this worker, one held by `node`'s `boot`."""
+    now = timezone.now()
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=now)
+    RunBatchFactory(run=run, status=JobStatus.DONE, started_at=now, finished_at=now)
+    held = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=now)
+    RunBatchFactory(run=run, status=JobStatus.QUEUED)
+    held_by(monkeypatch, (RunBatch, held.pk), node, boot)
+    job_progress_set(run, 2, 6)  # the run's own heartbeat: this worker's last write
+    return run, held
+
+
+def test_a_restarted_worker_reaps_at_once_the_batch_its_earlier_start_held(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    run, held = a_run_with_a_batch_in_hand(monkeypatch, "celery@worker-1", "before")
+
+    # Within the stale timeout, its heartbeats fresh and its pid alive: reaped all the same.
+    counts = jobs_reap()
+
+    assert (counts["runs_failed"], counts["batches_requeued"]) == (1, 1)
+    run.refresh_from_db()
+    assert run.status == JobStatus.FAILED and "--resume" in run.error
+    assert RunBatch.objects.get(pk=held.pk).status == JobStatus.QUEUED
+
+
+@pytest.mark.parametrize(
+    "node, boot",
+    [("celery@worker-1", "after"), ("celery@worker-2", "before")],
+    ids=["this-start", "another-worker"],
+)
+def test_a_batch_held_by_this_start_or_by_another_worker_is_left_alone(
+    monkeypatch: Any, node: str, boot: str
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    run, held = a_run_with_a_batch_in_hand(monkeypatch, node, boot)
+
+    assert jobs_reap()["runs_failed"] == 0
+
+    run.refresh_from_db()
+    assert run.status == JobStatus.RUNNING
+    assert RunBatch.objects.get(pk=held.pk).status == JobStatus.RUNNING
+
+
+def test_a_run_is_judged_by_its_batches_holders_not_by_its_last_writer(monkeypatch: Any) -> None:
+    run, _ = a_run_with_a_batch_in_hand(monkeypatch, "celery@worker-2", "before")
+    # Its last batch was written by a process of this host that has exited since (a pool
+    # process replaced): the batch in hand is another, live one's.
+    key = progress_key(PreannotationRun, run.pk)
+    cache.set(key, {**cache.get(key), "pid": 2**22 + 12345})
+
+    assert jobs_reap()["runs_failed"] == 0
+
+
+def test_a_heartbeat_names_the_worker_s_start_unless_no_process_holds_the_job(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    job = an_import()
+
+    job_progress_set(job, 1, 2)
+    progress = job_progress(job)
+    assert (progress.node, progress.boot, progress.pid) == ("celery@worker-1", "after", os.getpid())
+
+    job_progress_set(job, 1, 2, held=False)  # handed on to another queue
+    progress = job_progress(job)
+    assert (progress.node, progress.boot, progress.pid, progress.done) == ("", "", 0, 1)
+
+
+def test_a_worker_names_each_start_of_itself_anew(monkeypatch: Any) -> None:
+    monkeypatch.setattr(jobs, "_worker", None)  # put back after the test
+
+    first = jobs.worker_started("celery@worker-1")
+    second = jobs.worker_started("celery@worker-1")
+
+    assert first.node == second.node and first.boot != second.boot
 
 
 def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumable(
