@@ -39,8 +39,12 @@ held goes stale as before.
 A job whose task never reached a worker would stay queued for ever, its upload on disk. Its
 task is sent once the job's transaction commits (`job_dispatch`): a broker that refuses it fails
 the job there and then. A task lost later (the server stopped between the commit and the send,
-the broker lost its queue) is the reaper's: it fails a job that no worker took for
-CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do (`jobs_reap`).
+the broker lost its queue on a restart) is the reaper's: once no worker took the job for
+CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do, it sends the job's
+work again, once (`resent_at` records it; a run's queued batches, a release's NER batches or
+its build), and fails it only when no worker took that either for the timeout again
+(`jobs_reap`). A second message for the same work is harmless: a job or batch is claimed by
+one conditional update, and written under that claim only.
 
 A bug that stops a job's work goes one way (`job_crashed`): the job fails with a reason that
 holds no text, and the log gets the exception's kind, the job and the trace's frames, never
@@ -106,9 +110,10 @@ def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
     """Why the reaper failed a job that no worker took."""
     minutes = max(1, round(waited.total_seconds() / 60))
     return (
-        f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, while no "
-        "worker had anything else to do: its task was lost (the broker restarted, or the "
-        "server stopped before sending it) or no worker is running. "
+        f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, nor as long "
+        "again after its task was sent a second time, while no worker had anything else to "
+        "do: its task was lost (the broker restarted, or the server stopped before sending "
+        "it) or no worker is running. "
         f"{_start_again(model)}"
     ).strip()
 
@@ -181,6 +186,9 @@ class JobKind:
     # The rows whose heartbeats name the processes holding its work, when not its own (a
     # run's running batches; the run's own heartbeat is that of its last batch's writer).
     held_by: Callable[[Any], Iterable[JobRef]] | None = None
+    # What sends its work again when the broker lost it (a run's queued batches); None: its
+    # `task` with its id. A kind with neither is failed without a second send.
+    resend: Callable[[Any], Callable[[], object]] | None = None
 
 
 _KINDS: dict[type[models.Model], JobKind] = {}
@@ -468,7 +476,14 @@ def job_gave_up(job: JobRef, error: BaseException, *, retries: int) -> bool:
 
 
 def job_last_seen(job: models.Model) -> datetime:
-    """The last sign of life of a running job: its heartbeat, its claim, or its batches' work."""
+    """The last sign of life of a job: its heartbeat, its claim, its batches' work, or the
+    reaper sending its work again."""
+    resent: datetime | None = getattr(job, "resent_at", None)
+    seen = _last_seen_of_workers(job)
+    return max(seen, resent) if resent is not None else seen
+
+
+def _last_seen_of_workers(job: models.Model) -> datetime:
     model, job_id = job_ref(job)
     signs: list[datetime] = []
     cached = cached_progress(model, job_id)
@@ -580,6 +595,28 @@ def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
     return failed
 
 
+def _resendable(kind: JobKind, job: Any) -> bool:
+    """Whether the job's work can be sent again and was not, since its last sign of life."""
+    if kind.resend is None and kind.task is None:
+        return False
+    resent: datetime | None = job.resent_at
+    return resent is None or resent < _last_seen_of_workers(job)
+
+
+def _resend(kind: JobKind, job: Any) -> int:
+    """Send the work of a job whose message the broker lost again, and record when; 1 when it
+    was sent, 0 when the job moved meanwhile (claimed, failed, or sent again by another
+    reaper). A broker that refuses it fails the job there and then (`job_dispatch`)."""
+    model = kind.model
+    as_seen = model._default_manager.filter(pk=job.pk, status=job.status, resent_at=job.resent_at)
+    if not as_seen.update(resent_at=_now()):
+        return 0
+    job.refresh_from_db()
+    logger.warning("%s %s: no worker took it; its work is sent again", model.__name__, job.pk)
+    job_dispatch(job, *((kind.resend(job),) if kind.resend is not None else ()))
+    return 1
+
+
 def _add(counts: dict[str, int], more: Counts) -> None:
     for name, n in more.items():
         counts[name] = counts.get(name, 0) + n
@@ -605,13 +642,17 @@ def jobs_reap(
     `older_than`: no job of any kind claimed, ended or reporting in that time. While the
     workers are busy, a job that waits is taken to wait its turn behind their work, however
     long the queue (many runs queued behind each other), and is left alone; once the workers
-    fall idle, the job they never took was never coming to them. Lost jobs become FAILED, and
-    their kind discards what they left (an import's upload). A run counts as queued while
-    all of its work is in the queue: queued, or running with no batch in a worker's hands
+    fall idle, the job they never took was never coming to them: its message is taken for
+    lost from the broker, and its work is sent again (`jobs_resent`), once since its last
+    sign of life, the time of the resend (`resent_at`) a sign of life itself. A job that no
+    worker took for `queued_older_than` after that resend is lost: it becomes FAILED, and its
+    kind discards what it left (an import's upload). A run counts as queued while all of its
+    work is in the queue: queued, or running with no batch in a worker's hands
     (`JobKind.waiting`); one of those is lost when its last sign of life (its start, a
-    batch's claim or end, its resumption) is older than `queued_older_than` and the workers
-    are idle. It becomes FAILED with its batches left queued, resumable. Returns counts
-    (`jobs_never_taken` counts the lost ones again, beside their kind's count).
+    batch's claim or end, its resumption, its resend) is older than `queued_older_than` and
+    the workers are idle; its queued batches are sent again, and then it becomes FAILED
+    with its batches left queued, resumable. Returns counts (`jobs_never_taken` counts the
+    failed ones again, beside their kind's count).
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
@@ -624,6 +665,7 @@ def jobs_reap(
     # Before this pass fails anything: the jobs it fails end now, and are no worker's work.
     idle = not _workers_busy(cutoff)
     counts = {name: 0 for kind in kinds for name in kind.counters}
+    counts["jobs_resent"] = 0
     counts["jobs_never_taken"] = 0
     # One job at a time, each on its own: on SQLite a long import holds the write lock, and
     # the reaper's write for its row must not keep it from reaping the others.
@@ -651,14 +693,18 @@ def jobs_reap(
 def _reap_unclaimed(
     kind: JobKind, cutoff: datetime, waited: timedelta, counts: dict[str, int]
 ) -> None:
-    """Fail the jobs of a kind whose work all waits in the queue, with no sign of life since
-    `cutoff`, that no worker took (the caller has seen the workers idle)."""
+    """Send again the work of the jobs of a kind whose work all waits in the queue, with no
+    sign of life since `cutoff`, that no worker took (the caller has seen the workers idle);
+    fail those whose work was sent again already, to no avail."""
     if kind.waiting is None:
         return
     rows = kind.model._default_manager.filter(status__in=[QUEUED, RUNNING]).order_by("pk")
     for job in rows:
         try:
             if not kind.waiting(job) or job_last_seen(job) >= cutoff:
+                continue
+            if _resendable(kind, job):
+                counts["jobs_resent"] += _resend(kind, job)
                 continue
             if not _fail_unclaimed(job, waited):
                 continue

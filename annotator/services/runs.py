@@ -745,6 +745,12 @@ def _run_held_by(run: PreannotationRun) -> list[tuple[type[RunBatch], int]]:
     return [(RunBatch, pk) for pk in running.values_list("pk", flat=True)]
 
 
+def _run_resend(run: PreannotationRun) -> Callable[[], None]:
+    """What sends a run's queued batches again, their messages lost from the broker."""
+    queued = RunBatch.objects.filter(run=run, status=JobStatus.QUEUED).order_by("number")
+    return partial(_dispatch, run.pk, list(queued.values_list("pk", "language")))
+
+
 def _run_batches_seen(run: PreannotationRun) -> Iterable[datetime | None]:
     batches = RunBatch.objects.filter(run=run)
     return batches.aggregate(started=Max("started_at"), finished=Max("finished_at")).values()
@@ -762,6 +768,7 @@ RUNS = job_kind_register(
         signs_of_life=_run_batches_seen,
         shows_work=False,
         held_by=_run_held_by,
+        resend=_run_resend,
     )
 )
 RUN_BATCHES = job_kind_register(

@@ -53,6 +53,7 @@ from django.db.models import Max
 from annotator import tasks
 from annotator.models import JobStatus, Release, ReleaseBatch
 from annotator.services.jobs import Counts, JobKind, job_fail, job_kind_register
+from annotator.services.releases.create import release_resend
 from annotator.services.releases.files import release_discard_partial
 from annotator.services.releases.ner import release_batch_fail
 
@@ -97,6 +98,7 @@ RELEASES = job_kind_register(
         start_again="Nothing was released: cut the release again.",
         reap=_release_reap,
         signs_of_life=_release_batches_seen,
+        resend=release_resend,
     )
 )
 RELEASE_BATCHES = job_kind_register(
