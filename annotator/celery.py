@@ -4,7 +4,7 @@ import socket
 from typing import Any
 
 from celery import Celery
-from celery.signals import import_modules, worker_init, worker_ready
+from celery.signals import import_modules, task_received, worker_init, worker_ready
 from django.conf import settings
 
 from annotator.checks import require_keys_secret
@@ -75,3 +75,24 @@ def reap_on_start(sender: Any = None, **kwargs: Any) -> None:
     finally:
         # The pool's processes must not share this process's connections.
         connections.close_all()
+
+
+@task_received.connect
+def hold_a_batch_handed_on(sender: Any = None, request: Any = None, **kwargs: Any) -> None:
+    # A run's batch that the `ner` queue handed on is this worker's from the moment it
+    # receives the second half: a worker killed before a pool process starts it takes the
+    # message with it (acks_late: the broker gives it back only after its visibility
+    # timeout), and its heartbeat must name this worker for the reaper to know the batch's
+    # holder is gone (annotator.services.jobs, "A job is dead"). Cache only, no database.
+    if request is None or request.name != "annotator.tasks.preannotate_batch":
+        return
+    args, options = list(request.args or ()), dict(request.kwargs or {})
+    if not options.get("with_ner") or len(args) < 2:
+        return  # a batch without NER is claimed when it runs, by the process that runs it
+    from annotator.models import RunBatch
+    from annotator.services.jobs import job_progress_set
+
+    try:
+        job_progress_set((RunBatch, int(args[1])), 0)
+    except Exception as error:
+        logger.warning("batch %s: its receipt was not recorded (%s)", args[1], type(error).__name__)

@@ -24,7 +24,8 @@ when the process that holds its work is known to be gone. Each heartbeat names t
 (`celery@<hostname>`) and the id of that start of the worker (`worker_started`). What holds a
 job's work is the process of its own heartbeat, or, for a run, those of its running batches
 (`JobKind.held_by`): a run's own heartbeat is that of whichever worker wrote its last batch. A
-holder is gone when
+batch the `ner` queue hands on is held by no process until a worker receives its second half,
+whose main process holds it from then on (annotator.celery). A holder is gone when
 - it was a worker of this process's node name started before this one: a node name is one
   worker at a time, and a container restarted by docker-compose keeps its hostname (so its
   name) but starts its processes again at the same low pids, where a pid would still answer;

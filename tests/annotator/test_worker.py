@@ -99,6 +99,45 @@ def test_a_worker_names_this_start_of_itself_for_its_pool(monkeypatch: Any, sett
     assert first.boot != jobs._worker.boot
 
 
+@pytest.mark.parametrize(
+    "name, args, options, held",
+    [
+        ("annotator.tasks.preannotate_batch", [{"spans": {}}, 7], {"with_ner": True}, True),
+        ("annotator.tasks.preannotate_batch", [None, 7], {}, False),  # claimed when it runs
+        ("annotator.tasks.preannotate_ner", [7], {}, False),
+    ],
+    ids=["handed-on", "without-ner", "ner-half"],
+)
+def test_a_worker_holds_a_batch_handed_on_from_its_receipt(
+    monkeypatch: Any, name: str, args: list[Any], options: dict[str, Any], held: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from celery.signals import task_received
+    from django.core.cache import cache
+
+    from annotator.models import RunBatch
+    from annotator.selectors.jobs import cached_progress, progress_key
+    from annotator.services import jobs
+
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "now"))
+    cache.delete(progress_key(RunBatch, 7))
+
+    task_received.send(sender=None, request=SimpleNamespace(name=name, args=args, kwargs=options))
+
+    progress = cached_progress(RunBatch, 7)
+    cache.delete(progress_key(RunBatch, 7))
+    if held:
+        assert progress is not None
+        assert (progress.node, progress.boot, progress.pid) == (
+            "celery@worker-1",
+            "now",
+            os.getpid(),
+        )
+    else:
+        assert progress is None
+
+
 def _worker_starting(niceness: str) -> subprocess.CompletedProcess[str]:
     """A process that loads the worker's app and sends what a starting worker sends, with
     CLOAK_WORKER_NICE set to `niceness`: its niceness before and after. A process of its

@@ -1,11 +1,13 @@
 """What only shows on the deployed stack (tests/e2e/stack.py), outside any test transaction:
-a worker killed in the middle of a run, an open page that learns what another process
-changed, and signing in against gunicorn's several processes.
+a worker killed in the middle of a run and reaped by its own restart, a Redis restart that
+loses a run's queued batches, an open page that learns what another process changed, and
+signing in against gunicorn's several processes.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -55,14 +57,17 @@ def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
     killed = admin.get(path)
     assert killed["status"] == "running" and killed["documents_done"] < RUN_DOCUMENTS, killed
 
-    # The operator's reaper, with no worker up: the run's worker is gone from this host.
-    reaped = stack.manage("reap_jobs").stdout
-    failed = admin.get(path)
-    assert failed["status"] == "failed", (reaped, failed)
-
-    # A worker starts again and takes the batches still queued in Redis: they do nothing,
-    # since their run is no longer running.
+    # The worker starts again under its node name and, before it takes a task, reaps the
+    # batch its earlier start held: at once, not after CLOAK_JOB_STALE_AFTER (600 s here).
+    started = time.monotonic()
     stack.restart_worker()
+    failed = wait_for(lambda: admin.get(path), lambda row: row["status"] != "running",
+                      30, "the restarted worker's reaper")  # fmt: skip
+    assert failed["status"] == "failed" and "resume" in failed["error"], failed
+    assert time.monotonic() - started < 60
+
+    # It then takes the batches still queued in Redis: they do nothing, since their run is no
+    # longer running.
     stack.wait_idle()
     after = admin.get(path)
     assert after["status"] == "failed"
@@ -77,6 +82,47 @@ def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
     duplicates = stack.sql(
         "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
         "WHERE d.external_id LIKE 'run-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
+        "HAVING count(*) > 1"
+    )
+    assert duplicates == []
+
+
+def test_a_run_whose_queued_batches_a_redis_restart_lost_is_sent_again_and_ends(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    admin = api["admin"]
+    _import(admin, [
+        {"id": f"lost-{n}", "lang": "fr",
+         "text": f"Billet {n} : Moshe Chaya a vu Sarah Levi ; écrire à l{n}@example.org."}
+        for n in range(RUN_DOCUMENTS)
+    ])  # fmt: skip
+    run = admin.post("runs/", {"language": "fr"}, expect=202)
+    path = f"runs/{run['id']}/"
+    wait_for(lambda: admin.get(path),
+             lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
+             300, "the run's first batches", every=0.1)  # fmt: skip
+
+    # Redis comes back empty: the batches still queued are gone, with the heartbeats.
+    stack.restart_redis()
+    stack.wait_idle()
+    stalled = admin.get(path)
+    assert stalled["status"] == "running" and stalled["documents_done"] < RUN_DOCUMENTS, stalled
+
+    # The reaper, with timeouts short enough for a test, finds the workers idle and the run's
+    # work all queued: it sends the batches again, and the run ends, every document once.
+    time.sleep(2)
+    reaped = stack.manage("reap_jobs", "--older-than", "1", "--queued-older-than", "1").stdout
+    assert "jobs resent: 1" in reaped and "runs failed: 0" in reaped, reaped
+    done = wait_for(lambda: admin.get(path), lambda row: row["status"] in ("done", "failed"),
+                    300, "the run sent again")  # fmt: skip
+    assert done["status"] == "done", done
+    assert done["documents_done"] == RUN_DOCUMENTS
+    assert stack.sql(
+        "SELECT resent_at IS NOT NULL FROM annotator_preannotationrun WHERE id = %s", run["id"]
+    ) == [(True,)]
+    duplicates = stack.sql(
+        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
+        "WHERE d.external_id LIKE 'lost-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
         "HAVING count(*) > 1"
     )
     assert duplicates == []

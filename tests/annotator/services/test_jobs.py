@@ -423,6 +423,7 @@ def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumab
     running = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
     queued = RunBatchFactory(run=run, status=JobStatus.QUEUED)
     heartbeat_at(monkeypatch, run, long_ago)
+    heartbeat_at(monkeypatch, (RunBatch, running.pk), long_ago)  # its claim's
 
     counts = jobs_reap(older_than=HOUR)
 
@@ -814,6 +815,44 @@ def test_a_resend_the_broker_refuses_fails_the_job_at_once(
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED and "could not be sent" in job.error
     assert not upload.parent.exists()
+
+
+def test_a_run_whose_handed_on_batch_was_lost_gets_it_queued_and_sent_again(
+    monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The `ner` half claimed the batch and handed it on; the broker lost the second half
+    (and the cache its heartbeat, on the same Redis): no process holds it."""
+    from annotator import tasks
+
+    sent: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.preannotate_batch, "delay", lambda *args: sent.append(args))
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    queued_since(run, long_ago)
+    handed_on = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
+    queued = RunBatchFactory(run=run)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"]) == (1, 0)
+    assert sent == [(None, handed_on.pk), (None, queued.pk)]
+    assert RunBatch.objects.get(pk=handed_on.pk).status == JobStatus.QUEUED
+    run.refresh_from_db()
+    assert run.status == JobStatus.RUNNING
+
+
+def test_a_run_with_a_batch_in_a_live_worker_s_hands_is_not_waiting(monkeypatch: Any) -> None:
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    queued_since(run, long_ago)
+    held = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=run)
+    heartbeat_at(monkeypatch, (RunBatch, held.pk), long_ago)  # held: reaped when stale
+
+    counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"]) == (0, 1)
 
 
 # --- Tasks that cannot be sent ----------------------------------------------------------------
