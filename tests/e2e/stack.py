@@ -341,16 +341,6 @@ class Stack:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
 
-    def restart_redis(self) -> None:
-        """Stop the Redis server (SIGKILL) and start it again on its port, empty: it keeps
-        nothing on disk, as a Redis that held the queue in memory comes back from a restart."""
-        from kombu import pools
-
-        self.kill("redis")
-        self._start_redis()
-        # This process's connections to the old server, pooled by kombu for `wait_idle`.
-        pools.reset()
-
     def restart_worker(self) -> None:
         """Start the worker again (after `kill`), and wait until it says it is ready."""
         log = self.log_path("worker")

@@ -1,7 +1,6 @@
 """What only shows on the deployed stack (tests/e2e/stack.py), outside any test transaction:
-a worker killed in the middle of a run and reaped by its own restart, a Redis restart that
-loses a run's queued batches, an open page that learns what another process changed, and
-signing in against gunicorn's several processes.
+a worker killed in the middle of a run and reaped by its own restart, an open page that
+learns what another process changed, and signing in against gunicorn's several processes.
 """
 
 from __future__ import annotations
@@ -38,21 +37,39 @@ def _import(admin: Api, records: list[dict[str, Any]]) -> dict[str, int]:
     return {row["external_id"]: row["id"] for row in rows if row["external_id"] in wanted}
 
 
-def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
-    stack: Stack, api: dict[str, Api]
-) -> None:
-    admin = api["admin"]
+def _a_run_under_way(admin: Api, language: str, text: str) -> tuple[dict[str, Any], str]:
+    """A run over RUN_DOCUMENTS new documents of `language` (`text` formatted with each one's
+    number), once some batches are written, not all: the run and its API path."""
+    prefix = f"{language}-run"
     _import(admin, [
-        {"id": f"run-{n}", "lang": "en",
-         "text": f"Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."}
+        {"id": f"{prefix}-{n}", "lang": language, "text": text.format(n=n)}
         for n in range(RUN_DOCUMENTS)
     ])  # fmt: skip
-    run = admin.post("runs/", {"language": "en"}, expect=202)
-    # Killed (SIGKILL, the whole process group) once some batches are written, not all.
+    run = admin.post("runs/", {"language": language}, expect=202)
     path = f"runs/{run['id']}/"
     wait_for(lambda: admin.get(path),
              lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
              300, "the run's first batches", every=0.1)  # fmt: skip
+    return run, path
+
+
+def _spans_written_twice(stack: Stack, language: str) -> list[tuple[Any, ...]]:
+    return stack.sql(
+        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
+        'WHERE d.external_id LIKE %s GROUP BY s.document_id, s.start, s."end", s.label '
+        "HAVING count(*) > 1",
+        f"{language}-run-%",
+    )
+
+
+def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    admin = api["admin"]
+    run, path = _a_run_under_way(
+        admin, "en", "Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."
+    )
+    # Killed (SIGKILL, the whole process group) once some batches are written, not all.
     stack.kill("worker")
     killed = admin.get(path)
     assert killed["status"] == "running" and killed["documents_done"] < RUN_DOCUMENTS, killed
@@ -79,53 +96,7 @@ def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
                     300, "the resumed run")  # fmt: skip
     assert done["status"] == "done", done
     assert done["documents_done"] == RUN_DOCUMENTS
-    duplicates = stack.sql(
-        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
-        "WHERE d.external_id LIKE 'run-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
-        "HAVING count(*) > 1"
-    )
-    assert duplicates == []
-
-
-def test_a_run_whose_queued_batches_a_redis_restart_lost_is_sent_again_and_ends(
-    stack: Stack, api: dict[str, Api]
-) -> None:
-    admin = api["admin"]
-    _import(admin, [
-        {"id": f"lost-{n}", "lang": "fr",
-         "text": f"Billet {n} : Moshe Chaya a vu Sarah Levi ; écrire à l{n}@example.org."}
-        for n in range(RUN_DOCUMENTS)
-    ])  # fmt: skip
-    run = admin.post("runs/", {"language": "fr"}, expect=202)
-    path = f"runs/{run['id']}/"
-    wait_for(lambda: admin.get(path),
-             lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
-             300, "the run's first batches", every=0.1)  # fmt: skip
-
-    # Redis comes back empty: the batches still queued are gone, with the heartbeats.
-    stack.restart_redis()
-    stack.wait_idle()
-    stalled = admin.get(path)
-    assert stalled["status"] == "running" and stalled["documents_done"] < RUN_DOCUMENTS, stalled
-
-    # The reaper, with timeouts short enough for a test, finds the workers idle and the run's
-    # work all queued: it sends the batches again, and the run ends, every document once.
-    time.sleep(2)
-    reaped = stack.manage("reap_jobs", "--older-than", "1", "--queued-older-than", "1").stdout
-    assert "jobs resent: 1" in reaped and "runs failed: 0" in reaped, reaped
-    done = wait_for(lambda: admin.get(path), lambda row: row["status"] in ("done", "failed"),
-                    300, "the run sent again")  # fmt: skip
-    assert done["status"] == "done", done
-    assert done["documents_done"] == RUN_DOCUMENTS
-    assert stack.sql(
-        "SELECT resent_at IS NOT NULL FROM annotator_preannotationrun WHERE id = %s", run["id"]
-    ) == [(True,)]
-    duplicates = stack.sql(
-        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
-        "WHERE d.external_id LIKE 'lost-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
-        "HAVING count(*) > 1"
-    )
-    assert duplicates == []
+    assert _spans_written_twice(stack, "en") == []
 
 
 def test_an_open_page_learns_what_another_process_changed(
