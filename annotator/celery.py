@@ -1,13 +1,17 @@
+import logging
 import os
+import socket
 from typing import Any
 
 from celery import Celery
-from celery.signals import import_modules, worker_init, worker_ready
+from celery.signals import import_modules, task_received, worker_init, worker_ready
 from django.conf import settings
 
 from annotator.checks import require_keys_secret
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+
+logger = logging.getLogger(__name__)
 
 app = Celery("annotator")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -42,9 +46,53 @@ def yield_the_cpu_to_the_web(sender: Any = None, **kwargs: Any) -> None:
     lower_priority(settings.CLOAK_WORKER_NICE)
 
 
+@worker_init.connect
+def name_this_start(sender: Any = None, **kwargs: Any) -> None:
+    # Its node name and an id of this start, inherited by the pool's processes: their
+    # heartbeats name them, and this worker knows what an earlier start of it held
+    # (annotator.services.jobs, "A job is dead").
+    from annotator.services.jobs import worker_started
+
+    worker_started(str(getattr(sender, "hostname", "") or f"celery@{socket.gethostname()}"))
+
+
 @worker_ready.connect
 def reap_on_start(sender: Any = None, **kwargs: Any) -> None:
-    # A worker that starts may be the one that died: fail what it left running (a job whose
-    # heartbeat came from a process of this host that is gone is reaped at once), and delete
-    # uploads no job needs. Sent as a task, so that startup does not wait on the database.
-    app.send_task("annotator.tasks.jobs_reap")
+    # A worker that starts may be the one that died: fail at once what its earlier start held
+    # (and any job of a process of this host that is gone), and delete uploads no job needs.
+    # Here, in the main process, before the worker takes its first task: sent as a task, the
+    # reaper waited behind every message already queued (a run's batches), so the batch the
+    # dead worker held was reaped only once the run had gone quiet for CLOAK_JOB_STALE_AFTER.
+    from django.db import connections
+
+    from annotator.tasks import jobs_reap
+
+    try:
+        jobs_reap()
+    except Exception as error:
+        # The error's kind, never its message; beat's next pass reaps instead.
+        logger.warning("the reaper could not run as the worker started (%s)", type(error).__name__)
+    finally:
+        # The pool's processes must not share this process's connections.
+        connections.close_all()
+
+
+@task_received.connect
+def hold_a_batch_handed_on(sender: Any = None, request: Any = None, **kwargs: Any) -> None:
+    # A run's batch that the `ner` queue handed on is this worker's from the moment it
+    # receives the second half: a worker killed before a pool process starts it takes the
+    # message with it (acks_late: the broker gives it back only after its visibility
+    # timeout), and its heartbeat must name this worker for the reaper to know the batch's
+    # holder is gone (annotator.services.jobs, "A job is dead"). Cache only, no database.
+    if request is None or request.name != "annotator.tasks.preannotate_batch":
+        return
+    args, options = list(request.args or ()), dict(request.kwargs or {})
+    if not options.get("with_ner") or len(args) < 2:
+        return  # a batch without NER is claimed when it runs, by the process that runs it
+    from annotator.models import RunBatch
+    from annotator.services.jobs import job_progress_set
+
+    try:
+        job_progress_set((RunBatch, int(args[1])), 0)
+    except Exception as error:
+        logger.warning("batch %s: its receipt was not recorded (%s)", args[1], type(error).__name__)

@@ -479,6 +479,9 @@ class Job(models.Model):
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the reaper last sent its work again, taken for lost from the broker (a job no
+    # worker took while the workers were idle): once since its last sign of life, then it fails.
+    resent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         abstract = True

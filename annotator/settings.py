@@ -361,7 +361,8 @@ CLOAK_IMPORT_BATCH_SIZE = env_int("CLOAK_IMPORT_BATCH_SIZE", 1000)
 # taken for dead: the reaper fails it and a redelivered task may claim it again.
 CLOAK_JOB_STALE_AFTER = env_int("CLOAK_JOB_STALE_AFTER", 600)
 # A queued job no worker took for this many seconds, while no worker had anything else to do,
-# lost its task: the reaper fails it (an import's upload is deleted). See jobs_reap.
+# lost its task: the reaper sends it again, once, and fails it when this many seconds pass
+# again (an import's upload is deleted). See jobs_reap.
 CLOAK_JOB_QUEUED_TIMEOUT = env_int("CLOAK_JOB_QUEUED_TIMEOUT", 1800)
 # Decisions new to the correspondence table within this many seconds of each other are
 # propagated in one pass (annotator.services.propagation): the pass starts this long after the

@@ -27,9 +27,12 @@ class Progress:
     unit: str = ""
     # Counters beside done/total that the job's page shows (an import's documents and spans).
     detail: Mapping[str, int] = field(default_factory=dict)
-    # The process that last reported, so that a reaper on the same host can tell it is gone.
+    # The process that last reported, so that a reaper can tell it is gone: its host and pid,
+    # and, in a Celery worker, the worker's node name and the id of that start of it.
     host: str = ""
     pid: int = 0
+    node: str = ""
+    boot: str = ""
 
     @property
     def fraction(self) -> float | None:
@@ -63,6 +66,8 @@ def cached_progress(model: type[models.Model], job_id: int) -> Progress | None:
         detail=dict(raw.get("detail") or {}),
         host=str(raw.get("host") or ""),
         pid=int(raw.get("pid") or 0),
+        node=str(raw.get("node") or ""),
+        boot=str(raw.get("boot") or ""),
     )
 
 

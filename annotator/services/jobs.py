@@ -14,15 +14,38 @@ model (an `annotator.models.Job`), its task, how to reap one whose worker died a
 clean up after it. Nothing here knows one kind from another.
 
 A worker that dies leaves its job running and its heartbeat still. The reaper (`jobs_reap`,
-run by Celery beat, when a worker starts, and by `manage.py reap_jobs`) walks the kinds and
-fails such jobs through each kind's `reap` (a dead run puts its batches back in the queue, so
-that it can be resumed; an import deletes its upload: it holds originals).
+run by Celery beat, by each worker as it starts, and by `manage.py reap_jobs`) walks the kinds
+and fails such jobs through each kind's `reap` (a dead run puts its batches back in the queue,
+so that it can be resumed; an import deletes its upload: it holds originals).
+
+A job is dead once it has shown no sign of life for CLOAK_JOB_STALE_AFTER seconds, or at once
+when the process that holds its work is known to be gone. Each heartbeat names that process
+(`job_progress_set`): its host and pid, and in a worker, the worker's Celery node name
+(`celery@<hostname>`) and the id of that start of the worker (`worker_started`). What holds a
+job's work is the process of its own heartbeat, or, for a run, those of its running batches
+(`JobKind.held_by`): a run's own heartbeat is that of whichever worker wrote its last batch. A
+batch the `ner` queue hands on is held by no process until a worker receives its second half,
+whose main process holds it from then on (annotator.celery). A holder is gone when
+- it was a worker of this process's node name started before this one: a node name is one
+  worker at a time, and a container restarted by docker-compose keeps its hostname (so its
+  name) but starts its processes again at the same low pids, where a pid would still answer;
+- or it ran on this host and its pid is gone, or a zombie (`make run` restarted, a reaper run
+  next to the worker: `manage.py reap_jobs` in its container).
+A worker reaps in its main process as it starts, before it takes a task: sent as a task, the
+reaper would wait behind every message already queued, and the batch its predecessor held
+would be reaped only once the run went quiet for CLOAK_JOB_STALE_AFTER. A worker recreated
+under a new hostname (a new container) does not know its predecessor by name: what that one
+held goes stale as before.
 
 A job whose task never reached a worker would stay queued for ever, its upload on disk. Its
 task is sent once the job's transaction commits (`job_dispatch`): a broker that refuses it fails
 the job there and then. A task lost later (the server stopped between the commit and the send,
-the broker lost its queue) is the reaper's: it fails a job that no worker took for
-CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do (`jobs_reap`).
+the broker lost its queue on a restart) is the reaper's: once no worker took the job for
+CLOAK_JOB_QUEUED_TIMEOUT seconds while the workers had nothing else to do, it sends the job's
+work again, once (`resent_at` records it; a run's queued batches, a release's NER batches or
+its build), and fails it only when no worker took that either for the timeout again
+(`jobs_reap`). A second message for the same work is harmless: a job or batch is claimed by
+one conditional update, and written under that claim only.
 
 A bug that stops a job's work goes one way (`job_crashed`): the job fails with a reason that
 holds no text, and the log gets the exception's kind, the job and the trace's frames, never
@@ -36,6 +59,7 @@ import os
 import shutil
 import socket
 import traceback
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -87,9 +111,10 @@ def unclaimed_reason(model: type[models.Model], waited: timedelta) -> str:
     """Why the reaper failed a job that no worker took."""
     minutes = max(1, round(waited.total_seconds() / 60))
     return (
-        f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, while no "
-        "worker had anything else to do: its task was lost (the broker restarted, or the "
-        "server stopped before sending it) or no worker is running. "
+        f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''}, nor as long "
+        "again after its task was sent a second time, while no worker had anything else to "
+        "do: its task was lost (the broker restarted, or the server stopped before sending "
+        "it) or no worker is running. "
         f"{_start_again(model)}"
     ).strip()
 
@@ -159,6 +184,12 @@ class JobKind:
     # Delete, each pass of the reaper, what no job of the kind needs any more (the uploads
     # of imports gone); what it did. The reaper's last counts.
     sweep: Callable[[datetime], Counts] | None = None
+    # The rows whose heartbeats name the processes holding its work, when not its own (a
+    # run's running batches; the run's own heartbeat is that of its last batch's writer).
+    held_by: Callable[[Any], Iterable[JobRef]] | None = None
+    # What sends its work again when the broker lost it (a run's queued batches); None: its
+    # `task` with its id. A kind with neither is failed without a second send.
+    resend: Callable[[Any], Callable[[], object]] | None = None
 
 
 _KINDS: dict[type[models.Model], JobKind] = {}
@@ -191,6 +222,30 @@ def _now() -> datetime:
     return timezone.now()
 
 
+# --- Which worker this process is ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerStart:
+    """One start of a Celery worker: its node name (`celery@<hostname>`, one running worker
+    at a time) and an id of its own."""
+
+    node: str
+    boot: str
+
+
+_worker: WorkerStart | None = None
+
+
+def worker_started(node: str) -> WorkerStart:
+    """Record that this process is a Celery worker named `node`, started now. Called in the
+    worker's main process before its pool starts (annotator.celery), so that every pool
+    process inherits it and its heartbeats name this start of the worker."""
+    global _worker
+    _worker = WorkerStart(node=node, boot=uuid.uuid4().hex)
+    return _worker
+
+
 def job_progress_set(
     job: JobRef,
     done: int,
@@ -198,26 +253,28 @@ def job_progress_set(
     *,
     unit: str = "",
     detail: Mapping[str, int] | None = None,
+    held: bool = True,
 ) -> None:
-    """Record progress and a heartbeat where readers see them at once (the cache).
+    """Record progress and a heartbeat where readers see them at once (the cache), naming
+    this process as the one that holds the job's work; with `held=False`, none does (a batch
+    the `ner` queue handed on waits in the default queue).
 
     The cache is Redis, or a folder in the embedded mode: neither waits for the job's database
     transaction, and neither takes SQLite's write lock.
     """
     model, job_id = job_ref(job)
-    cache.set(
-        progress_key(model, job_id),
-        {
-            "done": done,
-            "total": total,
-            "unit": unit,
-            "detail": dict(detail or {}),
-            "updated_at": _now().timestamp(),
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-        },
-        timeout=PROGRESS_TIMEOUT_S,
-    )
+    value: dict[str, Any] = {
+        "done": done,
+        "total": total,
+        "unit": unit,
+        "detail": dict(detail or {}),
+        "updated_at": _now().timestamp(),
+    }
+    if held:
+        value.update(host=socket.gethostname(), pid=os.getpid())
+        if _worker is not None:
+            value.update(node=_worker.node, boot=_worker.boot)
+    cache.set(progress_key(model, job_id), value, timeout=PROGRESS_TIMEOUT_S)
 
 
 def _progress_forget(model: type[models.Model], job_id: int) -> None:
@@ -420,7 +477,14 @@ def job_gave_up(job: JobRef, error: BaseException, *, retries: int) -> bool:
 
 
 def job_last_seen(job: models.Model) -> datetime:
-    """The last sign of life of a running job: its heartbeat, its claim, or its batches' work."""
+    """The last sign of life of a job: its heartbeat, its claim, its batches' work, or the
+    reaper sending its work again."""
+    resent: datetime | None = getattr(job, "resent_at", None)
+    seen = _last_seen_of_workers(job)
+    return max(seen, resent) if resent is not None else seen
+
+
+def _last_seen_of_workers(job: models.Model) -> datetime:
     model, job_id = job_ref(job)
     signs: list[datetime] = []
     cached = cached_progress(model, job_id)
@@ -437,14 +501,26 @@ def job_last_seen(job: models.Model) -> datetime:
 
 
 def _process_gone(job: models.Model) -> bool:
-    """True when the job's last heartbeat came from a process of this host that is gone.
+    """True when a process that holds the job's work is known to be gone (the module's
+    docstring says when), so that a restarted worker reaps at once what its predecessor
+    held instead of waiting for the heartbeat to go stale."""
+    kind = job_kind(type(job))
+    holders = kind.held_by(job) if kind is not None and kind.held_by is not None else [job]
+    return any(_holder_gone(holder) for holder in holders)
 
-    A restarted `make run` (or a worker restarted on the same host) then reaps at once what its
-    previous process left running, instead of waiting for the heartbeat to go stale.
-    """
-    model, job_id = job_ref(job)
-    cached = cached_progress(model, job_id)
-    if cached is None or not cached.pid or cached.host != socket.gethostname():
+
+def _holder_gone(holder: JobRef) -> bool:
+    cached = cached_progress(*job_ref(holder))
+    if cached is None:
+        return False
+    if (
+        _worker is not None
+        and cached.node == _worker.node
+        and cached.boot
+        and cached.boot != _worker.boot
+    ):
+        return True  # this node's worker before this one
+    if not cached.pid or cached.host != socket.gethostname():
         return False
     try:
         os.kill(cached.pid, 0)
@@ -520,6 +596,28 @@ def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
     return failed
 
 
+def _resendable(kind: JobKind, job: Any) -> bool:
+    """Whether the job's work can be sent again and was not, since its last sign of life."""
+    if kind.resend is None and kind.task is None:
+        return False
+    resent: datetime | None = job.resent_at
+    return resent is None or resent < _last_seen_of_workers(job)
+
+
+def _resend(kind: JobKind, job: Any) -> int:
+    """Send the work of a job whose message the broker lost again, and record when; 1 when it
+    was sent, 0 when the job moved meanwhile (claimed, failed, or sent again by another
+    reaper). A broker that refuses it fails the job there and then (`job_dispatch`)."""
+    model = kind.model
+    as_seen = model._default_manager.filter(pk=job.pk, status=job.status, resent_at=job.resent_at)
+    if not as_seen.update(resent_at=_now()):
+        return 0
+    job.refresh_from_db()
+    logger.warning("%s %s: no worker took it; its work is sent again", model.__name__, job.pk)
+    job_dispatch(job, *((kind.resend(job),) if kind.resend is not None else ()))
+    return 1
+
+
 def _add(counts: dict[str, int], more: Counts) -> None:
     for name, n in more.items():
         counts[name] = counts.get(name, 0) + n
@@ -532,8 +630,9 @@ def jobs_reap(
     each kind clean up after them (the uploads no import needs are deleted).
 
     A running job is taken for dead when it has shown no sign of life for `older_than`
-    (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when its last heartbeat came
-    from a process of this host that no longer exists; its kind reaps it (`JobKind.reap`):
+    (default settings.CLOAK_JOB_STALE_AFTER seconds), or at once when a process that holds its
+    work is known to be gone (an earlier start of this worker, or a pid of this host that no
+    longer exists: the module's docstring); its kind reaps it (`JobKind.reap`):
     imports become FAILED and their upload folder is deleted; runs become FAILED with their
     running batches queued again, so that `preannotate --resume RUN_ID` resumes them;
     releases and model trainings become FAILED, and so does a release whose NER batch's
@@ -544,13 +643,17 @@ def jobs_reap(
     `older_than`: no job of any kind claimed, ended or reporting in that time. While the
     workers are busy, a job that waits is taken to wait its turn behind their work, however
     long the queue (many runs queued behind each other), and is left alone; once the workers
-    fall idle, the job they never took was never coming to them. Lost jobs become FAILED, and
-    their kind discards what they left (an import's upload). A run counts as queued while
-    all of its work is in the queue: queued, or running with no batch in a worker's hands
+    fall idle, the job they never took was never coming to them: its message is taken for
+    lost from the broker, and its work is sent again (`jobs_resent`), once since its last
+    sign of life, the time of the resend (`resent_at`) a sign of life itself. A job that no
+    worker took for `queued_older_than` after that resend is lost: it becomes FAILED, and its
+    kind discards what it left (an import's upload). A run counts as queued while all of its
+    work is in the queue: queued, or running with no batch in a worker's hands
     (`JobKind.waiting`); one of those is lost when its last sign of life (its start, a
-    batch's claim or end, its resumption) is older than `queued_older_than` and the workers
-    are idle. It becomes FAILED with its batches left queued, resumable. Returns counts
-    (`jobs_never_taken` counts the lost ones again, beside their kind's count).
+    batch's claim or end, its resumption, its resend) is older than `queued_older_than` and
+    the workers are idle; its queued batches are sent again, and then it becomes FAILED
+    with its batches left queued, resumable. Returns counts (`jobs_never_taken` counts the
+    failed ones again, beside their kind's count).
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.CLOAK_JOB_STALE_AFTER)
@@ -563,6 +666,7 @@ def jobs_reap(
     # Before this pass fails anything: the jobs it fails end now, and are no worker's work.
     idle = not _workers_busy(cutoff)
     counts = {name: 0 for kind in kinds for name in kind.counters}
+    counts["jobs_resent"] = 0
     counts["jobs_never_taken"] = 0
     # One job at a time, each on its own: on SQLite a long import holds the write lock, and
     # the reaper's write for its row must not keep it from reaping the others.
@@ -590,14 +694,18 @@ def jobs_reap(
 def _reap_unclaimed(
     kind: JobKind, cutoff: datetime, waited: timedelta, counts: dict[str, int]
 ) -> None:
-    """Fail the jobs of a kind whose work all waits in the queue, with no sign of life since
-    `cutoff`, that no worker took (the caller has seen the workers idle)."""
+    """Send again the work of the jobs of a kind whose work all waits in the queue, with no
+    sign of life since `cutoff`, that no worker took (the caller has seen the workers idle);
+    fail those whose work was sent again already, to no avail."""
     if kind.waiting is None:
         return
     rows = kind.model._default_manager.filter(status__in=[QUEUED, RUNNING]).order_by("pk")
     for job in rows:
         try:
             if not kind.waiting(job) or job_last_seen(job) >= cutoff:
+                continue
+            if _resendable(kind, job):
+                counts["jobs_resent"] += _resend(kind, job)
                 continue
             if not _fail_unclaimed(job, waited):
                 continue

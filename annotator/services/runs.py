@@ -54,6 +54,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.permissions import acting_user
+from annotator.selectors.jobs import cached_progress
 from annotator.selectors.learning import learned_latest
 from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
@@ -376,6 +377,8 @@ def run_batch_ner(*, batch_id: int, retried: bool = False) -> NerPayload | None:
         detection = _detector(batch.run).ner(texts, batch.language)
     except NerSpecError as error:  # a model named wrongly in settings: say so, go on without
         detection = Detection(spans=[[] for _ in texts], errors={"ner": str(error)})
+    # Handed on to the default queue: no process of this worker holds the batch any more.
+    job_progress_set((RunBatch, batch_id), 0, held=False)
     return {
         "claimed_at": claimed_at.isoformat(),
         "spans": {
@@ -411,6 +414,8 @@ def run_batch_detect(
     batch = _claimed_batch(batch_id, claimed_at)
     if batch is None:
         return False
+    if ner is not None:
+        job_progress_set((RunBatch, batch_id), 0)  # this worker holds it now
     run = batch.run
     ids, texts = _texts(batch)
     ner_spans = _ner_spans(ner, ids) if ner is not None else None
@@ -733,15 +738,41 @@ def _run_reap(run: PreannotationRun) -> Counts:
 
 
 def _run_waiting(run: PreannotationRun) -> bool:
-    """A run whose work is all in the queue: queued, or running with batches queued and
-    none in a worker's hands (between two batches, or behind other work)."""
+    """A run whose work is all in the queue: queued, or running with batches queued or
+    handed on and none in a worker's hands (between two batches, or behind other work)."""
     if run.status == JobStatus.QUEUED:
         return True
     batches = RunBatch.objects.filter(run=run)
-    return (
-        batches.filter(status=JobStatus.QUEUED).exists()
-        and not batches.filter(status=JobStatus.RUNNING).exists()
-    )
+    running = list(batches.filter(status=JobStatus.RUNNING).values_list("pk", flat=True))
+    if not all(map(_handed_on, running)):
+        return False
+    return bool(running) or batches.filter(status=JobStatus.QUEUED).exists()
+
+
+def _handed_on(batch_id: int) -> bool:
+    """Whether a running batch is in no process's hands: the `ner` queue handed it on and no
+    worker has received its second half, or its heartbeat is gone (the cache restarted
+    empty with the broker, taking the message with it)."""
+    progress = cached_progress(RunBatch, batch_id)
+    return progress is None or not progress.pid
+
+
+def _run_held_by(run: PreannotationRun) -> list[tuple[type[RunBatch], int]]:
+    """The batches in workers' hands: their heartbeats name the processes that hold them."""
+    running = RunBatch.objects.filter(run=run, status=JobStatus.RUNNING)
+    return [(RunBatch, pk) for pk in running.values_list("pk", flat=True)]
+
+
+def _run_resend(run: PreannotationRun) -> Callable[[], None]:
+    """What sends a run's queued batches again, their messages lost from the broker; the
+    batches handed on whose second half was lost go back to the queue first (fenced by their
+    claim: a worker that writes one after all finds its claim gone and writes nothing)."""
+    running = RunBatch.objects.filter(run=run, status=JobStatus.RUNNING)
+    for batch_id, claimed_at in running.values_list("pk", "started_at"):
+        if _handed_on(batch_id):
+            running.filter(pk=batch_id, started_at=claimed_at).update(status=JobStatus.QUEUED)
+    queued = RunBatch.objects.filter(run=run, status=JobStatus.QUEUED).order_by("number")
+    return partial(_dispatch, run.pk, list(queued.values_list("pk", "language")))
 
 
 def _run_batches_seen(run: PreannotationRun) -> Iterable[datetime | None]:
@@ -760,6 +791,8 @@ RUNS = job_kind_register(
         waiting=_run_waiting,
         signs_of_life=_run_batches_seen,
         shows_work=False,
+        held_by=_run_held_by,
+        resend=_run_resend,
     )
 )
 RUN_BATCHES = job_kind_register(

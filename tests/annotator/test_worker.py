@@ -47,15 +47,95 @@ def test_an_uploaded_file_is_imported_by_a_worker(settings: Any) -> None:
     assert Document.objects.filter(project=project).count() == 5
 
 
-def test_a_worker_that_starts_sends_the_reaper(monkeypatch: Any) -> None:
+def test_a_worker_that_starts_reaps_in_its_own_process_before_any_task(monkeypatch: Any) -> None:
+    """Not sent as a task: one would wait behind every message already in the queue."""
     from celery.signals import worker_ready
 
+    from annotator import tasks
+
     sent: list[str] = []
+    reaped: list[bool] = []
     monkeypatch.setattr(celery_app, "send_task", lambda name, *a, **k: sent.append(name))
+    monkeypatch.setattr(tasks, "jobs_reap", lambda: reaped.append(True) or {})
 
     worker_ready.send(sender=None)
 
-    assert sent == ["annotator.tasks.jobs_reap"]
+    assert reaped == [True] and sent == []
+
+
+def test_a_worker_starts_even_when_its_reaper_cannot_run(monkeypatch: Any, caplog: Any) -> None:
+    from celery.signals import worker_ready
+
+    from annotator import tasks
+
+    def down() -> None:
+        raise RuntimeError("could not connect to 'db' holding Moshe Chaya")
+
+    monkeypatch.setattr(tasks, "jobs_reap", down)
+
+    worker_ready.send(sender=None)  # raises nothing
+
+    assert "could not run as the worker started (RuntimeError)" in caplog.text
+    assert "Moshe" not in caplog.text
+
+
+def test_a_worker_names_this_start_of_itself_for_its_pool(monkeypatch: Any, settings: Any) -> None:
+    from celery.signals import worker_init
+
+    from annotator.services import jobs
+
+    monkeypatch.setattr(jobs, "_worker", None)  # put back after the test
+    settings.CLOAK_WORKER_NICE = 0  # this process keeps its priority
+
+    class Controller:
+        hostname = "celery@worker-1"
+
+    worker_init.send(sender=Controller())
+    first = jobs._worker
+    worker_init.send(sender=Controller())
+
+    assert first is not None and jobs._worker is not None
+    assert first.node == jobs._worker.node == "celery@worker-1"
+    assert first.boot != jobs._worker.boot
+
+
+@pytest.mark.parametrize(
+    "name, args, options, held",
+    [
+        ("annotator.tasks.preannotate_batch", [{"spans": {}}, 7], {"with_ner": True}, True),
+        ("annotator.tasks.preannotate_batch", [None, 7], {}, False),  # claimed when it runs
+        ("annotator.tasks.preannotate_ner", [7], {}, False),
+    ],
+    ids=["handed-on", "without-ner", "ner-half"],
+)
+def test_a_worker_holds_a_batch_handed_on_from_its_receipt(
+    monkeypatch: Any, name: str, args: list[Any], options: dict[str, Any], held: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from celery.signals import task_received
+    from django.core.cache import cache
+
+    from annotator.models import RunBatch
+    from annotator.selectors.jobs import cached_progress, progress_key
+    from annotator.services import jobs
+
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "now"))
+    cache.delete(progress_key(RunBatch, 7))
+
+    task_received.send(sender=None, request=SimpleNamespace(name=name, args=args, kwargs=options))
+
+    progress = cached_progress(RunBatch, 7)
+    cache.delete(progress_key(RunBatch, 7))
+    if held:
+        assert progress is not None
+        assert (progress.node, progress.boot, progress.pid) == (
+            "celery@worker-1",
+            "now",
+            os.getpid(),
+        )
+    else:
+        assert progress is None
 
 
 def _worker_starting(niceness: str) -> subprocess.CompletedProcess[str]:

@@ -1,10 +1,11 @@
 """What only shows on the deployed stack (tests/e2e/stack.py), outside any test transaction:
-a worker killed in the middle of a run, an open page that learns what another process
-changed, and signing in against gunicorn's several processes.
+a worker killed in the middle of a run and reaped by its own restart, an open page that
+learns what another process changed, and signing in against gunicorn's several processes.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -20,33 +21,54 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 RUN_DOCUMENTS = 200
 
 
-def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
-    stack: Stack, api: dict[str, Api]
-) -> None:
-    admin = api["admin"]
+def _a_run_under_way(admin: Api, language: str, text: str) -> tuple[dict[str, Any], str]:
+    """A run over RUN_DOCUMENTS new documents of `language` (`text` formatted with each one's
+    number), once some batches are written, not all: the run and its API path."""
+    prefix = f"{language}-run"
     import_records(admin, [
-        {"id": f"run-{n}", "lang": "en",
-         "text": f"Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."}
+        {"id": f"{prefix}-{n}", "lang": language, "text": text.format(n=n)}
         for n in range(RUN_DOCUMENTS)
     ])  # fmt: skip
-    run = admin.post("runs/", {"language": "en"}, expect=202)
-    # Killed (SIGKILL, the whole process group) once some batches are written, not all.
+    run = admin.post("runs/", {"language": language}, expect=202)
     path = f"runs/{run['id']}/"
     wait_for(lambda: admin.get(path),
              lambda row: row["documents_done"] >= 4 or row["status"] in ("done", "failed"),
              300, "the run's first batches", every=0.1)  # fmt: skip
+    return run, path
+
+
+def _spans_written_twice(stack: Stack, language: str) -> list[tuple[Any, ...]]:
+    return stack.sql(
+        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
+        'WHERE d.external_id LIKE %s GROUP BY s.document_id, s.start, s."end", s.label '
+        "HAVING count(*) > 1",
+        f"{language}-run-%",
+    )
+
+
+def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    admin = api["admin"]
+    run, path = _a_run_under_way(
+        admin, "en", "Post {n}: Moshe Chaya met Sarah Levi in Lyon; write to s{n}@example.org."
+    )
+    # Killed (SIGKILL, the whole process group) once some batches are written, not all.
     stack.kill("worker")
     killed = admin.get(path)
     assert killed["status"] == "running" and killed["documents_done"] < RUN_DOCUMENTS, killed
 
-    # The operator's reaper, with no worker up: the run's worker is gone from this host.
-    reaped = stack.manage("reap_jobs").stdout
-    failed = admin.get(path)
-    assert failed["status"] == "failed", (reaped, failed)
-
-    # A worker starts again and takes the batches still queued in Redis: they do nothing,
-    # since their run is no longer running.
+    # The worker starts again under its node name and, before it takes a task, reaps the
+    # batch its earlier start held: at once, not after CLOAK_JOB_STALE_AFTER (600 s here).
+    started = time.monotonic()
     stack.restart_worker()
+    failed = wait_for(lambda: admin.get(path), lambda row: row["status"] != "running",
+                      30, "the restarted worker's reaper")  # fmt: skip
+    assert failed["status"] == "failed" and "resume" in failed["error"], failed
+    assert time.monotonic() - started < 60
+
+    # It then takes the batches still queued in Redis: they do nothing, since their run is no
+    # longer running.
     stack.wait_idle()
     after = admin.get(path)
     assert after["status"] == "failed"
@@ -58,12 +80,7 @@ def test_a_worker_killed_in_a_run_leaves_it_failed_and_resumable(
                     300, "the resumed run")  # fmt: skip
     assert done["status"] == "done", done
     assert done["documents_done"] == RUN_DOCUMENTS
-    duplicates = stack.sql(
-        "SELECT count(*) FROM annotator_span s JOIN annotator_document d ON d.id = s.document_id "
-        "WHERE d.external_id LIKE 'run-%%' GROUP BY s.document_id, s.start, s.\"end\", s.label "
-        "HAVING count(*) > 1"
-    )
-    assert duplicates == []
+    assert _spans_written_twice(stack, "en") == []
 
 
 def test_an_open_page_learns_what_another_process_changed(

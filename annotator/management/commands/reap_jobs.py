@@ -16,8 +16,9 @@ class Command(BaseCommand):
     help = (
         "Fail running imports, runs, releases and trainings whose worker stopped reporting, "
         "queue the unfinished batches of such runs again (resume them with preannotate "
-        "--resume), fail queued jobs that no worker took while the workers were idle, and "
-        "delete uploads that no queued or running import needs."
+        "--resume), send again the work of queued jobs that no worker took while the workers "
+        "were idle (its message lost from the broker) and fail those it was sent again for in "
+        "vain, and delete uploads that no queued or running import needs."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -35,7 +36,8 @@ class Command(BaseCommand):
             default=settings.CLOAK_JOB_QUEUED_TIMEOUT,
             metavar="SECONDS",
             help="a job queued this long that no worker took, while the workers are idle, "
-            "is failed (default: CLOAK_JOB_QUEUED_TIMEOUT, %(default)s)",
+            "is sent again, and failed when as long passes again "
+            "(default: CLOAK_JOB_QUEUED_TIMEOUT, %(default)s)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -28,9 +28,12 @@ the files, the manifest and the report.
   admin judged harmless is dismissed (`release_hit_dismiss`, audited) and listed in the next
   manifest. Anything else refuses the release: the data file is deleted, and every leaking
   document gets a row (`ReleaseLeak`: counts and its first findings, by offset, never text).
-- Files: `MEDIA_ROOT/releases/<slug>/<version>/`, the data written to a temporary file then
-  renamed (a failed or refused release leaves no file), `manifest.json` beside it. A finished
-  release is never rewritten; building it again does nothing.
+- Files: `MEDIA_ROOT/releases/<slug>/<version>/`, the data written to a part file that only
+  the worker's user may read (0600: until the checks pass it may hold originals), renamed to
+  the data file with the usual mode (0666 less the umask) once they passed, and deleted at
+  once otherwise, refused, failed or interrupted (the reaper deletes those of a worker killed
+  outright); `manifest.json` beside it. A finished release is never rewritten; building it
+  again does nothing.
 
 Where each part lives: `create` numbers a release and queues it (and audits what becomes of
 it); `ner` is the `ner` queue's batches; `build` the pass through the engine's pipeline and
@@ -50,6 +53,7 @@ from django.db.models import Max
 from annotator import tasks
 from annotator.models import JobStatus, Release, ReleaseBatch
 from annotator.services.jobs import Counts, JobKind, job_fail, job_kind_register
+from annotator.services.releases.create import release_resend
 from annotator.services.releases.files import release_discard_partial
 from annotator.services.releases.ner import release_batch_fail
 
@@ -94,6 +98,7 @@ RELEASES = job_kind_register(
         start_again="Nothing was released: cut the release again.",
         reap=_release_reap,
         signs_of_life=_release_batches_seen,
+        resend=release_resend,
     )
 )
 RELEASE_BATCHES = job_kind_register(

@@ -6,10 +6,8 @@ report, no file) or failed; and how far a release has got.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -53,6 +51,8 @@ from annotator.services.releases.files import (
     _remove_empty,
     _sha256,
     _write_json,
+    part_open,
+    part_publish,
 )
 from annotator.services.releases.manifest import release_manifest
 from annotator.services.releases.ner import RELEASE_PROFILE, _ner_detector, text_digest
@@ -352,7 +352,11 @@ def release_build(
     # A build taken over from a worker that died starts its report again.
     ReleaseLeak.objects.filter(release=release).delete()
     folder = _folder(release)
-    part = folder / f".{_data_name(release)}.{uuid.uuid4().hex}.part"
+    # The data is written to a part file only this worker's user may read (0600): until the
+    # checks pass it may hold originals. Only `_publish` makes it the release's file; every
+    # other way out deletes it at once, a refusal, an error or an interruption alike (the
+    # reaper deletes the part files of a worker killed outright).
+    part: Path | None = None
     build: _Build | None = None
     try:
         build = _Build(release, progress, ner_here=ner_here)
@@ -361,19 +365,27 @@ def release_build(
         )
         build.left_out_not_finished()
         folder.mkdir(parents=True, exist_ok=True)
-        with open(part, "w", encoding="utf-8", newline="") as stream:
+        part, stream = part_open(folder / _data_name(release))
+        with stream:
             _WRITERS[release.format](build.documents(), stream)
         if build.findings:
             _refuse(release, build, part, claimed_at)
         else:
             _publish(release, build, part, claimed_at)
     except Exception as error:
-        part.unlink(missing_ok=True)
-        _remove_empty(folder)
-        job_crashed(release, error, reason=_failure_reason(error, build), claimed_at=claimed_at)
+        if part is not None:
+            part.unlink(missing_ok=True)
+        reason = _failure_reason(error, build)
+        if job_crashed(release, error, reason=reason, claimed_at=claimed_at):
+            # Failed by this claim: whatever it published before the error (the data, renamed
+            # before the manifest was written) does not stand for the release.
+            shutil.rmtree(folder, ignore_errors=True)
         ReleaseLeak.objects.filter(release=release).delete()
         _audit_outcome(release, "failed", {})
     finally:
+        if part is not None:
+            part.unlink(missing_ok=True)  # published: renamed away already
+        _remove_empty(folder)
         # The NER hits served this build only: whatever its outcome, they go.
         ReleaseNerHits.objects.filter(release_id=release.pk).delete()
     release.refresh_from_db()
@@ -413,7 +425,7 @@ def _refuse(release: Release, build: _Build, part: Path, claimed_at: Any) -> Non
 def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> None:
     folder = _folder(release)
     data = folder / _data_name(release)
-    os.replace(part, data)
+    part_publish(part, data)
     manifest = release_manifest(
         build, data={"file": data.name, "sha256": _sha256(data), "bytes": data.stat().st_size}
     )

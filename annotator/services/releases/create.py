@@ -5,7 +5,7 @@ of a release.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -14,7 +14,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from annotator import tasks
-from annotator.models import AuditAction, Project, Release, ReleaseBatch, ReleaseFormat
+from annotator.models import (
+    AuditAction,
+    JobStatus,
+    Project,
+    Release,
+    ReleaseBatch,
+    ReleaseFormat,
+)
 from annotator.permissions import acting_user
 from annotator.selectors.releases import ner_documents
 from annotator.services.audit import audit_record
@@ -137,6 +144,13 @@ def _dispatch(release_id: int, batches: Sequence[int]) -> None:
         return
     for batch_id in batches:
         tasks.release_ner.delay(batch_id)
+
+
+def release_resend(release: Release) -> Callable[[], None]:
+    """What sends a queued release's work again, its messages lost from the broker: its NER
+    batches still queued, or its build when none is left to do."""
+    queued = ReleaseBatch.objects.filter(release=release, status=JobStatus.QUEUED)
+    return partial(_dispatch, release.pk, sorted(queued.values_list("pk", flat=True)))
 
 
 def _audit_outcome(release: Release, event: str, detail: dict[str, Any]) -> None:

@@ -111,10 +111,51 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _write_json(path: Path, value: Any) -> None:
+def part_open(path: Path) -> tuple[Path, TextIO]:
+    """A new part file beside `path` (`.<name>.<hex>.part`), open for writing, that only this
+    process's user may read (0600) whatever the umask: until its checks pass, what is written
+    there may hold originals (a release about to be refused). The caller deletes it on every
+    way out but `part_publish`."""
     part = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
-    part.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(part, flags, 0o600)
+    try:
+        return part, open(descriptor, "w", encoding="utf-8", newline="")  # noqa: SIM115
+    except BaseException:
+        os.close(descriptor)
+        part.unlink(missing_ok=True)
+        raise
+
+
+def part_publish(part: Path, path: Path) -> None:
+    """Rename a part file whose checks passed to `path`, with the mode a file created here
+    would have had (0666 less the umask: 0644 under the usual 022, the mode published files
+    always had, so that a web process running as another user of the group still serves
+    them)."""
+    os.chmod(part, 0o666 & ~_umask())
     os.replace(part, path)
+
+
+def _umask() -> int:
+    # Linux says it in /proc (since 4.7) without changing it; elsewhere it is set and put back,
+    # to the strictest value meanwhile.
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def _write_json(path: Path, value: Any) -> None:
+    part, stream = part_open(path)
+    try:
+        with stream:
+            stream.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+        part_publish(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def release_discard_partial(release: Release) -> None:

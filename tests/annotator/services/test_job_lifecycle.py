@@ -48,6 +48,7 @@ def test_every_job_model_is_a_registered_kind_in_the_reapers_order() -> None:
         "batches_requeued",
         "releases_failed",
         "models_failed",
+        "jobs_resent",
         "jobs_never_taken",
         "uploads_deleted",
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -26,7 +27,9 @@ from annotator.models import (
     LearnedModel,
     PreannotationRun,
     Release,
+    ReleaseBatch,
     RunBatch,
+    Span,
 )
 from annotator.selectors.jobs import job_progress, progress_key
 from annotator.services import jobs
@@ -324,6 +327,93 @@ def test_the_reaper_takes_a_process_that_exited_uncollected_for_gone(settings: A
     assert job.status == JobStatus.FAILED
 
 
+def held_by(monkeypatch: Any, job: Any, node: str, boot: str) -> None:
+    """A heartbeat of `job` from the start `boot` of the worker named `node`, by a pid that
+    answers (this one's): a restarted container starts its processes at the same low pids."""
+    with monkeypatch.context() as patch:
+        patch.setattr(jobs, "_worker", jobs.WorkerStart(node, boot))
+        job_progress_set(job, 0)
+
+
+def a_run_with_a_batch_in_hand(monkeypatch: Any, node: str, boot: str) -> tuple[Any, Any]:
+    """A run going on now: a batch just written by this worker, one held by `node`'s `boot`."""
+    now = timezone.now()
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=now)
+    RunBatchFactory(run=run, status=JobStatus.DONE, started_at=now, finished_at=now)
+    held = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=now)
+    RunBatchFactory(run=run, status=JobStatus.QUEUED)
+    held_by(monkeypatch, (RunBatch, held.pk), node, boot)
+    job_progress_set(run, 2, 6)  # the run's own heartbeat: this worker's last write
+    return run, held
+
+
+def test_a_restarted_worker_reaps_at_once_the_batch_its_earlier_start_held(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    run, held = a_run_with_a_batch_in_hand(monkeypatch, "celery@worker-1", "before")
+
+    # Within the stale timeout, its heartbeats fresh and its pid alive: reaped all the same.
+    counts = jobs_reap()
+
+    assert (counts["runs_failed"], counts["batches_requeued"]) == (1, 1)
+    run.refresh_from_db()
+    assert run.status == JobStatus.FAILED and "--resume" in run.error
+    assert RunBatch.objects.get(pk=held.pk).status == JobStatus.QUEUED
+
+
+@pytest.mark.parametrize(
+    "node, boot",
+    [("celery@worker-1", "after"), ("celery@worker-2", "before")],
+    ids=["this-start", "another-worker"],
+)
+def test_a_batch_held_by_this_start_or_by_another_worker_is_left_alone(
+    monkeypatch: Any, node: str, boot: str
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    run, held = a_run_with_a_batch_in_hand(monkeypatch, node, boot)
+
+    assert jobs_reap()["runs_failed"] == 0
+
+    run.refresh_from_db()
+    assert run.status == JobStatus.RUNNING
+    assert RunBatch.objects.get(pk=held.pk).status == JobStatus.RUNNING
+
+
+def test_a_run_is_judged_by_its_batches_holders_not_by_its_last_writer(monkeypatch: Any) -> None:
+    run, _ = a_run_with_a_batch_in_hand(monkeypatch, "celery@worker-2", "before")
+    # Its last batch was written by a process of this host that has exited since (a pool
+    # process replaced): the batch in hand is another, live one's.
+    key = progress_key(PreannotationRun, run.pk)
+    cache.set(key, {**cache.get(key), "pid": 2**22 + 12345})
+
+    assert jobs_reap()["runs_failed"] == 0
+
+
+def test_a_heartbeat_names_the_worker_s_start_unless_no_process_holds_the_job(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    job = an_import()
+
+    job_progress_set(job, 1, 2)
+    progress = job_progress(job)
+    assert (progress.node, progress.boot, progress.pid) == ("celery@worker-1", "after", os.getpid())
+
+    job_progress_set(job, 1, 2, held=False)  # handed on to another queue
+    progress = job_progress(job)
+    assert (progress.node, progress.boot, progress.pid, progress.done) == ("", "", 0, 1)
+
+
+def test_a_worker_names_each_start_of_itself_anew(monkeypatch: Any) -> None:
+    monkeypatch.setattr(jobs, "_worker", None)  # put back after the test
+
+    first = jobs.worker_started("celery@worker-1")
+    second = jobs.worker_started("celery@worker-1")
+
+    assert first.node == second.node and first.boot != second.boot
+
+
 def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumable(
     monkeypatch: Any,
 ) -> None:
@@ -333,6 +423,7 @@ def test_the_reaper_queues_the_batches_of_a_dead_run_again_and_leaves_it_resumab
     running = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
     queued = RunBatchFactory(run=run, status=JobStatus.QUEUED)
     heartbeat_at(monkeypatch, run, long_ago)
+    heartbeat_at(monkeypatch, (RunBatch, running.pk), long_ago)  # its claim's
 
     counts = jobs_reap(older_than=HOUR)
 
@@ -410,11 +501,23 @@ def queued_since(job: Any, when: datetime) -> None:
     type(job).objects.filter(pk=job.pk).update(created_at=when)
 
 
-def test_a_queued_import_no_worker_took_fails_and_its_upload_is_deleted(settings: Any) -> None:
+def an_hour_ago() -> datetime:
+    return timezone.now() - HOUR
+
+
+def resent_in_vain(job: Any, when: datetime) -> None:
+    """The reaper sent the job's work again at `when`, and no worker took it since."""
+    type(job).objects.filter(pk=job.pk).update(resent_at=when)
+
+
+def test_a_queued_import_no_worker_took_even_resent_fails_and_its_upload_is_deleted(
+    settings: Any,
+) -> None:
     settings.CLOAK_JOB_QUEUED_TIMEOUT = 1800
     upload = an_upload(settings)
     job = an_import(stored_path=str(upload))
-    queued_since(job, timezone.now() - HOUR)
+    queued_since(job, timezone.now() - 2 * HOUR)
+    resent_in_vain(job, timezone.now() - HOUR)
 
     counts = jobs_reap()
 
@@ -443,9 +546,12 @@ def test_a_queued_import_no_worker_took_fails_and_its_upload_is_deleted(settings
     ],
     ids=["release", "training"],
 )
-def test_a_queued_release_or_training_no_worker_took_fails(make: Any, says: str) -> None:
+def test_a_queued_release_or_training_no_worker_took_even_resent_fails(
+    make: Any, says: str
+) -> None:
     job = make()
-    queued_since(job, timezone.now() - HOUR)
+    queued_since(job, timezone.now() - 2 * HOUR)
+    resent_in_vain(job, timezone.now() - HOUR)
 
     assert jobs_reap()["jobs_never_taken"] == 1
 
@@ -497,10 +603,11 @@ def test_jobs_queued_behind_busy_workers_wait_however_long(settings: Any, busy_w
     assert set(statuses.values_list("status", flat=True)) == {JobStatus.QUEUED}
 
 
-def test_a_queued_run_no_worker_took_fails_resumable_with_its_batches_queued() -> None:
+def test_a_queued_run_no_worker_took_even_resent_fails_resumable_with_its_batches_queued() -> None:
     run = PreannotationRunFactory()
     batches = [RunBatchFactory(run=run) for _ in range(2)]
-    queued_since(run, timezone.now() - HOUR)
+    queued_since(run, timezone.now() - 2 * HOUR)
+    resent_in_vain(run, timezone.now() - HOUR)
 
     counts = jobs_reap()
 
@@ -513,23 +620,54 @@ def test_a_queued_run_no_worker_took_fails_resumable_with_its_batches_queued() -
     assert (counts["runs_failed"], counts["jobs_never_taken"]) == (1, 1)
 
 
-def test_a_started_run_whose_queued_batches_no_worker_takes_fails_resumable(
-    team: Team, settings: Any
-) -> None:
+def a_run_whose_second_batch_was_lost(team: Team, settings: Any) -> PreannotationRun:
+    """A run of two batches: the first written an hour ago, the second's task lost by the
+    broker (a Redis restart)."""
     settings.CLOAK_NER_MODELS = {"en": "", "fr": "", "ar": ""}
     settings.CLOAK_RUN_BATCH_SIZE = 1
     for _ in range(2):
         DocumentFactory(project=team.project, text="Write to moshe@example.org")
     run = run_create(project=team.project, actor=None, dispatch=False)
-    first, second = run.batches.order_by("number")
-    # The first batch was written an hour ago; the broker lost the second's task.
-    assert run_batch_detect(batch_id=first.pk)
+    first = run.batches.order_by("number").first()
+    assert first is not None and run_batch_detect(batch_id=first.pk)
     long_ago = timezone.now() - HOUR
     PreannotationRun.objects.filter(pk=run.pk).update(started_at=long_ago)
     RunBatch.objects.filter(pk=first.pk).update(started_at=long_ago, finished_at=long_ago)
     cache.clear()  # its heartbeats are an hour old too
     run.refresh_from_db()
     assert run.status == JobStatus.RUNNING
+    return run
+
+
+def test_a_started_run_whose_queued_batch_was_lost_gets_it_sent_again_and_ends(
+    team: Team, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    run = a_run_whose_second_batch_was_lost(team, settings)
+    second = run.batches.get(number=2)
+
+    # Sent again, the batch runs (eagerly here, as a worker would take it) and ends the run.
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"], counts["jobs_never_taken"]) == (1, 0, 0)
+    run.refresh_from_db()
+    assert run.status == JobStatus.DONE and run.documents_done == 2
+    assert run.resent_at is not None
+    spans = Span.objects.filter(document__project=team.project).count()
+    # The lost message turns up after all (a second message for the batch): it changes nothing.
+    assert run_batch_detect(batch_id=second.pk) is False
+    run.refresh_from_db()
+    assert run.documents_done == 2
+    assert Span.objects.filter(document__project=team.project).count() == spans
+    assert RunBatch.objects.get(pk=second.pk).attempts == 1
+
+
+def test_a_started_run_whose_resent_batch_no_worker_takes_fails_resumable(
+    team: Team, settings: Any
+) -> None:
+    run = a_run_whose_second_batch_was_lost(team, settings)
+    second = run.batches.get(number=2)
+    resent_in_vain(run, timezone.now() - HOUR)
 
     assert jobs_reap()["runs_failed"] == 1
 
@@ -563,13 +701,158 @@ def test_the_reap_jobs_command_fails_queued_jobs_after_the_given_time(
     settings: Any, capsys: Any
 ) -> None:
     job = an_import(stored_path=str(an_upload(settings)))
-    queued_since(job, timezone.now() - timedelta(minutes=10))
+    queued_since(job, timezone.now() - timedelta(minutes=20))
+    resent_in_vain(job, timezone.now() - timedelta(minutes=10))
 
     call_command("reap_jobs", "--queued-older-than", "300")
 
     assert "jobs never taken: 1" in capsys.readouterr().out
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
+
+
+def test_a_queued_import_no_worker_took_is_sent_again_once_then_fails(
+    settings: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    settings.CLOAK_JOB_QUEUED_TIMEOUT = 1800
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.import_run, "delay", sent.append)  # lost again by the broker
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    queued_since(job, timezone.now() - HOUR)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["jobs_never_taken"]) == (1, 0)
+    assert sent == [job.pk]
+    job.refresh_from_db()
+    assert job.status == JobStatus.QUEUED and job.resent_at is not None
+    assert upload.is_file()
+    # The resend is a sign of life: the job waits the timeout again before anything else.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_reap()["jobs_resent"] == 0
+    assert sent == [job.pk]
+
+    resent_in_vain(job, timezone.now() - HOUR)
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["jobs_never_taken"]) == (0, 1)
+    assert sent == [job.pk]  # sent again once, not twice
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and "No worker took it" in job.error
+    assert not upload.parent.exists()
+
+
+def test_a_run_taken_after_its_resend_and_lost_again_is_sent_again(
+    monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    sent: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.preannotate_batch, "delay", lambda *args: sent.append(args))
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    queued_since(run, long_ago)
+    # Resent two hours ago; a worker took a batch after that (the resend worked), and the
+    # broker lost the rest later (a second restart).
+    resent_in_vain(run, long_ago + HOUR)
+    taken = long_ago + timedelta(minutes=90)
+    RunBatchFactory(run=run, status=JobStatus.DONE, started_at=taken, finished_at=taken)
+    waiting = RunBatchFactory(run=run)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"]) == (1, 0)
+    assert sent == [(None, waiting.pk)]
+
+
+def test_a_queued_release_is_sent_again_as_its_ner_batches_or_its_build(
+    monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    sent: list[tuple[str, int]] = []
+    monkeypatch.setattr(tasks.release_ner, "delay", lambda pk: sent.append(("ner", pk)))
+    monkeypatch.setattr(tasks.release_build, "delay", lambda pk: sent.append(("build", pk)))
+    waiting_ner = Release.objects.create(
+        project=ProjectFactory(), version=1, strategy="S2", format="jsonl"
+    )
+    done = ReleaseBatch.objects.create(release=waiting_ner, number=1, status=JobStatus.DONE)
+    queued = ReleaseBatch.objects.create(release=waiting_ner, number=2)
+    ReleaseBatch.objects.filter(pk__in=[done.pk, queued.pk]).update(created_at=an_hour_ago())
+    waiting_build = Release.objects.create(
+        project=ProjectFactory(), version=1, strategy="S2", format="jsonl"
+    )
+    for release in (waiting_ner, waiting_build):
+        queued_since(release, an_hour_ago())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_reap()["jobs_resent"] == 2
+
+    assert sent == [("ner", queued.pk), ("build", waiting_build.pk)]
+
+
+def test_a_resend_the_broker_refuses_fails_the_job_at_once(
+    settings: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from annotator import tasks
+
+    monkeypatch.setattr(
+        tasks.import_run, "delay", broker_down(redis.exceptions.ConnectionError("refused"))
+    )
+    upload = an_upload(settings)
+    job = an_import(stored_path=str(upload))
+    queued_since(job, an_hour_ago())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs_reap()
+
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and "could not be sent" in job.error
+    assert not upload.parent.exists()
+
+
+def test_a_run_whose_handed_on_batch_was_lost_gets_it_queued_and_sent_again(
+    monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The `ner` half claimed the batch and handed it on; the broker lost the second half
+    (and the cache its heartbeat, on the same Redis): no process holds it."""
+    from annotator import tasks
+
+    sent: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.preannotate_batch, "delay", lambda *args: sent.append(args))
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    queued_since(run, long_ago)
+    handed_on = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
+    queued = RunBatchFactory(run=run)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"]) == (1, 0)
+    assert sent == [(None, handed_on.pk), (None, queued.pk)]
+    assert RunBatch.objects.get(pk=handed_on.pk).status == JobStatus.QUEUED
+    run.refresh_from_db()
+    assert run.status == JobStatus.RUNNING
+
+
+def test_a_run_with_a_batch_in_a_live_worker_s_hands_is_not_waiting(monkeypatch: Any) -> None:
+    long_ago = timezone.now() - 3 * HOUR
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=long_ago)
+    queued_since(run, long_ago)
+    held = RunBatchFactory(run=run, status=JobStatus.RUNNING, started_at=long_ago)
+    RunBatchFactory(run=run)
+    heartbeat_at(monkeypatch, (RunBatch, held.pk), long_ago)  # held: reaped when stale
+
+    counts = jobs_reap()
+
+    assert (counts["jobs_resent"], counts["runs_failed"]) == (0, 1)
 
 
 # --- Tasks that cannot be sent ----------------------------------------------------------------

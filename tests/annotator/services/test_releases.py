@@ -7,6 +7,9 @@ import csv
 import hashlib
 import json
 import logging
+import os
+import stat
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,7 @@ from annotator.selectors.releases import release_progress
 from annotator.services import jobs
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
+from annotator.services.releases import build as build_module
 from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_build
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import release_hit_dismiss
@@ -463,6 +467,122 @@ def test_a_failure_leaves_no_file_and_no_text_in_its_error(corpus: Any) -> None:
     assert "UnicodeEncodeError" in release.error and "Moshe" not in release.error
     assert not list(Path(releases_root()).rglob("*.*"))
     assert release_progress(release)["error"] == release.error
+
+
+def files_under_releases() -> list[Path]:
+    return sorted(path for path in Path(releases_root()).rglob("*") if path.is_file())
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+@pytest.fixture
+def part_modes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The modes of the part files seen from inside the pipeline, as each document goes by."""
+    seen: list[int] = []
+    result = build_module._Build._result
+
+    def observing(self: Any, outcome: Any) -> Any:
+        seen.extend(stat.S_IMODE(p.stat().st_mode) for p in releases_root().rglob(".*.part"))
+        return result(self, outcome)
+
+    monkeypatch.setattr(build_module._Build, "_result", observing)
+    return seen
+
+
+@pytest.mark.django_db
+def test_a_release_is_written_where_only_the_worker_reads_then_published_as_before(
+    corpus: Any, part_modes: list[int], umask_022: None
+) -> None:
+    project, _ = corpus
+    release = build(project)
+    assert release.status == JobStatus.DONE, release.error
+    assert part_modes == [0o600, 0o600]  # one part file, while each document was written
+    data = release_data_path(release)
+    # Published with the mode files created here always had (0666 less the umask).
+    assert stat.S_IMODE(data.stat().st_mode) == 0o644
+    assert stat.S_IMODE(release_manifest_path(release).stat().st_mode) == 0o644
+    assert files_under_releases() == sorted([data, release_manifest_path(release)])
+    assert [r["id"] for r in jsonl(release)] == ["first", "second"]
+
+
+@pytest.mark.django_db
+def test_a_permissive_umask_does_not_open_the_part_file(corpus: Any, part_modes: list[int]) -> None:
+    project, _ = corpus
+    previous = os.umask(0)
+    try:
+        release = build(project)
+    finally:
+        os.umask(previous)
+    assert release.status == JobStatus.DONE, release.error
+    assert set(part_modes) == {0o600}
+    assert stat.S_IMODE(release_data_path(release).stat().st_mode) == 0o666
+
+
+@pytest.mark.django_db
+def test_a_refused_release_leaves_no_part_file_and_no_file(
+    corpus: Any, part_modes: list[int]
+) -> None:
+    project, _ = corpus
+    document_with(project, "Nobody saw moshe CHAYA today.", [], external_id="planted")
+    release = build(project, "S2")
+    assert release.status == JobStatus.REFUSED
+    assert part_modes and set(part_modes) == {0o600}  # it held the leak, for this user only
+    assert files_under_releases() == []
+    assert not (releases_root() / project.slug / str(release.version)).exists()
+
+
+class Interrupted(BaseException):
+    """Not an Exception: what stops a worker's process (a shutdown, a time limit's kill)."""
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("error", [RuntimeError, Interrupted], ids=["bug", "interrupted"])
+def test_a_crash_in_the_middle_leaves_no_part_file(
+    corpus: Any, monkeypatch: pytest.MonkeyPatch, error: type[BaseException]
+) -> None:
+    project, _ = corpus
+    document_with(project, "Nobody saw moshe CHAYA today.", [], external_id="planted")
+    result = build_module._Build._result
+    seen: list[Path] = []
+
+    def crashing(self: Any, outcome: Any) -> Any:
+        seen.extend(releases_root().rglob(".*.part"))
+        if self.done == 2:  # one document written, the part file open
+            raise error("crashed")
+        return result(self, outcome)
+
+    monkeypatch.setattr(build_module._Build, "_result", crashing)
+    release = release_create(project=project, strategy="S2", format="jsonl", dispatch=False)
+    if error is Interrupted:
+        with pytest.raises(Interrupted):
+            release_build(release.pk)
+    else:
+        release_build(release.pk)
+    release.refresh_from_db()
+    assert seen  # the crash came while the part file was there
+    assert files_under_releases() == []
+    # A bug fails it; an interruption leaves it running, for the reaper (nothing left to delete).
+    assert release.status == (JobStatus.FAILED if error is RuntimeError else JobStatus.RUNNING)
+
+
+@pytest.mark.django_db
+def test_a_crash_after_the_data_was_renamed_leaves_no_file(
+    corpus: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, _ = corpus
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the manifest could not be written")
+
+    monkeypatch.setattr(build_module, "release_manifest", broken)
+    release = build(project)
+    assert release.status == JobStatus.FAILED
+    assert files_under_releases() == []
 
 
 @pytest.mark.django_db
