@@ -134,15 +134,13 @@ def _fullwidth(text: str) -> str:
 
 
 def _math_bold(text: str) -> str:
-    out = []
-    for char in text:
-        if "A" <= char <= "Z":
-            out.append(chr(0x1D400 + ord(char) - ord("A")))
-        elif "a" <= char <= "z":
-            out.append(chr(0x1D41A + ord(char) - ord("a")))
-        else:
-            out.append(char)
-    return "".join(out)
+    """ASCII letters as mathematical bold ones (𝐌𝐨𝐬𝐡𝐞), by their Unicode names."""
+    return "".join(
+        unicodedata.lookup(f"MATHEMATICAL BOLD {'CAPITAL' if c.isupper() else 'SMALL'} {c}")
+        if c.isascii() and c.isalpha()
+        else c
+        for c in text
+    )
 
 
 # A form: what is planted for a person (None: the form does not apply to them), and the
