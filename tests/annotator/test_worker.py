@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotator import celery as celery_module
 from annotator.celery import app as celery_app
 from annotator.models import Document, JobStatus
 from annotator.services.imports import import_job_create
@@ -72,8 +74,16 @@ def test_a_worker_starts_even_when_its_reaper_cannot_run(monkeypatch: Any, caplo
         raise RuntimeError("could not connect to 'db' holding Moshe Chaya")
 
     monkeypatch.setattr(tasks, "jobs_reap", down)
-
-    worker_ready.send(sender=None)  # raises nothing
+    # On the module's logger itself: a real worker started earlier in the session (Celery's
+    # logging set-up) may have stopped its records from reaching the root logger.
+    logger = logging.getLogger(celery_module.__name__)
+    monkeypatch.setattr(logger, "disabled", False)
+    caplog.set_level(logging.WARNING, logger=celery_module.__name__)
+    logger.addHandler(caplog.handler)
+    try:
+        worker_ready.send(sender=None)  # raises nothing
+    finally:
+        logger.removeHandler(caplog.handler)
 
     assert "could not run as the worker started (RuntimeError)" in caplog.text
     assert "Moshe" not in caplog.text

@@ -462,12 +462,21 @@ def test_the_editor_is_a_panel_that_keeps_the_table_whole_and_closes_after_a_cho
     assert page.locator(f"#span-{moshe.pk} .span-slot > *").count() == 0
     assert Span.objects.get(pk=moshe.pk).status == SpanStatus.ACCEPTED
 
-    # A move of an edge keeps it open, on the span's new version.
+    # A move of an edge into a word asks to confirm (issue 29: a piece of a word would be
+    # looked for everywhere); confirmed from the notice, it keeps the editor open, on the
+    # span's new version.
     with page.expect_response(lambda response: "/editor/" in response.url):
         page.click(f"#span-{moshe.pk} button:has-text('Change')")
-    with page.expect_response(lambda response: "/editor/" in response.url):
+    action = f"/spans/{moshe.pk}/"
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith(action)):
         page.click(f"#editor-{moshe.pk} button:has-text('End one character earlier')")
+    page.wait_for_selector("#workspace-status .confirm-form")
+    assert "part of a word" in page.inner_text("#workspace-status [role=alert]")
+    assert TEXT[: Span.objects.get(pk=moshe.pk).end].endswith("Moshe Chaya")
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith(action)):
+        page.click("#workspace-status button:has-text('Decide it as it is')")
     page.wait_for_selector(f"#editor-{moshe.pk}")
+    assert page.locator("#workspace-status .confirm-form").count() == 0
     assert TEXT[: Span.objects.get(pk=moshe.pk).end].endswith("Moshe Chay")
 
 

@@ -272,6 +272,68 @@ def test_a_lead_splits_a_word_of_a_name_and_a_dismissal_survives_a_change_elsewh
     assert ids["dismiss-a"] not in named, again["leak_report"]
 
 
+def test_a_latin_name_in_an_arabic_post_is_proposed_and_refuses_the_release_unseen(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 29, 3: Arabic has no model, but the English one reads the Latin names of an
+    Arabic post, on the `ner` queue: in a run, and in the release's check of a post nobody
+    annotated."""
+    admin, annotator = api["admin"], api["annotator_ar"]
+    text = "كتب Haytham Tarabishi منشورا جديدا على صفحته أمس."
+    name = text.index("Haytham")
+    ids = import_records(admin, [{"id": "latin-in-ar", "lang": "ar", "text": text}])
+    run = admin.post("runs/", {"language": "ar"}, expect=202)
+    run = wait_for(lambda: admin.get(f"runs/{run['id']}/"),
+                   lambda row: row["status"] in ("done", "failed"), 300, "the run")  # fmt: skip
+    assert run["status"] == "done", run
+    assert run["models_used"].get("en"), run["models_used"]  # the model that read it
+    spans = _spans(annotator, ids["latin-in-ar"])
+    found = {(s["start"], s["end"], s["source"]) for s in spans}
+    assert (name, name + len("Haytham Tarabishi"), "ner") in found, spans
+
+    unseen = import_records(admin, [{"id": "latin-in-ar-unseen", "lang": "ar", "text": text}])
+    _done(annotator, unseen["latin-in-ar-unseen"])
+    release = _release(admin, language="ar", strategy="S2")
+    assert release["status"] == "refused", release
+    mine = [row for row in release["leak_report"]
+            if row["document_id"] == unseen["latin-in-ar-unseen"]]  # fmt: skip
+    assert mine, release["leak_report"]
+    assert ("ner", name) in {(f["source"], f["document_start"]) for f in mine[0]["findings"]}
+
+
+def test_a_refusal_names_the_whole_word_and_leaves_no_file_behind(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 29, 5 and 8: a decided surname written with a zero-width space inside, of which a
+    person decided only the letters after it, refuses the release naming the whole word (not
+    its first letter); and the refused release leaves no data file, part file or not."""
+    admin, annotator = api["admin"], api["annotator_en"]
+    ids = import_records(
+        admin, [{"id": "whole-a", "lang": "en", "text": "Thaddeus Pennycuick wrote."}]
+    )
+    annotator.post(f"documents/{ids['whole-a']}/spans/",
+                   {"start": 0, "end": len("Thaddeus Pennycuick"), "label": "PER"},
+                   expect=201)  # fmt: skip
+    stack.wait_idle()
+    text = "Ms P\u200bennycuick replied."
+    later = import_records(admin, [{"id": "whole-b", "lang": "en", "text": text}])
+    rest = text.index("ennycuick")
+    annotator.post(f"documents/{later['whole-b']}/spans/",
+                   {"start": rest, "end": rest + 9, "label": "PER", "confirm": True},
+                   expect=201)  # fmt: skip
+    _done(annotator, later["whole-b"])
+    stack.wait_idle()
+
+    release = _release(admin, language="en", strategy="S2")
+
+    assert release["status"] == "refused", release
+    (row,) = [r for r in release["leak_report"] if r["document_id"] == later["whole-b"]]
+    known = [f for f in row["findings"] if f["source"] == "known"]
+    assert known and known[0]["uncovered"] == [[3, rest + 9]], row
+    assert not list(stack.var_dir.rglob("*.part")), "a refused release left a part file"
+    assert not list(stack.var_dir.rglob(f"*-v{release['version']}-*")), "and no data file"
+
+
 # The decided name, and the same name written as another hand (or keyboard) would write it.
 ARABIC = "فاطمة مصطفى"
 VARIANTS = {

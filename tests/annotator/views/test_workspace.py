@@ -1070,3 +1070,17 @@ def test_adding_less_than_a_word_asks_for_confirmation_from_the_notice(
     client.post(url, {**asked, "confirm": "on"}, HTTP_HX_REQUEST="true")
     added = Span.objects.get(document=document, source=SpanSource.HUMAN)
     assert TEXT[added.start : added.end] == "Mos"
+
+
+def test_moving_an_accepted_edge_into_a_word_asks_to_confirm_then_moves(
+    team: Team, document: Document
+) -> None:
+    moshe = span_of(document, "Moshe Chaya")
+    act(team, moshe, action="accept")
+    moshe.refresh_from_db()
+    move = {"action": "move", "edge": "end", "unit": "char"}
+    refused = act(team, moshe, **move)
+    assert "is part of a word" in refused and "Decide it as it is" in refused
+    assert Span.objects.get(pk=moshe.pk).end == moshe.end
+    act(team, moshe, **move, confirm="on")
+    assert TEXT[: Span.objects.get(pk=moshe.pk).end].endswith("Moshe Chay")
