@@ -668,21 +668,17 @@ def spans_decide_all(
     tried: set[int] = set()
     while True:
         # The widest proposal first where several start together: accepting "Ottoline" before
-        # "Ottoline Postlethwaite" would leave "Postlethwaite" to decide alone. Versions are
-        # read afresh each pass: a decision trims the proposals it overlaps, and what is left
-        # of them (new pieces too) is decided in the next pass.
+        # "Ottoline Postlethwaite" would leave "Postlethwaite" to decide alone. A decision
+        # trims the proposals it overlaps (a new version) or sets them aside: those are read
+        # again in the next pass, with the pieces it made.
         pending = list(
-            proposals.exclude(pk__in=tried).order_by("start", "-end", "id").values_list("pk")
+            proposals.exclude(pk__in=tried)
+            .order_by("start", "-end", "id")
+            .values_list("pk", "version")
         )
         if not pending:
             break
-        for (span_id,) in pending:
-            tried.add(span_id)
-            version = Span.objects.filter(pk=span_id, status=SpanStatus.PROPOSED).values_list(
-                "version", flat=True
-            )
-            if not version:
-                continue  # set aside by an earlier decision of this pass
+        for span_id, version in pending:
             try:
                 # A savepoint each, so a conflict undoes that span alone; the document stays
                 # locked (and read) once for all of them.
@@ -691,14 +687,17 @@ def spans_decide_all(
                         document,
                         span_id=span_id,
                         actor=actor,
-                        version=version[0],
+                        version=version,
                         change=SpanChange(status=status),
                     )
+            except StaleVersion:
+                continue  # trimmed or set aside by an earlier decision of this pass
             except (SurfaceConflict, DomainError):
                 # Decided otherwise in the project, or across a span a person decided.
                 conflicts += 1
             else:
                 changed += 1
+            tried.add(span_id)
     return BulkOutcome(changed=changed, conflicts=conflicts)
 
 
