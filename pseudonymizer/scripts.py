@@ -18,6 +18,7 @@ document's own language, in pre-annotation runs and in the release's check alike
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -67,10 +68,26 @@ def readers_of(language: str) -> list[str]:
     return [reader for script, reader in READERS.items() if script != own]
 
 
+# Where the letters of each script of `READERS` are (a superset of what `char_script` names
+# so): most texts hold none of another script, and are passed over without being read a
+# character at a time.
+_ANY_LETTER = {
+    "Latn": re.compile(
+        "[A-Za-z\u00c0-\u02af\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff"
+        "\uab30-\uab6f\ufb00-\ufb06\u2090-\u209c\u2184\U0001df00-\U0001dfff]"
+    ),
+    "Arab": re.compile(
+        "[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff\ufb50-\ufdff\ufe70-\ufeff\U0001ee00-\U0001eeff]"
+    ),
+}
+
+
 def other_script_stretches(text: str, language: str) -> list[Stretch]:
     """The stretches of `text` written in a script of `READERS` other than `language`'s, in
     order, each with at least `MIN_LETTERS` letters."""
     own = language_script(language)
+    if not any(pattern.search(text) for script, pattern in _ANY_LETTER.items() if script != own):
+        return []
     stretches: list[Stretch] = []
     script: str | None = None
     start = last = letters = 0

@@ -9,7 +9,14 @@ import pytest
 
 from pseudonymizer.coverage import ReleaseDetection
 from pseudonymizer.detection import Detector, uses_ner
-from pseudonymizer.scripts import OtherScripts, Stretch, other_script_stretches, readers_of
+from pseudonymizer.pseudonyms.shape import char_script
+from pseudonymizer.scripts import (
+    _ANY_LETTER,
+    OtherScripts,
+    Stretch,
+    other_script_stretches,
+    readers_of,
+)
 from pseudonymizer.spans import Span
 
 POST = "كتب Haytham Tarabishi منشورا على فيسبوك"
@@ -37,6 +44,18 @@ def test_stretches_in_another_script_and_their_reader(
     text: str, language: str, expected: list[tuple[str, str]]
 ) -> None:
     assert _text(text, other_script_stretches(text, language)) == expected
+
+
+def test_the_quick_look_for_another_script_misses_none_of_its_letters() -> None:
+    """Texts without a letter of another script are passed over by a regular expression: it
+    must find every letter `char_script` gives to a script of READERS."""
+    missed = [
+        hex(code)
+        for code in range(0x110000)
+        if (script := char_script(chr(code))) in _ANY_LETTER
+        and not _ANY_LETTER[script].match(chr(code))
+    ]
+    assert missed == []
 
 
 def test_each_script_is_read_by_the_other_script_s_language() -> None:
