@@ -5,8 +5,9 @@ still singles them out inside the release, and it is what TAB's annotators mask.
 capital (with or without a dot), or dotted capitals ("A.B."), standing as a word is
 proposed as PER unless it is plainly something else:
 
-- "I" and "A" (the pronoun and the article) and a letter at the start of a line ("A. The
-  circumstances of the case", a heading);
+- "I" and "A" (the pronoun and the article), "U" ("you" in a post), the mouth of an
+  emoticon (":D", ": P", "xD") and a letter at the start of a line ("A. The circumstances
+  of the case", a heading);
 - a letter after a word that numbers things ("Article X", "Category A", "Class B",
   "Annex C", "Plan B", "Vitamin D", "Part V") or glued to a hyphen or a digit ("F-type",
   "B12", "B 12");
@@ -42,6 +43,8 @@ _NUMBERING = frozenset(
 )  # fmt: skip
 _PREVIOUS_WORD = re.compile(r"([^\W\d_]+)[\s“”\"'(]*$")
 _NEXT_WORD = re.compile(r"\s+([^\W\d_])")
+# The eyes of an emoticon just before a letter: ":D", ";P", ": D", ":-O", "=D", "xD".
+_EMOTICON = re.compile(r"(?<!\w)(?:[:;=8][\-^']?|x) ?$")
 
 
 class InitialRecognizer(PatternRecognizer):
@@ -53,9 +56,11 @@ class InitialRecognizer(PatternRecognizer):
         spans: list[Span] = []
         for match in _INITIAL.finditer(text):
             letters = match.group()
-            if letters in {"I", "A", "A."}:
-                continue
+            if letters in {"I", "A", "A.", "U"}:
+                continue  # the pronoun, the article, "you" in a post
             start, end = match.span()
+            if _EMOTICON.search(text, max(0, start - 3), start):
+                continue  # ":D", ": P", "xD"
             if text[end : end + 2].strip()[:1].isdigit():
                 continue  # "B12", "B 12": a code or a size
             if self._at_line_start(text, start):

@@ -1,24 +1,41 @@
-"""Proper nouns that NER did not tag: "Stoke-on-Trent", "Lichfield Reynolds", "UNISON".
+"""Names no model tagged: "Stoke-on-Trent", "Lichfield Reynolds", "UNISON", "thornbury".
 
 Small NER models miss rare place names, firms and acronyms, and what they miss is exactly
-what identifies. In Latin-script text a capitalised word in the middle of a sentence is a
-name more often than not, so the `recall` profile proposes every run of capitalised words
-that is not at the start of a sentence, as MISC with a low score, for the annotator to
-accept or reject. It is a fallback (see `recognize_all`): what NER or a pattern found in
-the same place keeps its own label. Left out:
+what identifies. The `recall` profile proposes, as MISC with a low score, the words a
+language's common vocabulary does not explain (`pseudonymizer.recognizers.wordlists`), for
+the annotator to accept or reject. It is a fallback (see `recognize_all`): what NER or a
+pattern found in the same place keeps its own label. By the shape of the word:
 
-- runs made only of words that capitalise without naming anyone: function words, titles,
-  days and months, and the vocabulary of institutions and procedure ("the Court of
-  Appeal", "the Government", "Section", "Rules");
-- runs with a statute word ("the Theft Act 1968", "Criminal Code", "Protocol"): public text.
+- a run of capitalised words inside a sentence ("met Lichfield Reynolds in"): a name more
+  often than not, proposed unless every word is a function word, a title, a date word
+  ("Jan", "Tonight"),
+  the vocabulary of institutions and procedure ("the Court of Appeal", "the Government",
+  "Section"), or shorthand ("Pt", "Lasix", "RT"); a run with a statute word ("the Theft Act
+  1968", "Criminal Code", "Protocol") is public text and left out;
+- a capitalised word that opens a sentence, a line or a post ("Krithika is here"): only
+  when it is a known name ("Thornbury", not an everyday word like "Will") or a word the
+  vocabulary does not hold at all, three letters or more;
+- a word in capitals ("THORNBURY", "the PKK’s", "the UN"): only a known name, a word the
+  vocabulary does not hold, or, inside a sentence, a short one past its everyday words (an
+  acronym: "NSW", "QPR"); three letters or more at the start of a line. The capitals of
+  clinical notes and headings are shorthand ("NSR", "CXR") or words ("PLAN", "TABLET") far
+  more often than names, and an acronym that spells a common word ("UNISON") is left to
+  NER;
+- a word in lower case ("met thornbury"): only a known name that is no common word of the
+  language at all (names people write in lower case, in posts and notes), at a lower score.
 
 Scripts without capitals (Arabic) get nothing from this recognizer.
 """
 
 from __future__ import annotations
 
-from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer
+from collections.abc import Sequence
+
+from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer, Word
+from pseudonymizer.recognizers.dates import only_date_words
 from pseudonymizer.recognizers.titles import TITLES
+from pseudonymizer.recognizers.wordlists import COMMON as COMMON_WORD
+from pseudonymizer.recognizers.wordlists import EVERYDAY, NAME, SHORTHAND, UNKNOWN, kind, ranks
 from pseudonymizer.spans import Span
 
 LABEL = "MISC"
@@ -80,17 +97,27 @@ def _key(word: str) -> str:
 
 
 class ProperNounRecognizer(PatternRecognizer):
-    """Proposes MISC for capitalised words inside a sentence (source "regex", score 0.3)."""
+    """Proposes MISC for the words the vocabulary does not explain (source "regex", score 0.3;
+    0.2 for a name in lower case)."""
 
     name = "proper-nouns"
     fallback = True  # a guess: only where no other recognizer found anything
 
-    def recognize_one(self, text: str) -> list[Span]:
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        return [self.recognize_one(text, language) for text in texts]
+
+    def recognize_one(self, text: str, language: str = "en") -> list[Span]:
         words = self.words(text)
         spans: list[Span] = []
         index = 0
         while index < len(words):
+            if words[index][0] and text[words[index][0] - 1] in "@#":
+                index += 1  # a handle's or a hashtag's letters: the patterns' to find
+                continue
             if not words[index][2][0].isupper():
+                if _lower_case_name(words[index][2], language):
+                    start, end, _ = words[index]
+                    spans.append(Span(start, end, LABEL, score=0.2, source=SOURCE))
                 index += 1
                 continue
             last = index
@@ -98,23 +125,71 @@ class ProperNounRecognizer(PatternRecognizer):
                 last + 1 < len(words)
                 and text[words[last][1] : words[last + 1][0]] == " "
                 and words[last + 1][2][0].isupper()
+                and text[words[last + 1][0] - 1] not in "@#"
             ):
                 last += 1
             run = words[index : last + 1]
-            if self.starts_sentence(text, run[0][0]):
-                run = run[1:]
+            opening = self.starts_sentence(text, run[0][0])
             keys = [_key(word) for _, _, word in run]
-            if (
-                run
-                and not any(key in STATUTES for key in keys)
-                and any(key not in COMMON and key not in _TITLE_WORDS for key in keys)
-            ):
-                while _key(run[0][2]) in COMMON or _key(run[0][2]) in _TITLE_WORDS:
-                    run = run[1:]
-                end = run[-1][1]
-                possessive = POSSESSIVE.search(run[-1][2])
-                if possessive and possessive.start() > 0:
-                    end = run[-1][0] + possessive.start()
-                spans.append(Span(run[0][0], end, LABEL, score=0.3, source=SOURCE))
+            if not any(key in STATUTES for key in keys):
+                spans += self._run(run, opening, language)
             index = last + 1
         return spans
+
+    def _run(self, run: list[Word], opening: bool, language: str) -> list[Span]:
+        """The span of a run of capitalised words, if some word of it may be a name."""
+        marks = [
+            _may_name(word, language, opening=opening and position == 0)
+            for position, (_, _, word) in enumerate(run)
+        ]
+        if not any(marks):
+            return []
+        first = marks.index(True)
+        last = len(marks) - 1 - marks[::-1].index(True)
+        # A word that opens the sentence and names nothing is not part of the name that
+        # follows it ("Yesterday Lichfield Reynolds"); neither are leading function words.
+        while first < len(run) - 1 and _key(run[first][2]) in _LEADING:
+            first += 1
+        if opening and first == 0 and not marks[0]:
+            first = 1
+        run = run[first : last + 1]
+        if not run:
+            return []
+        end = run[-1][1]
+        possessive = POSSESSIVE.search(run[-1][2])
+        if possessive and possessive.start() > 0:
+            end = run[-1][0] + possessive.start()
+        return [Span(run[0][0], end, LABEL, score=0.3, source=SOURCE)]
+
+
+_LEADING = COMMON | _TITLE_WORDS
+
+
+def _may_name(word: str, language: str, *, opening: bool) -> bool:
+    """Whether a capitalised word may be (part of) a name."""
+    folded = _key(word)
+    if folded in COMMON or folded in _TITLE_WORDS or only_date_words(word):
+        return False
+    found = kind(word, language)
+    if found is SHORTHAND:
+        return False
+    letters = sum(char.isalpha() for char in word)
+    if word.isupper() and letters > 1:
+        if opening:
+            return found is NAME or (found is UNKNOWN and letters >= 3)
+        # An acronym: "the UN", "QPR", "NSW" (a short word past the everyday ones).
+        short = letters <= 3 and ranks(language).get(_key(word), EVERYDAY) >= EVERYDAY
+        return found in (NAME, UNKNOWN) or (found is COMMON_WORD and short)
+    if opening:
+        return found is NAME or (found is UNKNOWN and letters >= 3)
+    return True
+
+
+def _lower_case_name(word: str, language: str) -> bool:
+    """A known name written in lower case that no common word of `language` spells."""
+    return (
+        word.islower()
+        and len(word) >= 3
+        and kind(word, language) is NAME
+        and (_key(word) not in ranks(language))
+    )

@@ -1,0 +1,102 @@
+"""What a Latin-script word most likely is: shorthand, a name, a common word, or unknown.
+
+Detection's recall comes from proposing what a language's common vocabulary does not hold
+(the approach behind Philter's and PhysioNet deid's recall), and its precision from knowing
+what the vocabulary does hold: the shorthand of clinical notes ("HR", "PRN", "CXR"), units,
+drugs and chat abbreviations are not names, whatever their capitals. Four lists, in `data/`
+(see `build.py` for their sources):
+
+- `shorthand.txt`: Cloak's own list of abbreviations, units, clinical shorthand, common
+  drugs and chat abbreviations;
+- `en_words.txt`, `fr_words.txt`: the 40,000 most frequent words of each language, ranked;
+- `names.txt`: given names and surnames (the US census lists, Faker's person providers).
+
+`kind(word, language)` reads a word (case-insensitively, a possessive ending dropped) as
+
+- `SHORTHAND` when the list holds it;
+- `NAME` when the names list holds it and it is not among the `EVERYDAY` most frequent
+  words of the language ("Mary", "Thornbury", "Kaur" are names; "Will", "May", "Young",
+  "White" are everyday words first);
+- `COMMON` when the language's list holds it;
+- `UNKNOWN` otherwise ("Postlethwaite", "Krithika", a typo, a rare drug).
+
+Languages other than English and French read with the English list (a Latin stretch of an
+Arabic post is most often English), and a French word is read at its rank in the English list
+when that is higher: posts and notes mix them ("Call", "Live"). The lists load once, on first
+use (about 0.2 s).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from functools import cache
+from pathlib import Path
+
+from pseudonymizer.recognizers.base import POSSESSIVE
+
+DATA = Path(__file__).resolve().parent / "data"
+# A name that is also among this many most frequent words of a language is read as a word.
+EVERYDAY = 1_500
+_LANGUAGES = ("en", "fr")
+
+
+class Kind(Enum):
+    SHORTHAND = "shorthand"
+    NAME = "name"
+    COMMON = "common"
+    UNKNOWN = "unknown"
+
+
+SHORTHAND, NAME, COMMON, UNKNOWN = Kind.SHORTHAND, Kind.NAME, Kind.COMMON, Kind.UNKNOWN
+
+
+def _lines(name: str) -> list[str]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
+
+
+@cache
+def shorthand() -> frozenset[str]:
+    """Cloak's abbreviations, units, clinical shorthand, drugs and chat abbreviations."""
+    return frozenset(_lines("shorthand.txt"))
+
+
+@cache
+def names() -> frozenset[str]:
+    """Given names and surnames, lower case."""
+    return frozenset(_lines("names.txt"))
+
+
+@cache
+def ranks(language: str) -> dict[str, int]:
+    """The rank of each of the language's most frequent words (0 is the most frequent)."""
+    code = language if language in _LANGUAGES else "en"
+    return {word: rank for rank, word in enumerate(_lines(f"{code}_words.txt"))}
+
+
+def key(word: str) -> str:
+    """The form the lists hold: lower case, a possessive ending ("Price’s") dropped."""
+    stripped = POSSESSIVE.sub("", word) if len(word) > 2 else word
+    return (stripped or word).lower().replace("’", "'")
+
+
+def kind(word: str, language: str = "en") -> Kind:
+    """What `word` most likely is in `language` (see the module's docstring)."""
+    found = key(word)
+    if found in shorthand() or word.lower() in shorthand():
+        return SHORTHAND
+    rank = ranks(language).get(found)
+    if language != "en":  # English words are everywhere: "Call", "Live"
+        english = ranks("en").get(found)
+        if english is not None and (rank is None or english < rank):
+            rank = english
+    if found in names() and (rank is None or rank >= EVERYDAY):
+        return NAME
+    if rank is not None:
+        return COMMON
+    return UNKNOWN
+
+
+def is_common(word: str, language: str = "en") -> bool:
+    """Whether `word` is shorthand or a common word of `language`, not a name."""
+    return kind(word, language) in (SHORTHAND, COMMON)
