@@ -30,10 +30,12 @@ from types import MappingProxyType
 from typing import Protocol
 
 from pseudonymizer.recognizers.base import Recognizer, recognize_all
+from pseudonymizer.recognizers.echoes import with_echoes
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.loading import NerSpecError, ner_recognizer
 from pseudonymizer.recognizers.ner import SOURCE as NER_SOURCE
 from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
+from pseudonymizer.recognizers.sifting import Sifted, plausible
 from pseudonymizer.scripts import OtherScripts, readers_of
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
@@ -234,6 +236,9 @@ class Detector:
     ) -> Detection:
         """The spans of the profile's patterns, the known entities and NER in each text.
 
+        The NER models' entities are sifted first (`pseudonymizer.recognizers.sifting`:
+        shorthand, public bodies and dates nobody can place are not proposed), and a name found
+        once is proposed where it recurs in the same text (`pseudonymizer.recognizers.echoes`).
         They are merged as `recognize_all` merges them: overlaps resolved by length, score
         and source, and fallback recognizers (capitalised words NER left untagged) fill only
         the gaps everything else, NER included, left. `ner_spans`, one list per text, stand
@@ -246,14 +251,21 @@ class Detector:
         if ner_spans is not None:
             if len(ner_spans) != len(texts):
                 raise ValueError(f"{len(ner_spans)} lists of NER spans for {len(texts)} texts")
-            recognizers.append(_GivenSpans(ner_spans))
+            recognizers.append(Sifted(_GivenSpans(ner_spans)))
         else:
-            recognizers.extend(self._ner_recognizers(language))
+            recognizers.extend(Sifted(ner) for ner in self._ner_recognizers(language))
         learned = self._learned.get(language.strip().lower())
         if learned is not None:
             recognizers.append(learned)
         recognition = recognize_all(texts, language, recognizers)
-        return Detection(spans=recognition.spans, errors=recognition.errors)
+        # A model's entity the merge cut around a pattern's hit ("RT" of "RT @user") is
+        # sifted again, as it is now.
+        sifted = [
+            [span for span in spans if span.source != NER_SOURCE or plausible(span, text, language)]
+            for text, spans in zip(texts, recognition.spans, strict=True)
+        ]
+        spans = with_echoes(texts, sifted, language)
+        return Detection(spans=spans, errors=recognition.errors)
 
     def _ner_recognizers(self, language: str) -> list[Recognizer]:
         """The model of `language`, and the models of other scripts over their stretches."""

@@ -32,6 +32,10 @@ NUMERIC_LABELS: frozenset[str] = frozenset({"MONEY", "QUANTITY", "CARDINAL", "OR
 # References to statutes and articles ("Article 34 of the Convention"): public text, never an
 # identifier, and the largest source of noise on legal documents.
 NOT_IDENTIFYING: frozenset[str] = frozenset({"LAW"})
+# Ranks and shares ("first", "40%"): what every text is full of, and nobody's identifier.
+# Even the `recall` profile drops them (counts it keeps, sifted: "four children" can single
+# a family out; see `recognizers.sifting`).
+COUNTS: frozenset[str] = frozenset({"ORDINAL", "PERCENT"})
 DROPPED_BY_DEFAULT: frozenset[str] = NUMERIC_LABELS | NOT_IDENTIFYING
 _PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-", "B_", "I_")
 

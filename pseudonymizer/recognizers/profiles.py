@@ -4,8 +4,9 @@
   numbers, calendar dates), people named after a title, named facilities, and NER without
   amounts, counts and statutes. Fewer proposals to reject, more left to the annotator to add.
 - `recall` (the default): everything `precise` finds, plus amounts of money, occupations,
-  people named by an initial alone, capitalised words NER left untagged, and every NER
-  entity type but statutes (cardinals, quantities, ordinals, percentages). Cloak exists so
+  people named by an initial alone, the words the vocabulary does not explain that NER
+  left untagged, and every NER entity type but statutes, ordinals and percentages (amounts
+  of money, quantities and counts, sifted by `recognizers.sifting`). Cloak exists so
   that nothing identifying slips through: recall comes first, and what it masks that is
   harmless costs an annotator a keystroke to reject. For Arabic, which has no NER model,
   `recall` also runs the shipped lexicons (`pseudonymizer.recognizers.lexicons`: people,
@@ -23,7 +24,7 @@ from pseudonymizer.recognizers.dates import DateRecognizer
 from pseudonymizer.recognizers.facilities import FacilityRecognizer
 from pseudonymizer.recognizers.initials import InitialRecognizer
 from pseudonymizer.recognizers.lexicons import ArabicLexiconRecognizer
-from pseudonymizer.recognizers.ner import DROPPED_BY_DEFAULT, NOT_IDENTIFYING
+from pseudonymizer.recognizers.ner import COUNTS, DROPPED_BY_DEFAULT, NOT_IDENTIFYING
 from pseudonymizer.recognizers.occupations import OccupationRecognizer
 from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
@@ -63,7 +64,7 @@ def pattern_recognizers(profile: str = DEFAULT_PROFILE) -> list[Recognizer]:
 
 
 def ner_drop_labels(profile: str = DEFAULT_PROFILE) -> frozenset[str]:
-    """The NER labels `profile` drops: statutes in `recall`, amounts and counts too in
-    `precise`."""
+    """The NER labels `profile` drops: statutes, ordinals and percentages in `recall`,
+    amounts and counts too in `precise`."""
     _check(profile)
-    return NOT_IDENTIFYING if profile == "recall" else DROPPED_BY_DEFAULT
+    return NOT_IDENTIFYING | COUNTS if profile == "recall" else DROPPED_BY_DEFAULT

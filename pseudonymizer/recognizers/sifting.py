@@ -1,0 +1,109 @@
+"""What a model's entity must be to be proposed: not shorthand, not a moment nobody can place.
+
+A NER model trained on news reads the capitals of clinical notes and posts as names: "COPD",
+"CXR" and "PO QD" come back as organisations, "RT" as a person, "today" and "Friday" as dates.
+Each such proposal costs an annotator a key press, and a flood of them costs the team its
+attention. `Sifted` wraps a model and drops, before any merge:
+
+- a person, place, organisation or MISC entity made only of shorthand, units, drugs or chat
+  abbreviations (`wordlists.SHORTHAND`: "COPD", "PO QD", "RT"); an organisation that is a
+  court or a government named only with the vocabulary of institutions and procedure
+  ("Court of Cassation", "the Government", "Administrative Court of Appeal": public bodies,
+  named in every judgment; "Parliament", "Foreign Office" and places such as "United
+  Kingdom" stay);
+- a date made only of date words and quantifiers ("today", "this week", "Friday night",
+  "all day", "these days": `only_date_words`), which no reader can place;
+- an amount or a count made only of units ("2 L", "40 mg"), or a bare number next to
+  shorthand ("HR 80", "80 bpm"): the measurements of clinical notes. Counts that identify
+  ("nineteen other defendants", "four children") stay; ordinals and percentages are dropped
+  by the profiles (`recognizers.ner.COUNTS`).
+
+What it keeps has a word the vocabulary does not explain: a name, a rare word, a digit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pseudonymizer.recognizers.base import Recognizer
+from pseudonymizer.recognizers.dates import only_date_words
+from pseudonymizer.recognizers.propernouns import COMMON as INSTITUTIONS
+from pseudonymizer.recognizers.wordlists import SHORTHAND, key, kind
+from pseudonymizer.spans import Span
+
+# Words that count moments without placing one ("all day", "every week", "these days").
+_QUANTIFIERS = frozenset(
+    "all every other these those some few couple good whole same each a an one".split()
+)
+_NAMES = frozenset({"PER", "ORG", "LOC", "MISC", "COMP"})
+_AMOUNTS = frozenset({"QUANTITY", "MONEY", "CARDINAL"})
+# The words of courts and governments: an organisation named only with them and the
+# vocabulary of institutions is the public body judgments name ("the Court of Cassation").
+_COURTS = frozenset(
+    "court courts chamber tribunal government governments cour chambre gouvernement".split()
+)
+# Labels whose entities may be public bodies ("the Court of Cassation", "the Government").
+_BODIES = frozenset({"ORG", "MISC", "COMP"})
+# The word next to a number, on either side ("HR 80", "2 L", "80 bpm").
+_BEFORE = re.compile(r"([^\W\d_][\w/]*)\W{0,2}$")
+_AFTER = re.compile(r"^\W{0,2}([^\W\d_][\w/]*)")
+_WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
+# Handles, hashtags and links a model's entity may hold ("RT @user"): the patterns propose
+# them, and the merge trims them out of the entity, so they do not make it a name.
+_PATTERNED = re.compile(r"[@#]\w[\w.\-]*|\w+://\S+|www\.\S+")
+
+
+def _measured(text: str, span: Span, language: str) -> bool:
+    """Whether a bare number is a measurement: shorthand next to it ("HR 80", "2 L")."""
+    before = _BEFORE.search(text, max(0, span.start - 24), span.start)
+    after = _AFTER.search(text[span.end : span.end + 24])
+    return any(
+        match is not None and kind(match.group(1), language) is SHORTHAND
+        for match in (before, after)
+    )
+
+
+def plausible(span: Span, text: str, language: str) -> bool:
+    """Whether a model's `span` of `text` may identify someone (see the module)."""
+    surface = text[span.start : span.end]
+    if span.label == "DATE":
+        if any(char.isdigit() for char in surface):
+            return True
+        words = _WORDS.findall(surface)
+        rest = " ".join(word for word in words if word.lower() not in _QUANTIFIERS)
+        return not (words and (not rest or only_date_words(rest)))
+    words = _WORDS.findall(_PATTERNED.sub(" ", surface))
+    if span.label in _AMOUNTS:
+        if words:
+            return any(kind(word, language) is not SHORTHAND for word in words)
+        return not _measured(text, span, language)
+    if span.label not in _NAMES or not words or any(char.isdigit() for char in surface):
+        return True
+    kinds = [kind(word, language) for word in words]
+    if all(found is SHORTHAND for found in kinds):
+        return False
+    keys = [key(word) for word in words]
+    return not (
+        span.label in _BODIES
+        and any(word in _COURTS for word in keys)
+        and all(
+            word in INSTITUTIONS or found is SHORTHAND
+            for word, found in zip(keys, kinds, strict=True)
+        )
+    )
+
+
+class Sifted:
+    """A recognizer whose spans are kept only when `plausible`."""
+
+    def __init__(self, recognizer: Recognizer) -> None:
+        self.recognizer = recognizer
+        self.name = recognizer.name
+
+    def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
+        found = self.recognizer.recognize(texts, language)
+        return [
+            [span for span in spans if plausible(span, text, language)]
+            for text, spans in zip(texts, found, strict=True)
+        ]

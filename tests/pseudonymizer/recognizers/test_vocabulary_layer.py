@@ -1,0 +1,134 @@
+"""The vocabulary layer of detection: word lists, the sifting of a model's entities, and a
+document that agrees with itself (issue 30)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pseudonymizer.detection import Detector
+from pseudonymizer.recognizers.echoes import with_echoes
+from pseudonymizer.recognizers.sifting import Sifted, plausible
+from pseudonymizer.recognizers.wordlists import COMMON, NAME, SHORTHAND, UNKNOWN, kind
+from pseudonymizer.spans import Span
+
+
+@pytest.mark.parametrize(
+    ("word", "language", "expected"),
+    [
+        ("CXR", "en", SHORTHAND), ("prn", "en", SHORTHAND), ("Lasix", "en", SHORTHAND),
+        ("RT", "en", SHORTHAND), ("I'm", "en", SHORTHAND), ("I’ll", "en", SHORTHAND),
+        ("Thornbury", "en", NAME), ("Kaur", "en", NAME), ("Mary’s", "en", NAME),
+        ("Will", "en", COMMON), ("young", "en", COMMON), ("Visit", "en", COMMON),
+        ("Postlethwaite", "en", UNKNOWN), ("Krithika", "en", UNKNOWN),
+        ("maison", "fr", COMMON), ("Call", "fr", COMMON),  # English words read in French too
+    ],
+)  # fmt: skip
+def test_a_word_reads_as_shorthand_a_name_a_common_word_or_unknown(
+    word: str, language: str, expected: object
+) -> None:
+    assert kind(word, language) is expected
+
+
+def _span(text: str, surface: str, label: str) -> Span:
+    start = text.index(surface)
+    return Span(start, start + len(surface), label, source="ner")
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "label"),
+    [
+        ("Pt with COPD, CXR clear", "COPD", "ORG"),
+        ("TABLET PO QD given", "PO QD", "ORG"),
+        ("RT @user: hello", "RT @user", "PER"),  # the handle is the patterns' to find
+        ("see you today", "today", "DATE"),
+        ("we danced all day", "all day", "DATE"),
+        ("on Friday night", "Friday night", "DATE"),
+        ("HR 80 and regular", "80", "CARDINAL"),
+        ("gave 2 L of saline", "2 L", "QUANTITY"),
+        ("the Court of Cassation held", "Court of Cassation", "ORG"),
+        ("the Government submitted", "Government", "ORG"),
+    ],
+)
+def test_shorthand_public_bodies_and_moments_nobody_can_place_are_sifted_out(
+    text: str, surface: str, label: str
+) -> None:
+    assert not plausible(_span(text, surface, label), text, "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "label"),
+    [
+        ("seen by Dr Thornbury today", "Thornbury", "PER"),
+        ("moved to london last year", "london", "LOC"),  # a place in lower case stays
+        ("in the United Kingdom", "United Kingdom", "LOC"),
+        ("the Parliament voted", "Parliament", "ORG"),
+        ("Istanbul State Security Court", "Istanbul State Security Court", "ORG"),
+        ("born on 3 May 1970", "3 May 1970", "DATE"),
+        ("in the years 1997-1999", "years 1997-1999", "DATE"),
+        ("with nineteen other defendants", "nineteen other defendants", "CARDINAL"),
+        ("she has 4 children", "4", "CARDINAL"),
+        ("EUR 3,000 in damages", "EUR 3,000", "MONEY"),
+    ],
+)
+def test_what_may_identify_is_kept(text: str, surface: str, label: str) -> None:
+    assert plausible(_span(text, surface, label), text, "en")
+
+
+def test_sifted_wraps_a_recognizer_and_keeps_its_name() -> None:
+    class Model:
+        name = "ner"
+
+        def recognize(self, texts: list[str], language: str) -> list[list[Span]]:
+            return [[_span(texts[0], "COPD", "ORG"), _span(texts[0], "Kaur", "PER")]]
+
+    sifted = Sifted(Model())
+    assert sifted.name == "ner"
+    text = "COPD, seen by Kaur"
+    assert sifted.recognize([text], "en") == [[_span(text, "Kaur", "PER")]]
+
+
+def _echoed(text: str, *found: tuple[str, str]) -> list[tuple[str, str]]:
+    spans = [_span(text, surface, label) for surface, label in found]
+    return [(text[s.start : s.end], s.label) for s in with_echoes([text], [spans], "en")[0]]
+
+
+def test_a_name_found_once_is_proposed_where_it_recurs_and_a_surname_alone() -> None:
+    text = "Ottoline Postlethwaite came. POSTLETHWAITE said that postlethwaite and Boston, boston"
+    assert _echoed(text, ("Ottoline Postlethwaite", "PER"), ("Boston", "LOC")) == [
+        ("Ottoline Postlethwaite", "PER"),
+        ("POSTLETHWAITE", "PER"),
+        ("postlethwaite", "PER"),
+        ("Boston", "LOC"),
+        ("boston", "LOC"),
+    ]
+
+
+def test_a_common_word_is_echoed_only_in_its_own_case_and_guesses_are_not_echoed() -> None:
+    text = "Will came. We will see Will. Donald Trump, Trump and trump. Zog and Zog"
+    guess = Span(text.index("Zog"), text.index("Zog") + 3, "MISC", score=0.3, source="regex")
+    spans = [_span(text, "Will", "PER"), _span(text, "Donald Trump", "PER"), guess]
+    echoed = with_echoes([text], [spans], "en")[0]
+    surfaces = [(text[s.start : s.end], s.start) for s in echoed]
+    assert ("will", text.index("will")) not in surfaces
+    assert ("Will", text.rindex("Will")) in surfaces
+    assert ("Trump", text.index("Trump and")) in surfaces
+    assert ("trump", text.index("trump")) not in surfaces
+    assert ("Zog", text.rindex("Zog")) not in surfaces  # a MISC guess at 0.3 is not echoed
+    echo = next(s for s in echoed if s.start == text.rindex("Will"))
+    assert (echo.label, echo.score, echo.source) == ("PER", 0.5, "regex")
+
+
+def test_an_echo_fills_only_the_gaps_other_spans_left() -> None:
+    text = "Boston Dynamics in Boston"
+    found = [_span(text, "Boston Dynamics", "ORG"), Span(19, 25, "LOC", source="ner")]
+    assert _echoed(text, ("Boston", "LOC")) == [("Boston", "LOC"), ("Boston", "LOC")]
+    assert with_echoes([text], [found], "en")[0] == found
+
+
+def test_the_detector_sifts_and_echoes_without_a_model() -> None:
+    text = "Seen by Dr. Thornbury. thornbury called back. BP 120/60, HR 80, PO QD."
+    model = [[_span(text, "Thornbury", "PER"), _span(text, "PO QD", "ORG")]]
+    found = Detector(profile="recall", use_ner=False).detect([text], "en", ner_spans=model)
+    surfaces = [(text[s.start : s.end], s.label) for s in found.spans[0]]
+    assert ("thornbury", "PER") in surfaces
+    assert not any(surface == "PO QD" for surface, _ in surfaces)
