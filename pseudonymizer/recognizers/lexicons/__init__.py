@@ -9,6 +9,12 @@ run time.
   the engine's known-entity matcher (`pseudonymizer.recognizers.known`): proclitics و ف ب ك ل
   and the article ال, hamza, alef maqsura and tatweel folded, harakat ignored, offsets on the
   original text ("وبالقاهرة" → "القاهرة"). Score 0.8.
+- Spellings: every entry is also looked up with its final ta marbutas written ه, and with
+  the hamza after a final alef left out ("كربلا", "علا الدين": `spellings`,
+  `pseudonymizer.folding.without_hamza`), unless that spells a frequent word ("بها").
+- People a foreign given name begins ("فلاديمير بوتين", "شارل دي غول": `ar_first_foreign.txt`):
+  the word after it, frequent or not, unless a function word, title or adjective, and one
+  more no list holds. Score 0.7. The given name alone is no name.
 - People (PER): a known first name (or a kunya, أبو / أم, or ابن / بنت, followed by a name),
   then one to three further name units: a known first or family name, a patronymic particle
   (بن ابن بنت أبو أم آل) followed by a name, or a family name with the article ("الهاشمي":
@@ -56,15 +62,15 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from pseudonymizer.folding import fold
+from pseudonymizer.folding import fold, without_hamza
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
-from pseudonymizer.recognizers.lexicons.cues import cued_names
+from pseudonymizer.recognizers.lexicons.cues import cued_names, is_stop
 from pseudonymizer.recognizers.lexicons.words import ARTICLE as _ARTICLE
 from pseudonymizer.recognizers.lexicons.words import bare_forms
 from pseudonymizer.spans import Span, select_non_overlapping
@@ -86,6 +92,9 @@ ENTITY_SCORE = 0.8
 NAME_SCORE = 0.85
 LONE_NAME_SCORE = 0.5
 MAX_FURTHER_UNITS = 3
+FOREIGN_SCORE = 0.7
+# Words no list holds after a foreign given name: a middle name and a family name.
+MAX_FOREIGN_WORDS = 2
 
 # An Arabic word: letters, harakat and tatweel (digits and punctuation end it).
 _WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+")
@@ -93,6 +102,8 @@ _WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+
 _NAME_GAP = re.compile("[ \t\u00a0\u200c\u200f]+")
 # Particles that join a further name (folded: أبو → ابو, آل → ال).
 _JOINING_PARTICLES = frozenset({"بن", "ابن", "بنت", "ابو", "ام", "ال"})
+# Particles inside a foreign name: "شارل دي غول", "ليوناردو دا فينشي", "فون".
+_FOREIGN_PARTICLES = frozenset({"دي", "دا", "فون", "فان", "دو", "لا"})
 # Particles that may begin a name: a kunya (أبو بكر، أم كلثوم) or ابن / بنت (ابن خلدون).
 _LEADING_PARTICLES = frozenset({"ابو", "ام", "ابن", "بنت"})
 
@@ -113,6 +124,7 @@ _EVERYDAY_NAMES = frozenset(
     علي
     """.split()
 )
+_FOLDED_FUNCTION = frozenset(fold(word) for word in _FUNCTION_WORDS) | {"الا", "اذا", "لا"}
 _NEVER_START = frozenset(
     fold(word) for word in "صباح مساء سلام خير تحية مبروك عيد ميلاد نجاح فوز رجاء".split()
 )
@@ -142,9 +154,10 @@ def read_list(name: str) -> list[str]:
 class ArabicLexicon:
     """The lists, as read: given names (male and female), family names, places,
     organisations, the adjectives of countries and peoples, and the most frequent words
-    (none of them a listed name, place or organisation). `first_names`, `family_names`,
-    `names` (both), `nationalities` and `common_words` are folded, multi-word names also
-    without their spaces ("عبدالله")."""
+    (none of them a listed name, place or organisation), and foreign given names as Arabic
+    writes them ("جورج", "فلاديمير": they begin a name, never make one alone). `first_names`,
+    `family_names`, `names` (both), `nationalities`, `common_words` and `foreign_names` are
+    folded, multi-word names also without their spaces ("عبدالله")."""
 
     first_names: frozenset[str]
     family_names: frozenset[str]
@@ -153,16 +166,28 @@ class ArabicLexicon:
     organisations: tuple[str, ...]
     nationalities: frozenset[str] = frozenset()
     common_words: frozenset[str] = frozenset()
+    foreign_names: frozenset[str] = frozenset()
 
 
 _TA_MARBUTA = "\u0629"
 _HA = "\u0647"
 
 
-def spellings(entry: str) -> list[str]:
+def spellings(entry: str, avoid: Collection[str] = frozenset()) -> list[str]:
     """`entry`, and every way of writing its final ta marbutas as ha ("مكة المكرمة" → "مكه
     المكرمة", "مكة المكرمه", "مكه المكرمه"): the matcher keeps ة apart from ه, writers do
-    not. Entries of more than three such words keep the first and the all-ha spellings."""
+    not. Entries of more than three such words keep the first and the all-ha spellings.
+    A word ending in alef and hamza is also written without its hamza (`without_hamza`:
+    "كربلاء" → "كربلا", "علاء الدين" → "علا الدين"), as folding reads a hamza on a seat
+    (أ إ ؤ ئ) but keeps one on the line; not a one-word spelling whose fold is in `avoid`
+    (the frequent words: "بهاء" → "بها" with it, "هناء" → "هنا" here, "آلاء" → "إلا")."""
+    bare = without_hamza(entry)
+    if bare != entry and (" " in bare or fold(bare).strip() not in avoid):
+        return [*_ta_marbuta_spellings(entry), *_ta_marbuta_spellings(bare)]
+    return _ta_marbuta_spellings(entry)
+
+
+def _ta_marbuta_spellings(entry: str) -> list[str]:
     words = entry.split(" ")
     ending = [index for index, word in enumerate(words) if word.endswith(_TA_MARBUTA)]
     if not ending:
@@ -180,10 +205,10 @@ def spellings(entry: str) -> list[str]:
     return found
 
 
-def _folded(entries: Iterable[str]) -> frozenset[str]:
+def _folded(entries: Iterable[str], avoid: Collection[str] = frozenset()) -> frozenset[str]:
     found: set[str] = set()
     for entry in entries:
-        for spelling in spellings(entry):
+        for spelling in spellings(entry, avoid):
             key = fold(spelling).strip()
             if len(key) >= 2:
                 found.add(key)
@@ -194,8 +219,9 @@ def _folded(entries: Iterable[str]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def arabic_lexicon() -> ArabicLexicon:
     """The shipped Arabic lists, read once per process."""
-    first = _folded([*read_list("ar_first_male.txt"), *read_list("ar_first_female.txt")])
-    family = _folded(read_list("ar_family.txt"))
+    common = frozenset(fold(word) for word in read_list("ar_common_words.txt")) | _FOLDED_FUNCTION
+    first = _folded([*read_list("ar_first_male.txt"), *read_list("ar_first_female.txt")], common)
+    family = _folded(read_list("ar_family.txt"), common)
     return ArabicLexicon(
         first_names=first,
         family_names=family,
@@ -203,7 +229,8 @@ def arabic_lexicon() -> ArabicLexicon:
         places=tuple(read_list("ar_places.txt")),
         organisations=tuple(read_list("ar_organisations.txt")),
         nationalities=_folded(read_list("ar_nationalities.txt")),
-        common_words=frozenset(fold(word) for word in read_list("ar_common_words.txt")),
+        common_words=common - _FOLDED_FUNCTION,
+        foreign_names=_folded(read_list("ar_first_foreign.txt"), common),
     )
 
 
@@ -212,11 +239,15 @@ def _entity_matcher() -> KnownEntityRecognizer:
     """Places before organisations: an entry in both ("برشلونة") is a place."""
     lexicon = arabic_lexicon()
     return KnownEntityRecognizer(
-        [(spelling, "LOC") for place in lexicon.places for spelling in spellings(place)]
+        [
+            (spelling, "LOC")
+            for place in lexicon.places
+            for spelling in spellings(place, lexicon.common_words)
+        ]
         + [
             (spelling, "ORG")
             for organisation in lexicon.organisations
-            for spelling in spellings(organisation)
+            for spelling in spellings(organisation, lexicon.common_words)
         ]
     )
 
@@ -392,10 +423,59 @@ class _People:
                 return start, size, False, key
         return None
 
+    def foreign_at(self, index: int) -> Span | None:
+        """A name a foreign given name begins ("ألبرت أينشتاين", "شارل دي غول"): the given
+        name (after a proclitic or not), then one or two words that are listed names or that
+        no list or frequency table holds (`unlisted`), with the article on none, a foreign
+        particle (دي دا فون فان) between them allowed; the word right after the given name may
+        be a frequent one ("فلاديمير بوتين") unless it is a function word, a title, a verb
+        of saying or an adjective (`cues.is_stop`), after a proclitic or not ("وهو"). None
+        when no such word follows: the given name alone is no name ("جان" is also a jinn).
+        PER, `FOREIGN_SCORE`."""
+        if index in self.blocked or self.words[index].written in _FUNCTION_WORDS:
+            return None
+        start = next(
+            (at for number, (key, at) in enumerate(self.forms(index))
+             if key in self.lexicon.foreign_names and (number == 0 or len(key) >= 3)),
+            None,
+        )  # fmt: skip
+        if start is None:
+            return None
+        last = index
+        unlisted = 0
+        while unlisted < MAX_FOREIGN_WORDS and self.joined(last + 1):
+            following = last + 1
+            key = self.words[following].key
+            if key in _FOREIGN_PARTICLES and self.joined(following + 1):
+                following += 1
+                key = self.words[following].key
+            if following in self.blocked or key.startswith(_ARTICLE):
+                break
+            if key in self.lexicon.names or key in self.lexicon.foreign_names:
+                last = following
+            elif last == index and not any(
+                is_stop(form, self.lexicon.nationalities) for form, _ in self.forms(following)
+            ):
+                last = following  # a family name, frequent as it may be ("بوتين", "بوش")
+                unlisted += 1
+            elif self.unlisted(following, proclitics=True):
+                last = following
+                unlisted += 1
+            else:
+                break
+        if last == index:
+            return None
+        return Span(start, self.words[last].end, "PER", FOREIGN_SCORE, SOURCE)
+
     def find(self) -> list[Span]:
         spans: list[Span] = []
         index = 0
         while index < len(self.words):
+            foreign = self.foreign_at(index)
+            if foreign is not None:
+                spans.append(foreign)
+                index = self.within(foreign)[-1] + 1
+                continue
             begun = self.start_at(index)
             if begun is None:
                 index += 1

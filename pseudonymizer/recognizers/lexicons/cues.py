@@ -151,7 +151,7 @@ def _article(word: Word) -> bool:
     return word.key.startswith(_ARTICLE) and word.written.startswith("\u0627\u0644")
 
 
-def _is_stop(key: str, adjectives: Collection[str]) -> bool:
+def is_stop(key: str, adjectives: Collection[str]) -> bool:
     return (
         key in _FUNCTION
         or key in TITLES
@@ -276,7 +276,7 @@ def _name_end(
     if first >= len(words) or not joined(first) or first in blocked:
         return None
     head = words[first].key
-    if _article(words[first]) or _is_stop(head, adjectives):
+    if _article(words[first]) or is_stop(head, adjectives):
         return None
     if saying and head in _SUBJECTS:
         return None
@@ -305,7 +305,7 @@ def _name_end(
                     break
                 continue
             break
-        if _is_stop(key, adjectives):
+        if is_stop(key, adjectives):
             break
         if key in _PARTICLES or words[last].key in _PARTICLES or key in names:
             last += 1
