@@ -77,6 +77,7 @@ __all__ = [
     "folded_forms",
     "ignorable_class",
     "is_arabic_letter",
+    "without_hamza",
 ]
 
 # Dropped whatever their category says: tatweel (a letter for Unicode, a stretch of the line
@@ -344,6 +345,19 @@ def fold_with_origin(text: str, *, keep_marks: bool = False) -> tuple[str, list[
         pieces.append(piece)
         origin.extend([start] * len(piece))
     return "".join(pieces), origin
+
+
+# A hamza on the line after an alef at a word's end: "كربلاء", "علاء", "صنعاء".
+_FINAL_HAMZA = re.compile("(?<=\u0627)\u0621(?![\u0620-\u064a])")
+
+
+def without_hamza(text: str) -> str:
+    """`text` with the hamza on the line that follows an alef at the end of a word dropped
+    ("كربلاء" → "كربلا", "علاء الدين" → "علا الدين"): how much Arabic is written. Folding
+    reads a hamza on a seat as its seat (أ → ا, ئ → ي) but keeps this one, which has no
+    seat to read it as; `fold` stays as it is (it is the identity of a surface), and the
+    Arabic lexicons look their entries up under both spellings."""
+    return _FINAL_HAMZA.sub("", text)
 
 
 def is_arabic_letter(char: str) -> bool:

@@ -9,6 +9,12 @@ run time.
   the engine's known-entity matcher (`pseudonymizer.recognizers.known`): proclitics و ف ب ك ل
   and the article ال, hamza, alef maqsura and tatweel folded, harakat ignored, offsets on the
   original text ("وبالقاهرة" → "القاهرة"). Score 0.8.
+- Spellings: every entry is also looked up with its final ta marbutas written ه, and with
+  the hamza after a final alef left out ("كربلا", "علا الدين": `spellings`,
+  `pseudonymizer.folding.without_hamza`), unless that spells a frequent word ("بها").
+- People a foreign given name begins ("فلاديمير بوتين", "شارل دي غول": `ar_first_foreign.txt`):
+  the word after it, frequent or not, unless a function word, title or adjective, and one
+  more no list holds. Score 0.7. The given name alone is no name.
 - People (PER): a known first name (or a kunya, أبو / أم, or ابن / بنت, followed by a name),
   then one to three further name units: a known first or family name, a patronymic particle
   (بن ابن بنت أبو أم آل) followed by a name, or a family name with the article ("الهاشمي":
@@ -26,17 +32,26 @@ run time.
   that is no common adjective serves too ("الحزب الشيوعي"). Heads as often generic (مجلس
   لجنة حركة قوات: "مجلس الإدارة", the board) take a word with the article only if it is no
   frequent word. ORG, score 0.8.
-- Places named by a head word (مدينة قرية بلدة مخيم محافظة جزيرة نهر جبل حي منطقة...): the
+- Places named by a head word (مدينة قرية بلدة مخيم محافظة حي منطقة...): the
   word after it when it is no frequent word, function word or adjective ("قرية اليامون",
   "مخيم بلاطة"; not "مدينة كبيرة"), or the two after it when the first begins such names
   ("بيت نبالا", "عين حوض", "سان فرانسيسكو"). The head is not part of the span. LOC, score
   0.6. A state named by its head and adjectives ("المملكة الأردنية الهاشمية"): LOC, 0.8.
+- Natural features and facilities named by a head word that is part of the name (نهر جبل
+  بحيرة وادي جزيرة مسجد قصر قلعة كنيسة ملعب مطار متحف...): the head with what the rule
+  above takes, or with a word with the article that is no adjective ("قصر الحمراء"), at
+  0.6; or with a listed place and "الدولي" or "الكبير" ("مطار دمشق الدولي"), at 0.8.
+- Classical names: a laqab ("صلاح الدين", "سيف الدولة") is a name unit; ال + a given name
+  then بن begins one ("الحسن بن الهيثم"); a nisba alone ("الفارابي": ال…ي, no frequent
+  word, no listed place's adjective, after no word with the article, its feminine nowhere
+  in the text) is a name at 0.5, and after a cue ("قال الطبري") too.
 - People a cue announces, whatever their name (a foreign person's, in none of the lists):
   after a title ("اللاعب ليونيل ميسي", "وزير الخارجية أنتوني بلينكن") at score 0.7, after a
   verb of saying ("وقال إيمانويل ماكرون") at 0.5 (`cues`).
 - Weak cues, where the name must hold a listed name or a word no frequency table holds: a
-  verb of a life ("ولد ألبرت أينشتاين", "أسس") and a country's adjective used as a noun
-  ("الألماني مايكل شوماخر"), at 0.5 (`cues`).
+  verb of a life ("ولد ألبرت أينشتاين", "أسس", "تخرج", "هاجر"), a kinsman ("ابنه",
+  "زوجته"), who led or reigned ("بقيادة", "في عهد") and a country's adjective used as a
+  noun ("الألماني مايكل شوماخر"), at 0.5 (`cues`).
 - A person's name found once, found again in the same text: the whole name, and its last
   word alone ("أنان" after "كوفي أنان"), at 0.5 (`_Echoes`).
 - A first name alone is proposed too, at score 0.5: recall comes first, and a lone given name
@@ -56,15 +71,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from pseudonymizer.folding import fold
+from pseudonymizer.folding import fold, without_hamza
 from pseudonymizer.recognizers.base import PatternRecognizer, RecognizerError
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
-from pseudonymizer.recognizers.lexicons.cues import cued_names
+from pseudonymizer.recognizers.lexicons.cues import article as _cues_article
+from pseudonymizer.recognizers.lexicons.cues import cued_names, is_stop
 from pseudonymizer.recognizers.lexicons.words import ARTICLE as _ARTICLE
 from pseudonymizer.recognizers.lexicons.words import bare_forms
 from pseudonymizer.spans import Span, select_non_overlapping
@@ -86,6 +102,10 @@ ENTITY_SCORE = 0.8
 NAME_SCORE = 0.85
 LONE_NAME_SCORE = 0.5
 MAX_FURTHER_UNITS = 3
+FOREIGN_SCORE = 0.7
+NISBA_SCORE = 0.5
+# Words no list holds after a foreign given name: a middle name and a family name.
+MAX_FOREIGN_WORDS = 2
 
 # An Arabic word: letters, harakat and tatweel (digits and punctuation end it).
 _WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+")
@@ -93,6 +113,8 @@ _WORD = re.compile("[\u0620-\u065f\u066e-\u06d3\u06d5\u06ee\u06ef\u06fa-\u06ff]+
 _NAME_GAP = re.compile("[ \t\u00a0\u200c\u200f]+")
 # Particles that join a further name (folded: أبو → ابو, آل → ال).
 _JOINING_PARTICLES = frozenset({"بن", "ابن", "بنت", "ابو", "ام", "ال"})
+# Particles inside a foreign name: "شارل دي غول", "ليوناردو دا فينشي", "فون".
+_FOREIGN_PARTICLES = frozenset({"دي", "دا", "فون", "فان", "دو", "لا"})
 # Particles that may begin a name: a kunya (أبو بكر، أم كلثوم) or ابن / بنت (ابن خلدون).
 _LEADING_PARTICLES = frozenset({"ابو", "ام", "ابن", "بنت"})
 
@@ -113,6 +135,19 @@ _EVERYDAY_NAMES = frozenset(
     علي
     """.split()
 )
+_FOLDED_FUNCTION = frozenset(fold(word) for word in _FUNCTION_WORDS) | {"الا", "اذا", "لا"}
+# A laqab, an honorific of two words that names a person: its first word (nur, salah, imad,
+# jamal, fakhr, shams, badr, saif, ala, taj, zayn, izz, najm, qutb, shihab, diya, muhyi,
+# husam, rukn, kamal, khayr, sad, nasir, muin, majd, baha, jalal, sharaf, shams, safi, nizam,
+# muizz, adud, rukn) and its second: الدين (of the faith) or الدولة (of the state).
+_LAQAB_FIRSTS = frozenset(
+    fold(word)
+    for word in """
+    نور صلاح عماد جمال فخر شمس بدر سيف علاء تاج زين عز نجم قطب شهاب ضياء محيي حسام ركن
+    كمال خير سعد نصير معين مجد بهاء جلال شرف صفي نظام معز عضد ناصر سراج برهان غياث
+    """.split()
+)
+_LAQAB_SECONDS = frozenset(fold(word) for word in ("الدين", "الدولة"))
 _NEVER_START = frozenset(
     fold(word) for word in "صباح مساء سلام خير تحية مبروك عيد ميلاد نجاح فوز رجاء".split()
 )
@@ -142,9 +177,10 @@ def read_list(name: str) -> list[str]:
 class ArabicLexicon:
     """The lists, as read: given names (male and female), family names, places,
     organisations, the adjectives of countries and peoples, and the most frequent words
-    (none of them a listed name, place or organisation). `first_names`, `family_names`,
-    `names` (both), `nationalities` and `common_words` are folded, multi-word names also
-    without their spaces ("عبدالله")."""
+    (none of them a listed name, place or organisation), and foreign given names as Arabic
+    writes them ("جورج", "فلاديمير": they begin a name, never make one alone). `first_names`,
+    `family_names`, `names` (both), `nationalities`, `common_words` and `foreign_names` are
+    folded, multi-word names also without their spaces ("عبدالله")."""
 
     first_names: frozenset[str]
     family_names: frozenset[str]
@@ -153,16 +189,28 @@ class ArabicLexicon:
     organisations: tuple[str, ...]
     nationalities: frozenset[str] = frozenset()
     common_words: frozenset[str] = frozenset()
+    foreign_names: frozenset[str] = frozenset()
 
 
 _TA_MARBUTA = "\u0629"
 _HA = "\u0647"
 
 
-def spellings(entry: str) -> list[str]:
+def spellings(entry: str, avoid: Collection[str] = frozenset()) -> list[str]:
     """`entry`, and every way of writing its final ta marbutas as ha ("مكة المكرمة" → "مكه
     المكرمة", "مكة المكرمه", "مكه المكرمه"): the matcher keeps ة apart from ه, writers do
-    not. Entries of more than three such words keep the first and the all-ha spellings."""
+    not. Entries of more than three such words keep the first and the all-ha spellings.
+    A word ending in alef and hamza is also written without its hamza (`without_hamza`:
+    "كربلاء" → "كربلا", "علاء الدين" → "علا الدين"), as folding reads a hamza on a seat
+    (أ إ ؤ ئ) but keeps one on the line; not a one-word spelling whose fold is in `avoid`
+    (the frequent words: "بهاء" → "بها" with it, "هناء" → "هنا" here, "آلاء" → "إلا")."""
+    bare = without_hamza(entry)
+    if bare != entry and (" " in bare or fold(bare).strip() not in avoid):
+        return [*_ta_marbuta_spellings(entry), *_ta_marbuta_spellings(bare)]
+    return _ta_marbuta_spellings(entry)
+
+
+def _ta_marbuta_spellings(entry: str) -> list[str]:
     words = entry.split(" ")
     ending = [index for index, word in enumerate(words) if word.endswith(_TA_MARBUTA)]
     if not ending:
@@ -180,10 +228,10 @@ def spellings(entry: str) -> list[str]:
     return found
 
 
-def _folded(entries: Iterable[str]) -> frozenset[str]:
+def _folded(entries: Iterable[str], avoid: Collection[str] = frozenset()) -> frozenset[str]:
     found: set[str] = set()
     for entry in entries:
-        for spelling in spellings(entry):
+        for spelling in spellings(entry, avoid):
             key = fold(spelling).strip()
             if len(key) >= 2:
                 found.add(key)
@@ -194,8 +242,9 @@ def _folded(entries: Iterable[str]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def arabic_lexicon() -> ArabicLexicon:
     """The shipped Arabic lists, read once per process."""
-    first = _folded([*read_list("ar_first_male.txt"), *read_list("ar_first_female.txt")])
-    family = _folded(read_list("ar_family.txt"))
+    common = frozenset(fold(word) for word in read_list("ar_common_words.txt")) | _FOLDED_FUNCTION
+    first = _folded([*read_list("ar_first_male.txt"), *read_list("ar_first_female.txt")], common)
+    family = _folded(read_list("ar_family.txt"), common)
     return ArabicLexicon(
         first_names=first,
         family_names=family,
@@ -203,8 +252,28 @@ def arabic_lexicon() -> ArabicLexicon:
         places=tuple(read_list("ar_places.txt")),
         organisations=tuple(read_list("ar_organisations.txt")),
         nationalities=_folded(read_list("ar_nationalities.txt")),
-        common_words=frozenset(fold(word) for word in read_list("ar_common_words.txt")),
+        common_words=common - _FOLDED_FUNCTION,
+        foreign_names=_folded(read_list("ar_first_foreign.txt"), common),
     )
+
+
+@lru_cache(maxsize=1)
+def _place_keys() -> frozenset[str]:
+    """The listed places of one word, folded, without the article."""
+    found = set()
+    for place in arabic_lexicon().places:
+        key = fold(place).strip()
+        if " " not in key:
+            found.add(key[len(_ARTICLE) :] if key.startswith(_ARTICLE) else key)
+    return frozenset(found)
+
+
+def _place_adjective(key: str) -> bool:
+    """Whether `key` (folded, ال…ي) is a listed place's relative adjective: "الاسكتلندي"
+    (اسكتلندا), "السريلانكي" (سريلانكا), "البخاري" is also Bukhara's (بخارى)."""
+    stem = key[len(_ARTICLE) : -1]
+    places = _place_keys()
+    return any(form in places for form in (stem, stem + "ا", stem + "يا", stem + _HA, stem + "ي"))
 
 
 @lru_cache(maxsize=1)
@@ -212,11 +281,15 @@ def _entity_matcher() -> KnownEntityRecognizer:
     """Places before organisations: an entry in both ("برشلونة") is a place."""
     lexicon = arabic_lexicon()
     return KnownEntityRecognizer(
-        [(spelling, "LOC") for place in lexicon.places for spelling in spellings(place)]
+        [
+            (spelling, "LOC")
+            for place in lexicon.places
+            for spelling in spellings(place, lexicon.common_words)
+        ]
         + [
             (spelling, "ORG")
             for organisation in lexicon.organisations
-            for spelling in spellings(organisation)
+            for spelling in spellings(organisation, lexicon.common_words)
         ]
     )
 
@@ -246,6 +319,7 @@ class _People:
         ]
         self._ends = [word.end for word in self.words]
         self._forms: dict[tuple[int, bool], list[tuple[str, int]]] = {}
+        self._keys: frozenset[str] | None = None
         # Words a place or an organisation covers are no part of a name ("لبنان" is not
         # ل + the given name "بنان").
         self.blocked = frozenset(index for span in taken for index in self.within(span))
@@ -333,6 +407,12 @@ class _People:
                 rest = [other.key for other in self.words[index + 1 : index + size]]
                 if " ".join([first, *rest]) in names:
                     return size
+        if (
+            first in _LAQAB_FIRSTS
+            and self.joined(index + 1)
+            and self.words[index + 1].key in _LAQAB_SECONDS
+        ):
+            return 2  # a laqab: "صلاح الدين", "سيف الدولة"
         if first == "عبد" and self.joined(index + 1):
             following = self.words[index + 1].key
             if following.startswith(_ARTICLE) and len(following) > 3:
@@ -381,6 +461,17 @@ class _People:
         if word.key not in self.lexicon.names and word.key not in _LEADING_PARTICLES:
             candidates = self.forms(index)
         for key, start in candidates:
+            stem = key[len(_ARTICLE) :]
+            if (
+                key.startswith(_ARTICLE)
+                and stem in self.lexicon.first_names
+                and self.joined(index + 1)
+                and self.words[index + 1].key in ("بن", "ابن")
+                and self.joined(index + 2)
+            ):
+                size = self.family_unit(index + 2)
+                if size:  # a classical name: "الحسن بن الهيثم", "الحجاج بن يوسف"
+                    return start, 2 + size, True, key
             if key in _LEADING_PARTICLES and self.joined(index + 1):
                 size = self.family_unit(index + 1)
                 if size:
@@ -392,10 +483,99 @@ class _People:
                 return start, size, False, key
         return None
 
+    def foreign_at(self, index: int) -> Span | None:
+        """A name a foreign given name begins ("ألبرت أينشتاين", "شارل دي غول"): the given
+        name (after a proclitic or not), then one or two words that are listed names or that
+        no list or frequency table holds (`unlisted`), with the article on none, a foreign
+        particle (دي دا فون فان) between them allowed; the word right after the given name may
+        be a frequent one ("فلاديمير بوتين") unless it is a function word, a title, a verb
+        of saying or an adjective (`cues.is_stop`), after a proclitic or not ("وهو"). None
+        when no such word follows: the given name alone is no name ("جان" is also a jinn).
+        PER, `FOREIGN_SCORE`."""
+        if index in self.blocked or self.words[index].written in _FUNCTION_WORDS:
+            return None
+        # A proclitic comes off no frequent word: "لجان" (committees) is no ل + "جان".
+        forms = self.forms(index)
+        if self.words[index].key in self.lexicon.common_words:
+            forms = forms[:1]
+        start = next(
+            (at for number, (key, at) in enumerate(forms)
+             if key in self.lexicon.foreign_names and (number == 0 or len(key) >= 3)),
+            None,
+        )  # fmt: skip
+        if start is None:
+            return None
+        last = index
+        unlisted = 0
+        while unlisted < MAX_FOREIGN_WORDS and self.joined(last + 1):
+            following = last + 1
+            key = self.words[following].key
+            if key in _FOREIGN_PARTICLES and self.joined(following + 1):
+                following += 1
+                key = self.words[following].key
+            if following in self.blocked or key.startswith(_ARTICLE):
+                break
+            if key in self.lexicon.names or key in self.lexicon.foreign_names:
+                last = following
+            elif last == index and not any(
+                is_stop(form, self.lexicon.nationalities) for form, _ in self.forms(following)
+            ):
+                last = following  # a family name, frequent as it may be ("بوتين", "بوش")
+                unlisted += 1
+            elif self.unlisted(following, proclitics=True):
+                last = following
+                unlisted += 1
+            else:
+                break
+        if last == index:
+            return None
+        return Span(start, self.words[last].end, "PER", FOREIGN_SCORE, SOURCE)
+
+    def lone_nisba(self, index: int) -> bool:
+        """Whether word `index` is a nisba that may be a family name alone (`nisbas`)."""
+        word = self.words[index]
+        key = word.key
+        if self._keys is None:
+            self._keys = frozenset(other.key for other in self.words)
+        return not (
+            len(key) < 6
+            or not key.startswith(_ARTICLE)
+            or not word.written.endswith("\u064a")
+            or index in self.blocked
+            or not self.unlisted(index)
+            or key + _HA in self.lexicon.common_words
+            or key + _HA in self._keys
+            or _place_adjective(key)
+        )
+
+    def nisbas(self) -> list[Span]:
+        """Family names that stand alone, a nisba ال…ي no list or frequency table holds
+        ("قال الظواهري", "كتب الفارابي"): one of six letters or more, written with ي (not ى:
+        "المصلى"), that is no country's adjective, whose feminine (ال…ية) is neither a
+        frequent word nor written in the same text (an adjective agrees with its nouns:
+        "الضريبي", "الضريبية"), that is no listed place's adjective ("الاسكتلندي":
+        `_place_adjective`), and that follows no word with the article (an adjective does:
+        "النظام الضريبي"). PER, `NISBA_SCORE`."""
+        spans: list[Span] = []
+        for index, word in enumerate(self.words):
+            if not self.lone_nisba(index):
+                continue
+            if index and self.joined(index):
+                before = self.forms(index - 1, elided=True)
+                if any(form.startswith(_ARTICLE) for form, _ in before):
+                    continue
+            spans.append(Span(word.start, word.end, "PER", NISBA_SCORE, SOURCE))
+        return spans
+
     def find(self) -> list[Span]:
         spans: list[Span] = []
         index = 0
         while index < len(self.words):
+            foreign = self.foreign_at(index)
+            if foreign is not None:
+                spans.append(foreign)
+                index = self.within(foreign)[-1] + 1
+                continue
             begun = self.start_at(index)
             if begun is None:
                 index += 1
@@ -442,10 +622,22 @@ MAX_ADJECTIVES = 2
 # a province, a region, an island, a river, a mountain, a lake, a gulf, a quarter, a street,
 # a valley, a plain, a desert, an area, a suburb. The place is the word after them
 # ("مدينة طوباس", "مخيم الدهيشة": the head stays, as a pseudonym replaces the name).
-_PLACE_HEADS = _folded(
-    "مدينة قرية بلدة مخيم محافظة ولاية مقاطعة إقليم جزيرة جزر نهر جبل بحيرة خليج حي شارع وادي "
-    "سهل صحراء منطقة ضاحية".split()
+_PLACE_HEADS = _folded("مدينة قرية بلدة مخيم محافظة ولاية مقاطعة إقليم منطقة ضاحية حي شارع".split())
+# Heads that are part of the name they begin: natural features (a river, a sea, a lake, a
+# mountain, mountains, a valley, a gulf, a strait, an island, islands, a desert, an oasis, a
+# plateau) and facilities (a mosque, a palace, a castle, a church, a cathedral, a tomb, a
+# stadium, an airport, a port, a museum, a square). "نهر النيل", "جبل طارق", "مطار دمشق
+# الدولي", "قصر الحمراء": the span holds the head. Not سد (a dam; also "to fill": "سد
+# الفراغ"), سهل (a plain; also "easy"), جامع (a mosque; also "collector").
+_FEATURE_HEADS = _folded(
+    "نهر بحر بحيرة جبل جبال وادي خليج مضيق جزيرة جزر صحراء واحة هضبة مسجد قصر قلعة "
+    "كنيسة كاتدرائية ضريح ملعب استاد ستاد مطار ميناء متحف ميدان".split()
 )
+# Feature heads that no frequent word with the article follows as a name: "في بحر الأسبوع"
+# (within the week).
+_NO_CONSTRUCT = _folded(["بحر"])
+# What may follow a facility's name: "مطار القاهرة الدولي", "المسجد الكبير".
+_FEATURE_ADJECTIVES = _folded("الدولي الدولية الكبير الكبرى".split())
 # Words that begin a place's name of two words, whatever the second ("بيت لحم", "عين الحلوة",
 # "كفر قاسم", "سان فرانسيسكو"): a spring, a house, a monastery, a village, a hill...
 _PLACE_STARTS = _folded(
@@ -466,12 +658,58 @@ class _Places:
     frequent word continues the name ("مخيم نور شمس"). Also a state named by its head and
     adjectives."""
 
-    def __init__(self, people: _People) -> None:
+    def __init__(self, people: _People, found: Sequence[Span] = ()) -> None:
         self.people = people
         self.words = people.words
+        # Where a listed place or organisation begins: the index of its last word.
+        self.entity_end: dict[int, int] = {}
+        for span in found:
+            covered = people.within(span)
+            if covered:
+                self.entity_end[covered[0]] = covered[-1]
 
-    def head_at(self, index: int) -> str | None:
-        return next((key for key, _ in self.people.forms(index) if key in _PLACE_HEADS), None)
+    def head_at(self, index: int) -> tuple[str, int, bool] | None:
+        """The head word at word `index` (after a proclitic or not), where it begins, and
+        whether it is part of the name (a natural feature or a facility)."""
+        for number, (key, start) in enumerate(self.people.forms(index)):
+            if number and len(key) < 3:
+                continue
+            if key in _FEATURE_HEADS:
+                return key, start, True
+            if key in _PLACE_HEADS:
+                return key, start, False
+        return None
+
+    def construct(self, index: int) -> bool:
+        """Whether word `index` completes a natural feature's or a facility's name as the
+        second term of a construct: a word with the article that is no function word,
+        relative adjective of the common kind or country's adjective ("قصر الحمراء"; not
+        "جبل الجليدي" or "ملعب المصري")."""
+        word = self.words[index]
+        return (
+            _cues_article(word)
+            and len(word.key) > 4
+            and word.written not in _FUNCTION_WORDS
+            and word.key not in _NOT_FAMILY
+            and word.key not in self.people.lexicon.nationalities
+            and not self.people.adjective(index, True)
+        )
+
+    def feature(self, index: int, start: int, first: int) -> Span | None:
+        """A natural feature or a facility whose head at word `index` is followed by a listed
+        place or organisation ("نهر النيل", "مطار دمشق الدولي"): the head, the entity, and
+        a following "الدولي" or "الكبير"."""
+        last = self.entity_end.get(first)
+        if last is None:
+            return None
+        following = last + 1
+        if (
+            following < len(self.words)
+            and self.people.joined(following)
+            and self.words[following].key in _FEATURE_ADJECTIVES
+        ):
+            last = following
+        return Span(start, self.words[last].end, "LOC", ENTITY_SCORE, SOURCE)
 
     def states(self) -> list[Span]:
         """A state named by its head and one to three adjectives ("المملكة المغربية")."""
@@ -499,7 +737,13 @@ class _Places:
         for index in range(len(self.words) - 1):
             head = self.head_at(index)
             first = index + 1
-            if head is None or not people.joined(first) or first in people.blocked:
+            if head is None or not people.joined(first):
+                continue
+            _, head_start, part = head
+            if first in people.blocked:
+                named = self.feature(index, head_start, first) if part else None
+                if named is not None:
+                    spans.append(named)
                 continue
             key = self.words[first].key
             if key in _PLACE_STARTS and people.joined(first + 1):
@@ -507,7 +751,9 @@ class _Places:
                 if following.written in _FUNCTION_WORDS or first + 1 in people.blocked:
                     continue
                 last = first + 1
-            elif people.unlisted(first):
+            elif part and head[0] not in _NO_CONSTRUCT and self.construct(first):
+                last = first  # "قصر الحمراء", "وادي الملوك": frequent words name them too
+            elif people.unlisted(first) and not (part and key in _EVERYDAY_NAMES):
                 last = first
                 if (
                     not key.startswith(_ARTICLE)
@@ -518,9 +764,8 @@ class _Places:
                     last += 1
             else:
                 continue
-            spans.append(
-                Span(self.words[first].start, self.words[last].end, "LOC", PLACE_SCORE, SOURCE)
-            )
+            begin = head_start if part else self.words[first].start
+            spans.append(Span(begin, self.words[last].end, "LOC", PLACE_SCORE, SOURCE))
         return spans
 
 
@@ -679,6 +924,16 @@ class _Echoes:
         return spans
 
 
+def _nisba_of(text: str, span: Span) -> bool:
+    """Whether a listed place ending in ي or ى is matched inside a nisba, after the article
+    of the same word: "البخاري" (al-Bukhari) is no ال + "بخارى" (Bukhara)."""
+    return (
+        span.start >= 2
+        and text[span.start - 2 : span.start] == _ARTICLE
+        and fold(text[span.end - 1 : span.end]) == "\u064a"
+    )
+
+
 def _is_arabic(language: str) -> bool:
     return re.split("[-_]", language.strip().lower(), maxsplit=1)[0] in LANGUAGES
 
@@ -709,29 +964,32 @@ class ArabicLexiconRecognizer(PatternRecognizer):
         entities = [
             replace(span, score=ENTITY_SCORE, source=SOURCE)
             for span in _entity_matcher().recognize_one(text)
+            if not _nisba_of(text, span)
         ]
         lexicon = arabic_lexicon()
         reader = _People(text, lexicon, entities)
         people = reader.find()
         organisations = _Organisations(reader, [*entities, *people]).find()
-        places = _Places(reader).find()
+        places = _Places(reader, entities).find()
         cued = [
             Span(start, end, "PER", score, SOURCE)
             for start, end, score in cued_names(
                 text, reader.words, reader.joined, adjectives=lexicon.nationalities,
                 names=lexicon.names, blocked=reader.blocked,
                 unknown=lambda index: reader.unlisted(index, proclitics=True),
+                nisba=reader.lone_nisba,
             )
         ]  # fmt: skip
         # The longer span wins; on a tie a listed place or organisation beats one named by
         # its head word, which beats a listed name, which beats a place named by its head
-        # word, which beats a name a cue announces.
+        # word, which beats a name a cue announces, which beats a lone nisba.
         ranked = (
             [(span, 0) for span in entities]
             + [(span, 1) for span in organisations]
             + [(span, 2) for span in people]
             + [(span, 3) for span in places]
             + [(span, 4) for span in cued]
+            + [(span, 5) for span in reader.nisbas()]
         )
         order = {id(span): rank for span, rank in ranked}
         chosen = select_non_overlapping(

@@ -9,8 +9,12 @@ comes before it:
 - a verb of saying, whose subject follows it in Arabic: "قال", "وأكدت", "صرح";
 - weak cues, where the name ends at its last word that is a listed name or a word no
   frequency table holds (`unknown`), and is none without one: a verb of a life ("ولد",
-  "أسس", "فاز") and a country's or people's adjective used as a noun, masculine (the
-  feminine is as often the country: "السعودية") ("الألماني مايكل شوماخر").
+  "أسس", "فاز", "تخرج", "هاجر", "توفي"), a kinsman or follower ("ابنه", "زوجته",
+  "تلميذه"), who led or reigned ("بقيادة", "في عهد"), and a country's or people's
+  adjective used as a noun, masculine (the feminine is as often the country: "السعودية")
+  ("الألماني مايكل شوماخر").
+- a nisba alone after any cue ("قال الطبري", "الإمام البخاري"): a word ال…ي that no
+  frequency table holds (`unknown`) is the whole name.
 
 Between the cue and the name may stand a country's adjective, a qualifier ("الرئيس
 الأمريكي السابق باراك أوباما") or a listed organisation or place ("الأمين العام للأمم
@@ -63,6 +67,9 @@ TITLES = _folded(
     الناشط الناشطة المعارض المعارضة المفكر الأديب الأديبة الداعية العلامة الفقيه المغرد
     المدون المدونة الطبيب الطبيبة الجراح البروفيسور البروفسور المخترع المستكشف الرحالة
     القديس الراهب الحاخام الموسيقار المصور المصورة الأمين الأمينة
+    الإمبراطور الإمبراطورة القيصر الفرعون الخديوي الشاه الوالي الصحابي الصحابية التابعي
+    المطران الأسقف البطريرك النبي الملا اللواء النقيب المستشرق الجغرافي اللغوي النحوي
+    المحدث المفسر المتصوف الفلكي الرياضياتي المؤرخة الفيلسوفة
     """
 )
 # Titles in a construct: the title, then its domain with the article, then the name.
@@ -70,6 +77,7 @@ CONSTRUCT_TITLES = _folded(
     """
     رئيس رئيسة وزير وزيرة سفير سفيرة مدير مديرة محافظ أمين قائد مدرب نائب وكيل مستشار
     ملك ملكة أمير أميرة شيخ سلطان مفتي مرشد حاكم عمدة زعيم متحدث
+    عالم عالمة إمبراطور والي قاضي
     """
 )
 # Verbs of saying (past and present, either gender): their subject follows them. Not those
@@ -91,6 +99,16 @@ LIFE_VERBS = _folded(
     اكتشفت نشر نشرت اقترح اقترحت طور طورت صمم صممت قاد قادت غادر غادرت زار زارت
     التقى التقت استقبل استقبلت اتهم اتهمت يتهم تتهم شن هاجم هاجمت انتقد انتقدت سجل سجلت
     عاش عاشت تزوج تزوجت يسمى يدعى تدعى تسمى
+    تخرج تخرجت نشأ نشأت هاجر هاجرت انتقل انتقلت رحل استشهد اغتيل اغتيلت قتل قتلت تولى تولت
+    انتخب انتخبت كتب حصل حصلت ترجم
+    """
+)
+# Kin and followers, and who led or reigned, whose name follows them ("ابنه عبد الله",
+# "زوجته ماري", "بقيادة خالد بن الوليد", "في عهد هارون الرشيد"): weak cues as well.
+KIN = _folded(
+    """
+    ابنه ابنته ابنها ابنتها زوجته زوجها والده والدته أبوه أمه شقيقه شقيقته شقيقها أخوه أخته
+    أخيه جده جدته حفيده حفيدته عمه خاله تلميذه تلاميذه أستاذه خليفته قيادة زعامة رئاسة عهد
     """
 )
 WEAK_SCORE = 0.5
@@ -145,18 +163,19 @@ class Word(Protocol):
     def written(self) -> str: ...  # as written, harakat and tatweel removed
 
 
-def _article(word: Word) -> bool:
+def article(word: Word) -> bool:
     """Whether `word` begins with the article as written: "ال", not "أل" ("ألبرت", "ألونسو"
     fold to a form that begins like the article, and are names)."""
     return word.key.startswith(_ARTICLE) and word.written.startswith("\u0627\u0644")
 
 
-def _is_stop(key: str, adjectives: Collection[str]) -> bool:
+def is_stop(key: str, adjectives: Collection[str]) -> bool:
     return (
         key in _FUNCTION
         or key in TITLES
         or key in SAYING
         or key in QUALIFIERS
+        or key in KIN
         or key in adjectives
         or _ARTICLE + key in adjectives  # "مصري": an adjective, without the article
         or len(key) < 2
@@ -172,6 +191,7 @@ def cued_names(
     names: Collection[str] = frozenset(),
     blocked: Collection[int] = frozenset(),
     unknown: Callable[[int], bool] = lambda index: False,
+    nisba: Callable[[int], bool] | None = None,
 ) -> list[tuple[int, int, float]]:
     """(start, end, score) of each name a cue announces in `text`, read from `words` (in
     order); `joined(i)` says whether word i follows word i - 1 with spaces only.
@@ -179,7 +199,8 @@ def cued_names(
     and its name; `names` are listed given and family names (folded): "ال" + one of them is
     a family name a name may end with ("الهاشمي"); no word of `blocked` (indexes of words a
     listed place or organisation covers) is part of a name. After a weak cue a word of the
-    name is a listed name or one `unknown(i)` says no frequency table holds."""
+    name is a listed name or one `unknown(i)` says no frequency table holds. A word with the
+    article that `nisba(i)` accepts is a whole name after any cue ("قال الطبري")."""
     found: list[tuple[int, int, float]] = []
     index = 0
     while index < len(words):
@@ -202,8 +223,9 @@ def cued_names(
                 break
             qualifiers += 1
         last = _name_end(
-            words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE
-        )
+            words, joined, first, adjectives, names, blocked, saying=score == SAYING_SCORE,
+            nisba=nisba,
+        )  # fmt: skip
         if last is not None and weak:
             last = _weak_name_end(words, first, last, names, unknown)
         if last is None:
@@ -257,7 +279,7 @@ def _cue_at(
     for key, _ in forms:
         # A feminine adjective is as often a country ("السعودية"): only the masculine cues.
         adjective = key.startswith(_ARTICLE) and key in adjectives and not key.endswith("ه")
-        if key in LIFE_VERBS or adjective:
+        if key in LIFE_VERBS or key in KIN or adjective:
             return index + 1, WEAK_SCORE, True
     return None
 
@@ -271,12 +293,15 @@ def _name_end(
     blocked: Collection[int],
     *,
     saying: bool,
+    nisba: Callable[[int], bool] | None = None,
 ) -> int | None:
     """The last word of the name that begins at word `first`, or None when none does."""
     if first >= len(words) or not joined(first) or first in blocked:
         return None
     head = words[first].key
-    if _article(words[first]) or _is_stop(head, adjectives):
+    if article(words[first]) and nisba is not None and nisba(first):
+        return first  # "قال الطبري", "الإمام البخاري"
+    if article(words[first]) or is_stop(head, adjectives):
         return None
     if saying and head in _SUBJECTS:
         return None
@@ -296,7 +321,7 @@ def _name_end(
         if key in _PARTICLES and last + 2 < len(words) and joined(last + 2):
             last += 1
             continue
-        if _article(words[last + 1]):
+        if article(words[last + 1]):
             # "عبد الرحمن": the article after عبد; a family name last ("السيسي", "الهاشمي").
             stem = key[len(_ARTICLE) :]
             if words[last].key == "عبد" or (len(key) >= 5 and key.endswith("ي")) or stem in names:
@@ -305,7 +330,7 @@ def _name_end(
                     break
                 continue
             break
-        if _is_stop(key, adjectives):
+        if is_stop(key, adjectives):
             break
         if key in _PARTICLES or words[last].key in _PARTICLES or key in names:
             last += 1
