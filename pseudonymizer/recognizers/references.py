@@ -75,7 +75,7 @@ _CUE = r"(?:" + "|".join(_CUES) + r")"
 _BETWEEN = r"\s*[:.]?\s*(?:#\s?)?"
 
 
-def _first_letter_first(cues: tuple[str, ...]) -> str:
+def alternation_by_first_letter(cues: tuple[str, ...]) -> str:
     """`cues` as one alternation that starts with a character class: `re` skips fast to where
     a match may start only then. The class consumes a cue's first letter, and a lookbehind
     checks it again before the rest of each cue (grouped by that letter)."""
@@ -90,7 +90,7 @@ def _first_letter_first(cues: tuple[str, ...]) -> str:
 
 
 _CUED = re.compile(
-    rf"(?P<cue>{_first_letter_first(_CUES)}(?:{_BETWEEN}{_CUE})*){_BETWEEN}"
+    rf"(?P<cue>{alternation_by_first_letter(_CUES)}(?:{_BETWEEN}{_CUE})*){_BETWEEN}"
     rf"(?:(?P<verb>is|was)\s+(?:#\s?)?)?(?P<ref>{_REFERENCE})",
     re.IGNORECASE,
 )
