@@ -23,10 +23,11 @@ to confirm, never ratios, scores or doses:
   "of", "last", a weekday, "le", "depuis", ...) or before a time ("10/3 at 14:00"); a range
   after one is included ("from 10/3 to 10/5"). Not when a dose, a unit or a scale follows
   ("1/2 tab", "of 1/2 the dose", "3/4 hours") nor a score out of ten after "of";
-- a day written as an ordinal after such a word or a weekday, "on the 11th",
-  "Monday the 11th", "since the 3rd-4th", "the 3rd of this month", when nothing but
+- a day written as an ordinal after such a word and "the", or after a weekday: "on the 11th",
+  "Monday the 11th", "since the 3rd-4th", "the 3rd of this month"; or as a bare number after
+  a weekday ("Friday 13", "lundi 11") or before a time ("le 11 à 14h"); when nothing but
   punctuation, a time or a small word ("and", "at", "when", ...) follows it: "on the 3rd
-  floor", "after the 2nd dose" are left alone;
+  floor", "after the 2nd dose", "Monday 3 patients" are left alone;
 - a year of two digits after such a word: "in '05", "since '98";
 - a season or a part of a year with its year: "spring 2019", "summer of '19", "mid-2019",
   "early 2020", "début 2019".
@@ -117,7 +118,6 @@ _DATE_CUES = (
     "admission", "discharged", "discharge", "d/c", "dob", "born", "of", "last", "next",
     "before", "after", "starting", "started", "due", "visit", "appt", "appointment", "surgery",
     "le", "du", "au", "depuis", "jusqu'au", "avant", "après",
-    *(weekday for weekday in WEEKDAYS if weekday.isascii()),
 )  # fmt: skip
 
 
@@ -126,7 +126,15 @@ def _alternatives(words: Iterable[str]) -> str:
     return "|".join(sorted({re.escape(word.lower()) for word in words}, key=len, reverse=True))
 
 
-_CUE = _alternatives(_DATE_CUES)
+# Weekdays, the abbreviations capitalised only: "mon" is French for "my", "sat" a verb.
+_ABBREVIATED = sorted((d for d in WEEKDAYS if d[0].isupper() and len(d) <= 5), key=len)[::-1]
+_WEEKDAY = (
+    _alternatives(day for day in WEEKDAYS if day.isascii() and day not in _ABBREVIATED)
+    + "|(?-i:"
+    + "|".join(f"{day}|{day.upper()}" for day in _ABBREVIATED)
+    + ")"
+)
+_CUE = _alternatives(_DATE_CUES) + "|" + _WEEKDAY
 _BEFORE = re.compile(rf"(?<![\w/'])(?:{_CUE})[,:.]?\s+(?:the\s+)?$", re.IGNORECASE)
 _TIME = r"(?:[0-2]?\d(?::[0-5]\d|\s*[ap]\.?m\b\.?|\s?h(?:[0-5]\d)?\b)|[0-2]\d[0-5]\d\s?h(?:rs?)?\b)"
 _TIME_AFTER = re.compile(rf",?\s+(?:(?:at|@|à)\s*)?{_TIME}", re.IGNORECASE)
@@ -156,12 +164,17 @@ _ORDINAL = re.compile(
 )
 # Before an ordinal day: a cue then "the" ("on the 11th": "on 13th" is a street as often),
 # or a weekday ("Monday the 11th", "Wed 15th"). "of" is left out: "end of the 3rd" (quarter).
-_WEEKDAY = _alternatives(day for day in WEEKDAYS if day.isascii())
 _ORDINAL_CUE = _alternatives(cue for cue in _DATE_CUES if cue != "of")
 _ORDINAL_BEFORE = re.compile(
     rf"(?<![\w/'])(?:(?:{_ORDINAL_CUE})[,:.]?\s+the|(?:{_WEEKDAY})\.?,?(?:\s+the)?)\s+$",
     re.IGNORECASE,
 )
+# Before a day written as a bare number: a weekday ("Friday 13", "lundi 11", "le mardi 3").
+_BARE_DAY = re.compile(r"\d(?<![\w.,/:-]\d)\d?(?![\w]|[.,:/-]\d)")
+_WEEKDAY_BEFORE = re.compile(
+    rf"(?<![\w/'])(?:{_WEEKDAY})\.?,?(?:\s+(?:the|le))?\s+$", re.IGNORECASE
+)
+_LE = re.compile(r"(?<![\w'])(?:le|on the)\s+$", re.IGNORECASE)
 _IN = re.compile(r"(?<!\w)(?:in|en)\s+$", re.IGNORECASE)
 _OF_MONTH = re.compile(r"\s+of\s+(?:this|next|last|the|each|every|that)\s+month\b", re.I)
 _YEAR_ALONE = re.compile(rf"(?:[12١٢]|['’])(?<![\w'’].){_D}{{2,3}}(?![\w'’])")
@@ -204,6 +217,15 @@ def _month_days(text: str) -> list[Span]:
     return found
 
 
+def _followed_as_a_day(text: str, end: int) -> bool:
+    """Whether what follows a day's number is punctuation, a time or a small word."""
+    return (
+        _TIME_AFTER.match(text, end) is not None
+        or _next_word(text, end) in ("", *_AFTER_ORDINAL)
+        or not text[end:].lstrip(" ")[:1].isalnum()
+    )
+
+
 def _ordinals(text: str) -> list[Span]:
     found = []
     for match in _ORDINAL.finditer(text):
@@ -218,12 +240,24 @@ def _ordinals(text: str) -> list[Span]:
             continue
         if of_month is not None:
             end = of_month.end()
-        elif not (
-            _TIME_AFTER.match(text, end) is not None
-            or _next_word(text, end) in ("", *_AFTER_ORDINAL)
-            or not text[end:].lstrip(" ")[:1].isalnum()
-        ):
+        elif not _followed_as_a_day(text, end):
             continue  # "on the 3rd floor", "after the 2nd dose"
+        found.append(Span(start, end, LABEL, score=PARTIAL_SCORE, source=SOURCE))
+    return found
+
+
+def _bare_days(text: str) -> list[Span]:
+    """ "Friday 13", "lundi 11", and "le 11" before a time ("le 11 à 14h")."""
+    found = []
+    for match in _BARE_DAY.finditer(text):
+        start, end = match.span()
+        if not 1 <= int(match.group()) <= 31:
+            continue
+        if _WEEKDAY_BEFORE.search(text, max(0, start - 16), start) is not None:
+            if not _followed_as_a_day(text, end):
+                continue  # "Monday 3 patients"
+        elif not (_TIME_AFTER.match(text, end) and _LE.search(text, max(0, start - 8), start)):
+            continue
         found.append(Span(start, end, LABEL, score=PARTIAL_SCORE, source=SOURCE))
     return found
 
@@ -263,7 +297,7 @@ class DateRecognizer(PatternRecognizer):
             for m in _NUMERIC.finditer(text)
             if self._valid_numeric(m.group())
         ]
-        partial = [*_month_days(text), *_ordinals(text), *_years(text)]
+        partial = [*_month_days(text), *_ordinals(text), *_bare_days(text), *_years(text)]
         if partial:
             spans += [
                 span

@@ -85,6 +85,9 @@ def test_spans_are_dates_from_the_regex_source() -> None:
         ("Monday the 11th, she", ["11th"]),
         ("resume Wednesday 20th.", ["20th"]),
         ("until the 11th-12th", ["11th-12th"]),
+        ("Friday 13, then", ["13"]),
+        ("rendez-vous lundi 11 à 9h", ["11"]),
+        ("le 11 à 14h30", ["11"]),
         ("due on the 3rd of this month", ["3rd of this month"]),
         ("moved in '05 to", ["'05"]),
         ("since ’98", ["’98"]),
@@ -121,6 +124,11 @@ def test_a_partial_date_in_a_dates_context_is_proposed_at_a_lower_score(
         "on 3rd and goal",
         "since the 19th-century",
         "the 45th day",
+        "Monday 3 patients came",
+        "un conseil à mon 28 .",  # "mon" is French for "my"
+        "he sat 1/2 hour",
+        "le 11 est un nombre",  # a bare number with no weekday nor time
+        "Friday 45",
         "it's '05",  # a two-digit year with no word before it
         "the '90s",
         "in '123",
