@@ -20,9 +20,10 @@ to confirm, never ratios, scores or doses:
 
 - a day and a month without the year, "10/3", "08/22", after a word that introduces a date
   ("on", "since", "until", "by", "dated", "seen", "admitted", "discharged", "d/c", "DOB",
-  "of", "last", a weekday, "le", "depuis", ...) or before a time ("10/3 at 14:00"); a range
-  after one is included ("from 10/3 to 10/5"). Not when a dose, a unit or a scale follows
-  ("1/2 tab", "of 1/2 the dose", "3/4 hours") nor a score out of ten after "of";
+  "of", "last", a weekday, "le", "depuis", ...; "Mon", "Sat", "Sun" capitalised only: "mon"
+  is French for "my") or before a time ("10/3 at 14:00"); a range after one is included
+  ("from 10/3 to 10/5"). Not when a dose, a unit or a scale follows ("1/2 tab", "3/4 of a
+  cup", "3/4 hours") nor a score out of ten after "of";
 - a day written as an ordinal after such a word and "the", or after a weekday: "on the 11th",
   "Monday the 11th", "since the 3rd-4th", "the 3rd of this month"; or as a bare number after
   a weekday ("Friday 13", "lundi 11") or before a time ("le 11 à 14h"); when nothing but
