@@ -10,7 +10,7 @@ MB are millions of UTF-8 bytes.
 
 prints one line for sparse text (1 identifier in 100 words, closer to real posts) and one
 for dense text (1 in 10); `--profiles` adds every pattern recognizer of each detection
-profile (references, dates, titles, facilities; amounts, occupations, initials and proper
+profile (references, dates, numbers, titles, facilities; amounts, occupations, initials and proper
 nouns in `recall`), merged as the engine merges them.
 """
 

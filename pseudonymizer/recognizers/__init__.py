@@ -13,6 +13,7 @@ from pseudonymizer.recognizers.dates import DateRecognizer
 from pseudonymizer.recognizers.facilities import FacilityRecognizer
 from pseudonymizer.recognizers.initials import InitialRecognizer
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.numbers import NumberRecognizer
 from pseudonymizer.recognizers.occupations import OccupationRecognizer
 from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
@@ -25,6 +26,7 @@ __all__ = [
     "FacilityRecognizer",
     "InitialRecognizer",
     "KnownEntityRecognizer",
+    "NumberRecognizer",
     "OccupationRecognizer",
     "PatternRecognizer",
     "ProperNounRecognizer",

@@ -1,8 +1,10 @@
 """Detection profiles: which recognizers run, and which NER labels they keep.
 
 - `precise`: stable patterns (links, addresses, handles, phones, IBANs, cards, reference
-  numbers, calendar dates), people named after a title, named facilities, and NER without
-  amounts, counts and statutes. Fewer proposals to reject, more left to the annotator to add.
+  numbers, calendar dates, numbers after their cue: pagers, extensions, beds, rooms; phone
+  shapes that are no valid number, at a lower score), people named after a title, named
+  facilities, and NER without amounts, counts and statutes. Fewer proposals to reject, more
+  left to the annotator to add.
 - `recall` (the default): everything `precise` finds, plus amounts of money, occupations,
   people named by an initial alone, the words the vocabulary does not explain that NER
   left untagged, and every NER entity type but statutes, ordinals and percentages (amounts
@@ -25,6 +27,7 @@ from pseudonymizer.recognizers.facilities import FacilityRecognizer
 from pseudonymizer.recognizers.initials import InitialRecognizer
 from pseudonymizer.recognizers.lexicons import ArabicLexiconRecognizer
 from pseudonymizer.recognizers.ner import COUNTS, DROPPED_BY_DEFAULT, NOT_IDENTIFYING
+from pseudonymizer.recognizers.numbers import NumberRecognizer
 from pseudonymizer.recognizers.occupations import OccupationRecognizer
 from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
 from pseudonymizer.recognizers.references import ReferenceRecognizer
@@ -49,6 +52,7 @@ def pattern_recognizers(profile: str = DEFAULT_PROFILE) -> list[Recognizer]:
         RegexRecognizer(),
         ReferenceRecognizer(),
         DateRecognizer(),
+        NumberRecognizer(),
         TitleRecognizer(),
         FacilityRecognizer(),
     ]

@@ -14,8 +14,13 @@ Choices worth knowing:
   brackets or quotes are left out, and a link glued to Arabic text (`…/channelانشروا`) stops
   where the Latin part ends.
 - USERNAME: `@` then letters of any script, digits, `_`, `.`, `-`, not ending with `.` or `-`,
-  not right after a word character (so never the domain of an e-mail address), and not only
-  digits (`@10` is a time or a count more often than a handle).
+  not right after a word character (so never the domain of an e-mail address, nor of
+  `user@localhost`), nor after `+`, `%` or a hyphen inside a word (`a-@b`), and not only
+  digits (`@10` is a time or a count more often than a handle). A handle glued to
+  punctuation is one: `--@name`, `(@name)`, `RT:@name`, `…@name`. Reddit's `u/name`,
+  `/u/name`, `r/name` and `/r/name` too: three to twenty-one letters, digits, `_` or `-`
+  after a lower-case `u/` or `r/` that no word character, slash or dot precedes (`w/o`,
+  `r/o`, `u/a` are too short, `Tu/Th` is glued to a word).
 - HASHTAG: `#` then letters of any script, digits and `_`; a pure number (`#1`, `#42`) is a
   rank or an issue number, not a hashtag, and is left out.
 - PHONE: at least 8 digits (ASCII, Arabic-Indic ٠-٩ or Persian ۰-۹). International numbers
@@ -83,7 +88,9 @@ _URL_WITHOUT_SCHEME = re.compile(
     rf"(?<![\w@.%+/:-])(?:{_HOST_LABEL}\.)+(?P<tld>{_TLD})(?![\w@-])"
     rf"(?P<rest>(?::[0-9]{{1,5}}(?![0-9]))?(?:/{_URL_CHAR}*+)?)"
 )
-_USERNAME = re.compile(rf"@(?<![\w@+%-]@){_NAME_CHAR}++(?:[.\-]++{_NAME_CHAR}++)*+")
+_USERNAME = re.compile(rf"@(?<![\w@+%]@)(?<!\w-@){_NAME_CHAR}++(?:[.\-]++{_NAME_CHAR}++)*+")
+# From the slash after "u" or "r" (a literal, for speed); what precedes is checked in Python.
+_REDDIT = re.compile(r"/(?<=[ur]/)[A-Za-z0-9_][A-Za-z0-9_\-]{2,20}(?![\w/\-]|\.\w)")
 _HASHTAG = re.compile(rf"#(?<![\w&#]#){_NAME_CHAR}++")
 
 _SPACE = "[ \u00a0\u202f]"
@@ -251,6 +258,20 @@ def _usernames(text: str) -> Found:
             yield match.span()
 
 
+def _reddit_names(text: str) -> Found:
+    for match in _REDDIT.finditer(text):
+        start = match.start() - 1  # the "u" or the "r"
+        if start > 0 and text[start - 1] == "/":  # "/u/name"
+            start -= 1
+        if start == 0 or not _glued(text[start - 1]):
+            yield start, match.end()
+
+
+def _glued(char: str) -> bool:
+    """Whether a Reddit name that `char` precedes is part of something else (a word, a path)."""
+    return char.isalnum() or char in "_/.:@#-"
+
+
 def _hashtags(text: str) -> Found:
     for match in _HASHTAG.finditer(text):
         if not match.group()[1:].isdigit():
@@ -391,6 +412,7 @@ _FINDERS: tuple[tuple[str, Callable[[str], Found]], ...] = (
     ("IP", _ips),
     ("PHONE", _phones),
     ("USERNAME", _usernames),
+    ("USERNAME", _reddit_names),
     ("HASHTAG", _hashtags),
 )
 

@@ -50,6 +50,15 @@ POSITIVE: dict[str, list[tuple[str, str]]] = {
         ("merci @Zoé-Lefèvre!", "@Zoé-Lefèvre"),
         ("(@user2024)", "@user2024"),
         ("Hello.@someone here", "@someone"),
+        # Glued to punctuation
+        ("thanks --@marie_d!", "@marie_d"),
+        ("RT:@someone hi", "@someone"),
+        ("so true…@name", "@name"),
+        # Reddit
+        ("ask u/spez about it", "u/spez"),
+        ("as /u/Some_User said", "/u/Some_User"),
+        ("posted on r/AskDocs.", "r/AskDocs"),
+        ("(/r/france)", "/r/france"),
     ],
     "HASHTAG": [
         ("😡😡 #JusticeForKyle trending", "#JusticeForKyle"),
@@ -148,6 +157,10 @@ NEGATIVE: dict[str, list[str]] = {
         "@ alone",
         "x@y",
         "البريد abukhaled@mail.example",
+        "x-@y and a+@b and 50%@z",  # glued to a word
+        "w/o r/o u/a s/p Tu/Th and/or",  # abbreviations, and a slash inside a word
+        "https://reddit.com/r/france/x",  # a link
+        "2/u/abc",
     ],
     "HASHTAG": [
         "#1 fan",
