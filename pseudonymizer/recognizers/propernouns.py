@@ -12,6 +12,10 @@ pattern found in the same place keeps its own label. By the shape of the word:
   the vocabulary of institutions and procedure ("the Court of Appeal", "the Government",
   "Section"), or shorthand ("Pt", "Lasix", "RT"); a run with a statute word ("the Theft Act
   1968", "Criminal Code", "Protocol") is public text and left out;
+- a run that ends at a colon, with only capitalised words and the words that join them
+  before it on its line, is a heading or a form's field ("Vital Signs:", "History of
+  Present Illness:"): only its unknown words count (not inside a line: "via CNN: ..."
+  names its source);
 - a capitalised word that opens a sentence, a line or a post ("Krithika is here"): only
   when it is a known name ("Thornbury", not an everyday word like "Will") or a word the
   vocabulary does not hold at all, three letters or more;
@@ -22,23 +26,43 @@ pattern found in the same place keeps its own label. By the shape of the word:
   more often than names, and an acronym that spells a common word ("UNISON") is left to
   NER;
 - a word in lower case ("met thornbury"): only a known name that is no common word of the
-  language at all (names people write in lower case, in posts and notes), at a lower score.
+  language at all (names people write in lower case, in posts and notes), at a lower score
+  (0.2); a place of the list in lower case ("back in gaza", "flew to new york") is LOC at
+  0.3, unless the place is also an everyday word ("turkey", "nice").
 
 Scripts without capitals (Arabic) get nothing from this recognizer.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer, Word
 from pseudonymizer.recognizers.dates import only_date_words
 from pseudonymizer.recognizers.titles import TITLES
 from pseudonymizer.recognizers.wordlists import COMMON as COMMON_WORD
-from pseudonymizer.recognizers.wordlists import EVERYDAY, NAME, SHORTHAND, UNKNOWN, kind, ranks
+from pseudonymizer.recognizers.wordlists import (
+    EVERYDAY,
+    NAME,
+    SHORTHAND,
+    UNKNOWN,
+    is_place,
+    kind,
+    ranks,
+)
 from pseudonymizer.spans import Span
 
 LABEL = "MISC"
+PLACE_LABEL = "LOC"
+# A colon after a run that opens a line: a heading or a form's field ("Vital Signs:"), not a
+# name, unless a word of it is one.
+_HEADING = re.compile(r"[ \t]*:(?!//)")
+_HEADING_WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
+_HEADING_STOPS = re.compile(r"[.:;!?]")
+_JOINING = frozenset("of and the for to in on at de du des la le et".split())
+# The most words a place of the list has ("ho chi minh city").
+_PLACE_WORDS = 4
 SOURCE = "regex"
 
 # Lower-cased words that are capitalised without naming anyone.
@@ -115,6 +139,12 @@ class ProperNounRecognizer(PatternRecognizer):
                 index += 1  # a handle's or a hashtag's letters: the patterns' to find
                 continue
             if not words[index][2][0].isupper():
+                place = _lower_case_place(text, words, index)
+                if place:
+                    start, end = words[index][0], words[index + place - 1][1]
+                    spans.append(Span(start, end, PLACE_LABEL, score=0.3, source=SOURCE))
+                    index += place
+                    continue
                 if _lower_case_name(words[index][2], language):
                     start, end, _ = words[index]
                     spans.append(Span(start, end, LABEL, score=0.2, source=SOURCE))
@@ -132,14 +162,20 @@ class ProperNounRecognizer(PatternRecognizer):
             opening = self.starts_sentence(text, run[0][0])
             keys = [_key(word) for _, _, word in run]
             if not any(key in STATUTES for key in keys):
-                spans += self._run(run, opening, language)
+                heading = _HEADING.match(text, run[-1][1]) is not None and _heads_a_line(
+                    text, run[0][0]
+                )
+                spans += self._run(run, opening, language, heading=heading)
             index = last + 1
         return spans
 
-    def _run(self, run: list[Word], opening: bool, language: str) -> list[Span]:
+    def _run(
+        self, run: list[Word], opening: bool, language: str, *, heading: bool = False
+    ) -> list[Span]:
         """The span of a run of capitalised words, if some word of it may be a name."""
         marks = [
             _may_name(word, language, opening=opening and position == 0)
+            and (not heading or kind(word, language) is UNKNOWN)
             for position, (_, _, word) in enumerate(run)
         ]
         if not any(marks):
@@ -165,6 +201,15 @@ class ProperNounRecognizer(PatternRecognizer):
 _LEADING = COMMON | _TITLE_WORDS
 
 
+def _heads_a_line(text: str, start: int) -> bool:
+    """Whether only capitalised words and the words that join them ("History of") stand
+    between the start of the line and `start`."""
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    return all(
+        word[0].isupper() or word.lower() in _JOINING for word in _HEADING_WORDS.findall(before)
+    ) and not _HEADING_STOPS.search(before)
+
+
 def _may_name(word: str, language: str, *, opening: bool) -> bool:
     """Whether a capitalised word may be (part of) a name."""
     folded = _key(word)
@@ -183,6 +228,21 @@ def _may_name(word: str, language: str, *, opening: bool) -> bool:
     if opening:
         return found is NAME or (found is UNKNOWN and letters >= 3)
     return True
+
+
+def _lower_case_place(text: str, words: list[Word], index: int) -> int:
+    """How many words from `index` on make a place of the list written in lower case
+    ("gaza", "new york"), 0 for none; the longest place wins."""
+    for count in range(min(_PLACE_WORDS, len(words) - index), 0, -1):
+        last = index + count - 1
+        if any(
+            text[words[i][1] : words[i + 1][0]] != " " or not words[i + 1][2].islower()
+            for i in range(index, last)
+        ):
+            continue
+        if is_place(text[words[index][0] : words[last][1]]):
+            return count
+    return 0
 
 
 def _lower_case_name(word: str, language: str) -> bool:

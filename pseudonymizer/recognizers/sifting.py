@@ -12,9 +12,11 @@ attention. `Sifted` wraps a model and drops, before any merge:
   named in every judgment; "Parliament", "Foreign Office" and places such as "United
   Kingdom" stay);
 - a date made only of date words and quantifiers ("today", "this week", "Friday night",
-  "all day", "these days": `only_date_words`), which no reader can place;
-- an amount or a count made only of units ("2 L", "40 mg"), or a bare number next to
-  shorthand ("HR 80", "80 bpm"): the measurements of clinical notes. Counts that identify
+  "all day", "these days": `only_date_words`), which no reader can place, or of a number
+  and shorthand ("HR 80", "q4h");
+- money with no currency in or just before it ("1 Tablet(s"); an amount or a count made
+  only of units ("2 L", "40 mg"), or a bare number next to shorthand ("HR 80", "80 bpm"):
+  the measurements of clinical notes. Counts that identify
   ("nineteen other defendants", "four children") stay; ordinals and percentages are dropped
   by the profiles (`recognizers.ner.COUNTS`).
 
@@ -24,8 +26,11 @@ What it keeps has a word the vocabulary does not explain: a name, a rare word, a
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
+from pseudonymizer.recognizers.amounts import CODES
+from pseudonymizer.recognizers.amounts import WORDS as CURRENCY_WORDS
 from pseudonymizer.recognizers.base import Recognizer
 from pseudonymizer.recognizers.dates import only_date_words
 from pseudonymizer.recognizers.propernouns import COMMON as INSTITUTIONS
@@ -37,6 +42,12 @@ _QUANTIFIERS = frozenset(
     "all every other these those some few couple good whole same each a an one".split()
 )
 _NAMES = frozenset({"PER", "ORG", "LOC", "MISC", "COMP"})
+# A currency: its sign, its ISO code or its name (`recognizers.amounts`).
+_CURRENCY = re.compile(
+    "[" + "".join(chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Sc") + "]"
+    r"|\b(?:" + "|".join((*CODES, *CURRENCY_WORDS)) + r")\b",
+    re.IGNORECASE,
+)
 _AMOUNTS = frozenset({"QUANTITY", "MONEY", "CARDINAL"})
 # The words of courts and governments: an organisation named only with them and the
 # vocabulary of institutions is the public body judgments name ("the Court of Cassation").
@@ -68,12 +79,18 @@ def plausible(span: Span, text: str, language: str) -> bool:
     """Whether a model's `span` of `text` may identify someone (see the module)."""
     surface = text[span.start : span.end]
     if span.label == "DATE":
-        if any(char.isdigit() for char in surface):
-            return True
         words = _WORDS.findall(surface)
+        if any(char.isdigit() for char in surface):
+            # "HR 80", "q4h": a measurement a model read as a time, unless a month or a
+            # weekday says it is a date.
+            return only_date_words(" ".join(words)) or not any(
+                kind(word, language) is SHORTHAND for word in words
+            )
         rest = " ".join(word for word in words if word.lower() not in _QUANTIFIERS)
         return not (words and (not rest or only_date_words(rest)))
     words = _WORDS.findall(_PATTERNED.sub(" ", surface))
+    if span.label == "MONEY" and not _CURRENCY.search(text, max(0, span.start - 2), span.end):
+        return False  # "1 Tablet(s", "2": no currency, no money
     if span.label in _AMOUNTS:
         if words:
             return any(kind(word, language) is not SHORTHAND for word in words)

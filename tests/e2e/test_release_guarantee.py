@@ -383,3 +383,37 @@ def test_a_decided_name_written_another_way_refuses_the_release(
     named = {leak["document_id"] for leak in release["leak_report"]}
     missing = sorted(name for name in variants if ids[f"{language}-{name}"] not in named)
     assert not missing, f"the refusal does not name the documents written with {missing}"
+
+
+def test_a_clinical_note_gets_its_names_dates_and_numbers_proposed_not_its_shorthand(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 30: on the stack's worker, a nursing note's shorthand is not proposed, while its
+    name written again in lower case, its partial date and its pager number are; a post's
+    Reddit user and a handle glued to dashes are found. Marked done with nobody's decision,
+    the note refuses the release: the release's own detection reads it the same way."""
+    admin, annotator = api["admin"], api["annotator_en"]
+    note = (
+        "Pt seen by Dr. Thornbury on 10/3. CXR clear, NSR, HR 80, BP 120/60, PO QD.\n"
+        "Wife asked for thornbury again, pager 4567. COPD stable."
+    )
+    post = "thanks u/okapi_seven and --@mossgiel_x for the tip"
+    ids = _import(admin, {"clin-note": note, "clin-post": post}, "en")
+    run = admin.post("runs/", {"language": "en"}, expect=202)
+    wait_for(lambda: admin.get(f"runs/{run['id']}/"),
+             lambda row: row["status"] in ("done", "failed"), 300, "the run")  # fmt: skip
+    found = {note[s["start"] : s["end"]]: s["label"] for s in _spans(annotator, ids["clin-note"])}
+    for shorthand in ("Pt", "CXR", "NSR", "HR", "PO QD", "COPD", "120/60"):
+        assert not any(shorthand in surface.split(", ") for surface in found), found
+        assert shorthand not in found, found
+    assert found.get("thornbury") == "PER", found
+    assert found.get("10/3") == "DATE", found
+    assert found.get("4567") == "PHONE", found
+    handles = {post[s["start"] : s["end"]]: s["label"] for s in _spans(annotator, ids["clin-post"])}
+    assert handles.get("u/okapi_seven") == "USERNAME", handles
+    assert handles.get("@mossgiel_x") == "USERNAME", handles
+
+    _done(annotator, ids["clin-note"])
+    release = _release(admin, language="en", strategy="realistic")
+    assert release["status"] == "refused", release
+    assert ids["clin-note"] in {leak["document_id"] for leak in release["leak_report"]}

@@ -9,16 +9,20 @@ drugs and chat abbreviations are not names, whatever their capitals. Four lists,
 - `shorthand.txt`: Cloak's own list of abbreviations, units, clinical shorthand, common
   drugs and chat abbreviations;
 - `en_words.txt`, `fr_words.txt`: the 40,000 most frequent words of each language, ranked;
-- `names.txt`: given names and surnames (the US census lists, Faker's person providers).
+- `names.txt`: given names and surnames (the US census lists, Faker's person providers);
+- `places.txt`: countries, regions, states and cities (CLDR, the time zones, Cloak's own),
+  less those that are everyday words ("Turkey", "Nice", "Reading").
 
 `kind(word, language)` reads a word (case-insensitively, a possessive ending dropped) as
 
 - `SHORTHAND` when the list holds it;
-- `NAME` when the names list holds it and it is not among the `EVERYDAY` most frequent
-  words of the language ("Mary", "Thornbury", "Kaur" are names; "Will", "May", "Young",
-  "White" are everyday words first);
+- `NAME` when the places list holds it ("London", "Gaza"), or the names list holds it
+  and it is not among the `EVERYDAY` most frequent words of the language ("Mary",
+  "Thornbury", "Kaur" are names; "Will", "May", "Young", "White" are everyday words
+  first);
 - `COMMON` when the language's list holds it;
-- `UNKNOWN` otherwise ("Postlethwaite", "Krithika", a typo, a rare drug).
+- `UNKNOWN` otherwise ("Postlethwaite", "Krithika", a typo), unless it ends as drug names
+  and clinical terms do ("Hydroxychloroquine", "cholecystectomy": `SHORTHAND`).
 
 Languages other than English and French read with the English list (a Latin stretch of an
 Arabic post is most often English), and a French word is read at its rank in the English list
@@ -38,6 +42,18 @@ DATA = Path(__file__).resolve().parent / "data"
 # A name that is also among this many most frequent words of a language is read as a word.
 EVERYDAY = 1_500
 _LANGUAGES = ("en", "fr")
+
+
+# The endings of drug names and clinical terms ("Hydroxychloroquine", "lisinopril",
+# "cholecystectomy", "seronegative" is not one): a word the lists do not hold that ends so
+# is read as shorthand, not as a name.
+_CLINICAL_ENDINGS = tuple(
+    """pril olol alol statin azole mycin micin cillin oxacin prazole sartan dipine tidine
+    parin afil azepam zolam triptan tinib ciclovir phylline olone terol tropium formin
+    gliptin glitazone caine curonium profen codone morphone barbital thiazide semide quine
+    azine oxetine triptyline pramine peridol apine iramine itis ectomy otomy ostomy emia
+    opathy algia plasty oscopy ography ocele omegaly""".split()
+)
 
 
 class Kind(Enum):
@@ -68,6 +84,18 @@ def names() -> frozenset[str]:
 
 
 @cache
+def places() -> frozenset[str]:
+    """Place names, lower case, one or several words ("london", "new york")."""
+    text = (DATA / "places.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def is_place(phrase: str) -> bool:
+    """Whether `phrase` (words separated by single spaces) is a place of the list."""
+    return phrase.lower().replace("’", "'") in places()
+
+
+@cache
 def ranks(language: str) -> dict[str, int]:
     """The rank of each of the language's most frequent words (0 is the most frequent)."""
     code = language if language in _LANGUAGES else "en"
@@ -85,6 +113,8 @@ def kind(word: str, language: str = "en") -> Kind:
     found = key(word)
     if found in shorthand() or word.lower() in shorthand():
         return SHORTHAND
+    if found in places():
+        return NAME
     rank = ranks(language).get(found)
     if language != "en":  # English words are everywhere: "Call", "Live"
         english = ranks("en").get(found)
@@ -94,6 +124,8 @@ def kind(word: str, language: str = "en") -> Kind:
         return NAME
     if rank is not None:
         return COMMON
+    if len(found) >= 6 and found.endswith(_CLINICAL_ENDINGS):
+        return SHORTHAND
     return UNKNOWN
 
 

@@ -23,6 +23,10 @@ def found(text: str) -> list[str]:
         ("he said\r\nYesterday Benali came", ["Benali"]),  # a line start is a sentence start
         ("Krithika is here. Thornbury too", ["Krithika", "Thornbury"]),  # unknown, a name
         ("we met thornbury at the cafe", ["thornbury"]),  # a name in lower case
+        ("flew to new york, then gaza", ["new york", "gaza"]),  # places in lower case
+        ("Vital Signs: stable\nSeen by Kaur: ok", ["Kaur"]),  # a heading, then a name
+        ("clip via CNN: watch", ["CNN"]),  # a source inside a line is no heading
+        ("LONDON and KRAKOW", ["LONDON", "KRAKOW"]),  # places in capitals
         ("the Court of Appeal of Northern Ireland", ["Northern Ireland"]),
     ],
 )  # fmt: skip
@@ -43,6 +47,8 @@ def test_capitalised_words_inside_a_sentence_are_proposed(text: str, expected: l
         "ASSESSMENT AND PLAN: TABLET PO QD, PRESSURE stable",
         "RT if you agree. I'm sure I'll go. Will you? May be.",  # chat, everyday words
         "we will mark the pressure and may visit",  # lower-case names that are words
+        "we ate turkey in nice weather, reading",  # places that are everyday words
+        "History of Present Illness: started on Hydroxychloroquine and Lisinopril",
     ],
 )
 def test_words_that_capitalise_without_naming_anyone_are_left_alone(text: str) -> None:

@@ -44,6 +44,8 @@ def _span(text: str, surface: str, label: str) -> Span:
         ("we danced all day", "all day", "DATE"),
         ("on Friday night", "Friday night", "DATE"),
         ("HR 80 and regular", "80", "CARDINAL"),
+        ("HR 80 and regular", "HR 80", "DATE"),  # a measurement read as a time
+        ("metoprolol q4h", "q4h", "DATE"),
         ("gave 2 L of saline", "2 L", "QUANTITY"),
         ("the Court of Cassation held", "Court of Cassation", "ORG"),
         ("the Government submitted", "Government", "ORG"),
@@ -132,3 +134,26 @@ def test_the_detector_sifts_and_echoes_without_a_model() -> None:
     surfaces = [(text[s.start : s.end], s.label) for s in found.spans[0]]
     assert ("thornbury", "PER") in surfaces
     assert not any(surface == "PO QD" for surface, _ in surfaces)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("Hydroxychloroquine", SHORTHAND), ("lisinopril", SHORTHAND), ("metoprolol", SHORTHAND),
+        ("cholecystectomy", SHORTHAND), ("London", NAME), ("gaza", NAME),
+        ("Postlethwaite", UNKNOWN),  # no drug ending
+    ],
+)  # fmt: skip
+def test_drug_endings_read_as_shorthand_and_places_as_names(word: str, expected: object) -> None:
+    assert kind(word, "en") is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1 Tablet(s) daily", False), ("EUR 3,000", True), ("$ 400", True), ("300 euros", True)],
+)
+def test_money_needs_a_currency(text: str, expected: bool) -> None:
+    surface = text.split(" daily")[0]
+    start = 2 if text.startswith("$") else 0
+    span = Span(start, len(surface), "MONEY", source="ner")
+    assert plausible(span, text, "en") is expected
