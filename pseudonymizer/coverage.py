@@ -2,9 +2,10 @@
 step of a release (`pseudonymizer.release`).
 
 `ReleaseDetection` runs every detector of a project over the stored texts — the profile's
-patterns and lexicons, the known entities, the learned model, NER — and returns each
-detector's hits on their own, before any merging, so that a pattern hit is never hidden by a
-model's overlapping span. A hit is *covered* when each of its word characters (a letter, a
+patterns and lexicons, the known entities, the learned model, NER (sifted as a run sifts it),
+and the recurrences of what they found (`echoes`) — and returns each detector's hits on their
+own, before any merging, so that a pattern hit is never hidden by a model's overlapping
+span. A hit is *covered* when each of its word characters (a letter, a
 mark or a digit; `is_word_char`) lies inside the union of the spans a person decided on
 (`merged`); `covered` gives the stretches of a hit that nobody decided on.
 """
@@ -20,8 +21,10 @@ from typing import Any, NamedTuple, Protocol
 from pseudonymizer.detection import LanguageRecognizer, other_scripts
 from pseudonymizer.folding import fold_char
 from pseudonymizer.recognizers.base import Recognizer, RecognizerError
+from pseudonymizer.recognizers.echoes import echoes
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.profiles import pattern_recognizers
+from pseudonymizer.recognizers.sifting import plausible
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE
 
@@ -123,6 +126,10 @@ class _NerRunner(Protocol):
     def ner(self, texts: Sequence[str], language: str) -> Any: ...
 
 
+# The detector the recurrences of a found name are reported under.
+ECHOES = "echoes"
+
+
 class Hit(NamedTuple):
     """A detector's span over a stored text, and the detector's name."""
 
@@ -191,6 +198,7 @@ class ReleaseDetection:
             names.append(self._learned[language.strip().lower()].name)
         if self._ner is not None and self._ner.runs_ner(language):
             names.append("ner")
+        names.append(ECHOES)
         return names
 
     def _label(self, label: str) -> str | None:
@@ -212,6 +220,9 @@ class ReleaseDetection:
         there is one). Raises `DetectionUnavailable` when a detector cannot run.
         """
         found: list[list[Hit]] = [[] for _ in texts]
+        # What the detectors find, for the echoes of each text (`recognizers.echoes` keeps
+        # the sure finds).
+        sure: list[list[Span]] = [[] for _ in texts]
         # Stretches in another script are read by their script's detectors too.
         recognizers: list[Recognizer] = [*self._patterns, *other_scripts(self._patterns)]
         if self._known is not None:
@@ -227,6 +238,8 @@ class ReleaseDetection:
                     f"detector {recognizer.name} cannot run for {language!r}: {error}"
                 ) from error
             self._add(found, results, recognizer.name)
+            for bucket, spans in zip(sure, results, strict=True):
+                bucket.extend(spans)
         given = list(ner) if ner is not None else [None] * len(texts)
         missing = [index for index, spans in enumerate(given) if spans is None]
         if missing and self._ner is not None and self._ner.runs_ner(language):
@@ -236,7 +249,19 @@ class ReleaseDetection:
                 raise DetectionUnavailable(f"NER for {language!r} cannot run: {reasons}")
             for index, spans in zip(missing, detection.spans, strict=True):
                 given[index] = spans
-        self._add(found, [list(spans or ()) for spans in given], "ner")
+        # A model's entity is sifted as a run sifts it: shorthand, public bodies and dates
+        # nobody can place are not proposed, so they are not hits either.
+        models = [
+            [span for span in spans or () if plausible(span, text, language)]
+            for text, spans in zip(texts, given, strict=True)
+        ]
+        self._add(found, models, "ner")
+        # A name found once is found wherever it recurs in the text, as a run proposes it.
+        recurring = [
+            echoes(text, [*spans, *model], language)
+            for text, spans, model in zip(texts, sure, models, strict=True)
+        ]
+        self._add(found, recurring, ECHOES)
         return found
 
     def _add(self, found: list[list[Hit]], results: Sequence[Sequence[Span]], name: str) -> None:

@@ -82,7 +82,7 @@ def echoes(text: str, spans: Sequence[Span], language: str) -> list[Span]:
             label = folded.get(match.group().casefold())
             if label is not None:
                 found.append(Span(match.start(), match.end(), label, score=SCORE, source=SOURCE))
-    return found
+    return list(dict.fromkeys(found))
 
 
 def with_echoes(

@@ -28,7 +28,9 @@ pattern found in the same place keeps its own label. By the shape of the word:
 - a word in lower case ("met thornbury"): only a known name that is no common word of the
   language at all (names people write in lower case, in posts and notes), at a lower score
   (0.2); a place of the list in lower case ("back in gaza", "flew to new york") is LOC at
-  0.3, unless the place is also an everyday word ("turkey", "nice").
+  0.3, unless the place is also an everyday word ("turkey", "nice"); a given name or
+  surname right after a word for a relative or a carer ("wife mary", "dr thornbury",
+  "son john") is PER at 0.5, unless it is an everyday word ("son will be").
 
 Scripts without capitals (Arabic) get nothing from this recognizer.
 """
@@ -49,12 +51,26 @@ from pseudonymizer.recognizers.wordlists import (
     UNKNOWN,
     is_place,
     kind,
+    names,
     ranks,
 )
 from pseudonymizer.spans import Span
 
 LABEL = "MISC"
 PLACE_LABEL = "LOC"
+# Every label it proposes: capitalised guesses, places in lower case, cued names.
+LABELS = (LABEL, PLACE_LABEL, "PER")
+# Words for a relative or a carer, after which a name in lower case is a person's.
+_PERSON_CUES = frozenset(
+    """wife husband son daughter mother father mom dad mum brother sister sibling friend
+    boyfriend girlfriend partner fiance fiancee fiancé fiancée aunt uncle niece nephew
+    cousin grandson granddaughter grandmother grandfather grandma grandpa dr doctor nurse
+    mr mrs ms miss named femme mari fils fille mère père frère sœur soeur ami amie
+    docteur cousine oncle tante""".split()
+)
+# A name after such a cue is read as a name unless it is among this many most frequent
+# words ("son will be", "wife may call").
+_CUED_RANK = 200
 # A colon after a run that opens a line: a heading or a form's field ("Vital Signs:"), not a
 # name, unless a word of it is one.
 _HEADING = re.compile(r"[ \t]*:(?!//)")
@@ -144,6 +160,11 @@ class ProperNounRecognizer(PatternRecognizer):
                     start, end = words[index][0], words[index + place - 1][1]
                     spans.append(Span(start, end, PLACE_LABEL, score=0.3, source=SOURCE))
                     index += place
+                    continue
+                if index and _cued_name(text, words[index - 1], words[index], language):
+                    start, end, _ = words[index]
+                    spans.append(Span(start, end, "PER", score=0.5, source=SOURCE))
+                    index += 1
                     continue
                 if _lower_case_name(words[index][2], language):
                     start, end, _ = words[index]
@@ -243,6 +264,18 @@ def _lower_case_place(text: str, words: list[Word], index: int) -> int:
         if is_place(text[words[index][0] : words[last][1]]):
             return count
     return 0
+
+
+def _cued_name(text: str, cue: Word, word: Word, language: str) -> bool:
+    """A given name or surname in lower case right after a word for a relative or a
+    carer ("wife mary", "dr thornbury", "son john"): not an everyday word ("son will")."""
+    if cue[2].lower() not in _PERSON_CUES or text[cue[1] : word[0]].strip(" .'’s"):
+        return False
+    written = word[2]
+    if not written.islower() or len(written) < 3 or kind(written, language) is SHORTHAND:
+        return False
+    rank = ranks(language).get(_key(written))
+    return _key(written) in names() and (rank is None or rank >= _CUED_RANK)
 
 
 def _lower_case_name(word: str, language: str) -> bool:

@@ -56,6 +56,8 @@ _COURTS = frozenset(
 )
 # Labels whose entities may be public bodies ("the Court of Cassation", "the Government").
 _BODIES = frozenset({"ORG", "MISC", "COMP"})
+# The words of an age after its number.
+_AGES = frozenset("yo y/o yr yrs year years yoa ans".split())
 # The word next to a number, on either side ("HR 80", "2 L", "80 bpm").
 _BEFORE = re.compile(r"([^\W\d_][\w/]*)\W{0,2}$")
 _AFTER = re.compile(r"^\W{0,2}([^\W\d_][\w/]*)")
@@ -66,9 +68,12 @@ _PATTERNED = re.compile(r"[@#]\w[\w.\-]*|\w+://\S+|www\.\S+")
 
 
 def _measured(text: str, span: Span, language: str) -> bool:
-    """Whether a bare number is a measurement: shorthand next to it ("HR 80", "2 L")."""
+    """Whether a bare number is a measurement: shorthand next to it ("HR 80", "2 L"), not
+    an age ("92 yo", "aged 94": an identifier past 89)."""
     before = _BEFORE.search(text, max(0, span.start - 24), span.start)
     after = _AFTER.search(text[span.end : span.end + 24])
+    if after is not None and after.group(1).lower() in _AGES:
+        return False
     return any(
         match is not None and kind(match.group(1), language) is SHORTHAND
         for match in (before, after)

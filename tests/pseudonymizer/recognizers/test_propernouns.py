@@ -27,6 +27,8 @@ def found(text: str) -> list[str]:
         ("Vital Signs: stable\nSeen by Kaur: ok", ["Kaur"]),  # a heading, then a name
         ("clip via CNN: watch", ["CNN"]),  # a source inside a line is no heading
         ("LONDON and KRAKOW", ["LONDON", "KRAKOW"]),  # places in capitals
+        ("wife mary at bedside, son john too", ["mary", "john"]),  # a cue, then a name
+        ("seen by dr thornbury", ["thornbury"]),
         ("the Court of Appeal of Northern Ireland", ["Northern Ireland"]),
     ],
 )  # fmt: skip
@@ -48,6 +50,7 @@ def test_capitalised_words_inside_a_sentence_are_proposed(text: str, expected: l
         "RT if you agree. I'm sure I'll go. Will you? May be.",  # chat, everyday words
         "we will mark the pressure and may visit",  # lower-case names that are words
         "we ate turkey in nice weather, reading",  # places that are everyday words
+        "the son will be here and his wife may call",  # cued everyday words
         "History of Present Illness: started on Hydroxychloroquine and Lisinopril",
     ],
 )

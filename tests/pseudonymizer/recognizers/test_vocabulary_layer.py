@@ -69,6 +69,7 @@ def test_shorthand_public_bodies_and_moments_nobody_can_place_are_sifted_out(
         ("in the years 1997-1999", "years 1997-1999", "DATE"),
         ("with nineteen other defendants", "nineteen other defendants", "CARDINAL"),
         ("she has 4 children", "4", "CARDINAL"),
+        ("pt is 92 yo", "92", "CARDINAL"),  # an age, not a measurement
         ("EUR 3,000 in damages", "EUR 3,000", "MONEY"),
     ],
 )
