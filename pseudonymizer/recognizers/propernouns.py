@@ -19,12 +19,12 @@ pattern found in the same place keeps its own label. By the shape of the word:
 - a capitalised word that opens a sentence, a line or a post ("Krithika is here"): only
   when it is a known name ("Thornbury", not an everyday word like "Will") or a word the
   vocabulary does not hold at all, three letters or more;
-- a word in capitals ("THORNBURY", "the PKK’s", "the UN"): only a known name, a word the
-  vocabulary does not hold, or, inside a sentence, a short one past its everyday words (an
-  acronym: "NSW", "QPR"); three letters or more at the start of a line. The capitals of
-  clinical notes and headings are shorthand ("NSR", "CXR") or words ("PLAN", "TABLET") far
-  more often than names, and an acronym that spells a common word ("UNISON") is left to
-  NER;
+- a word in capitals is read as a capitalised word ("SOCHI", "FACEBOOK", "the PKK’s"),
+  except in a clinical note (a text of which `CLINICAL_SHARE` of the words are clinical
+  shorthand), whose capitals are shorthand ("NSR", "CXR") or headings ("PLAN", "TABLET")
+  far more often than names: there only a known name, a place, a word the vocabulary does
+  not hold, or, inside a sentence, a short one past its everyday words (an acronym: "NSW",
+  "QPR") is proposed, three letters or more at the start of a line;
 - a word in lower case ("met thornbury"): only a known name that is no common word of the
   language at all (names people write in lower case, in posts and notes), at a lower score
   (0.2); a place of the list in lower case ("back in gaza", "flew to new york") is LOC at
@@ -49,6 +49,7 @@ from pseudonymizer.recognizers.wordlists import (
     NAME,
     SHORTHAND,
     UNKNOWN,
+    clinical_share,
     is_place,
     kind,
     names,
@@ -58,6 +59,9 @@ from pseudonymizer.spans import Span
 
 LABEL = "MISC"
 PLACE_LABEL = "LOC"
+# A text this much of whose words are clinical shorthand reads as a clinical note: its words
+# in capitals are shorthand and headings, not names.
+CLINICAL_SHARE = 0.03
 # Every label it proposes: capitalised guesses, places in lower case, cued names.
 LABELS = (LABEL, PLACE_LABEL, "PER")
 # Words for a relative or a carer, after which a name in lower case is a person's.
@@ -148,6 +152,7 @@ class ProperNounRecognizer(PatternRecognizer):
 
     def recognize_one(self, text: str, language: str = "en") -> list[Span]:
         words = self.words(text)
+        clinical = clinical_share([word for _, _, word in words]) >= CLINICAL_SHARE
         spans: list[Span] = []
         index = 0
         while index < len(words):
@@ -186,23 +191,33 @@ class ProperNounRecognizer(PatternRecognizer):
                 heading = _HEADING.match(text, run[-1][1]) is not None and _heads_a_line(
                     text, run[0][0]
                 )
-                spans += self._run(run, opening, language, heading=heading)
+                spans += self._run(run, opening, language, heading=heading, clinical=clinical)
             index = last + 1
         return spans
 
     def _run(
-        self, run: list[Word], opening: bool, language: str, *, heading: bool = False
+        self,
+        run: list[Word],
+        opening: bool,
+        language: str,
+        *,
+        heading: bool = False,
+        clinical: bool = False,
     ) -> list[Span]:
         """The span of a run of capitalised words, if some word of it may be a name."""
         marks = [
-            _may_name(word, language, opening=opening and position == 0)
+            _may_name(word, language, opening=opening and position == 0, clinical=clinical)
             and (not heading or kind(word, language) is UNKNOWN)
             for position, (_, _, word) in enumerate(run)
         ]
         if not any(marks):
             return []
         first = marks.index(True)
-        last = len(marks) - 1 - marks[::-1].index(True)
+        last = len(run) - 1
+        # A pronoun or a function word after the name is not part of it ("Mzansi I"); the
+        # words of institutions are ("Liberation Army", "the Scottish Minister").
+        while last > first and not marks[last] and _key(run[last][2]) in _TRAILING:
+            last -= 1
         # A word that opens the sentence and names nothing is not part of the name that
         # follows it ("Yesterday Lichfield Reynolds"); neither are leading function words.
         while first < len(run) - 1 and _key(run[first][2]) in _LEADING:
@@ -220,6 +235,10 @@ class ProperNounRecognizer(PatternRecognizer):
 
 
 _LEADING = COMMON | _TITLE_WORDS
+_TRAILING = frozenset(
+    "i a an the of and or to in on at by with from for as is it we you he she they my me "
+    "im i'm i'll i've i'd".split()
+)
 
 
 def _heads_a_line(text: str, start: int) -> bool:
@@ -231,8 +250,9 @@ def _heads_a_line(text: str, start: int) -> bool:
     ) and not _HEADING_STOPS.search(before)
 
 
-def _may_name(word: str, language: str, *, opening: bool) -> bool:
-    """Whether a capitalised word may be (part of) a name."""
+def _may_name(word: str, language: str, *, opening: bool, clinical: bool = False) -> bool:
+    """Whether a capitalised word may be (part of) a name; `clinical`: in a text full of
+    clinical shorthand, where words in capitals are shorthand or headings."""
     folded = _key(word)
     if folded in COMMON or folded in _TITLE_WORDS or only_date_words(word):
         return False
@@ -240,7 +260,7 @@ def _may_name(word: str, language: str, *, opening: bool) -> bool:
     if found is SHORTHAND:
         return False
     letters = sum(char.isalpha() for char in word)
-    if word.isupper() and letters > 1:
+    if word.isupper() and letters > 1 and clinical:
         if opening:
             return found is NAME or (found is UNKNOWN and letters >= 3)
         # An acronym: "the UN", "QPR", "NSW" (a short word past the everyday ones).

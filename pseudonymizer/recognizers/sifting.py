@@ -6,19 +6,18 @@ Each such proposal costs an annotator a key press, and a flood of them costs the
 attention. `Sifted` wraps a model and drops, before any merge:
 
 - a person, place, organisation or MISC entity made only of shorthand, units, drugs or chat
-  abbreviations (`wordlists.SHORTHAND`: "COPD", "PO QD", "RT"); an organisation that is a
-  court or a government named only with the vocabulary of institutions and procedure
-  ("Court of Cassation", "the Government", "Administrative Court of Appeal": public bodies,
-  named in every judgment; "Parliament", "Foreign Office" and places such as "United
-  Kingdom" stay);
+  abbreviations (`wordlists.SHORTHAND`: "COPD", "PO QD", "RT"). Public bodies stay ("the
+  Court of Cassation", "the United Kingdom Government"): annotators of court decisions mask
+  them as often as not;
 - a date made only of date words and quantifiers ("today", "this week", "Friday night",
   "all day", "these days": `only_date_words`), which no reader can place, or of a number
-  and shorthand ("HR 80", "q4h");
+  and shorthand ("HR 80", "q4h"); a month's name keeps it ("since November": a date
+  element of a clinical note);
 - money with no currency in or just before it ("1 Tablet(s"); an amount or a count made
-  only of units ("2 L", "40 mg"), or a bare number next to shorthand ("HR 80", "80 bpm"):
-  the measurements of clinical notes. Counts that identify
-  ("nineteen other defendants", "four children") stay; ordinals and percentages are dropped
-  by the profiles (`recognizers.ner.COUNTS`).
+  only of units ("2 L", "40 mg"), or a bare number next to a vital sign, a unit or a dose
+  (`wordlists.measures`: "HR 80", "80 bpm"): the measurements of clinical notes. Counts
+  that identify ("nineteen other defendants", "four children") stay; ordinals and
+  percentages are dropped by the profiles (`recognizers.ner.COUNTS`).
 
 What it keeps has a word the vocabulary does not explain: a name, a rare word, a digit.
 """
@@ -32,9 +31,8 @@ from collections.abc import Sequence
 from pseudonymizer.recognizers.amounts import CODES
 from pseudonymizer.recognizers.amounts import WORDS as CURRENCY_WORDS
 from pseudonymizer.recognizers.base import Recognizer
-from pseudonymizer.recognizers.dates import only_date_words
-from pseudonymizer.recognizers.propernouns import COMMON as INSTITUTIONS
-from pseudonymizer.recognizers.wordlists import SHORTHAND, key, kind
+from pseudonymizer.recognizers.dates import MONTHS, only_date_words
+from pseudonymizer.recognizers.wordlists import SHORTHAND, kind, measures
 from pseudonymizer.spans import Span
 
 # Words that count moments without placing one ("all day", "every week", "these days").
@@ -49,13 +47,11 @@ _CURRENCY = re.compile(
     re.IGNORECASE,
 )
 _AMOUNTS = frozenset({"QUANTITY", "MONEY", "CARDINAL"})
-# The words of courts and governments: an organisation named only with them and the
-# vocabulary of institutions is the public body judgments name ("the Court of Cassation").
-_COURTS = frozenset(
-    "court courts chamber tribunal government governments cour chambre gouvernement".split()
+# A month's name, full or abbreviated, in any case: what makes a date placeable.
+_MONTH = re.compile(
+    r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True)) + r")(?!\w)",
+    re.IGNORECASE,
 )
-# Labels whose entities may be public bodies ("the Court of Cassation", "the Government").
-_BODIES = frozenset({"ORG", "MISC", "COMP"})
 # The words of an age after its number.
 _AGES = frozenset("yo y/o yr yrs year years yoa ans".split())
 # The word next to a number, on either side ("HR 80", "2 L", "80 bpm").
@@ -75,8 +71,7 @@ def _measured(text: str, span: Span, language: str) -> bool:
     if after is not None and after.group(1).lower() in _AGES:
         return False
     return any(
-        match is not None and kind(match.group(1), language) is SHORTHAND
-        for match in (before, after)
+        match is not None and match.group(1).lower() in measures() for match in (before, after)
     )
 
 
@@ -85,6 +80,8 @@ def plausible(span: Span, text: str, language: str) -> bool:
     surface = text[span.start : span.end]
     if span.label == "DATE":
         words = _WORDS.findall(surface)
+        if _MONTH.search(surface):
+            return True  # "November", "since March": a date element a reader can place
         if any(char.isdigit() for char in surface):
             # "HR 80", "q4h": a measurement a model read as a time, unless a month or a
             # weekday says it is a date.
@@ -102,18 +99,7 @@ def plausible(span: Span, text: str, language: str) -> bool:
         return not _measured(text, span, language)
     if span.label not in _NAMES or not words or any(char.isdigit() for char in surface):
         return True
-    kinds = [kind(word, language) for word in words]
-    if all(found is SHORTHAND for found in kinds):
-        return False
-    keys = [key(word) for word in words]
-    return not (
-        span.label in _BODIES
-        and any(word in _COURTS for word in keys)
-        and all(
-            word in INSTITUTIONS or found is SHORTHAND
-            for word, found in zip(keys, kinds, strict=True)
-        )
-    )
+    return not all(kind(word, language) is SHORTHAND for word in words)
 
 
 class Sifted:

@@ -32,6 +32,7 @@ use (about 0.2 s).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -42,6 +43,12 @@ DATA = Path(__file__).resolve().parent / "data"
 # A name that is also among this many most frequent words of a language is read as a word.
 EVERYDAY = 1_500
 _LANGUAGES = ("en", "fr")
+# The heading in `shorthand.txt` after which its words are chat abbreviations.
+_CHAT_SECTION = "# chat and social media"
+# The heading in `shorthand.txt` that ends its measurements (vital signs, units, dosing).
+_TESTS_SECTION = "# tests and imaging"
+# How many different words of clinical shorthand make a text a clinical note, at least.
+_CLINICAL_WORDS = 3
 
 
 # The endings of drug names and clinical terms ("Hydroxychloroquine", "lisinopril",
@@ -67,14 +74,52 @@ SHORTHAND, NAME, COMMON, UNKNOWN = Kind.SHORTHAND, Kind.NAME, Kind.COMMON, Kind.
 
 
 def _lines(name: str) -> list[str]:
-    text = (DATA / name).read_text(encoding="utf-8")
-    return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
+    return _words((DATA / name).read_text(encoding="utf-8"))
 
 
 @cache
 def shorthand() -> frozenset[str]:
     """Cloak's abbreviations, units, clinical shorthand, drugs and chat abbreviations."""
     return frozenset(_lines("shorthand.txt"))
+
+
+@cache
+def clinical_shorthand() -> frozenset[str]:
+    """The clinical part of `shorthand()`: what comes before its chat abbreviations."""
+    text = (DATA / "shorthand.txt").read_text(encoding="utf-8")
+    clinical, chat = text.split(_CHAT_SECTION)
+    return frozenset(_words(clinical)) - frozenset(_words(chat))  # not "RT", "DM", "ID"
+
+
+@cache
+def measures() -> frozenset[str]:
+    """The vital signs, units, frequencies and routes of `shorthand()` (its sections before
+    tests and imaging): the words next to which a number is a measurement ("HR 80", "2 L")."""
+    text = (DATA / "shorthand.txt").read_text(encoding="utf-8")
+    return frozenset(_words(text.split(_TESTS_SECTION)[0]))
+
+
+def _words(text: str) -> list[str]:
+    return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
+
+
+def clinical_share(words: Sequence[str]) -> float:
+    """The share of `words` that are clinical shorthand no everyday word spells ("HR",
+    "PRN", "CXR"; 0 when fewer than three such words differ): high in a clinical note, where
+    words in capitals are shorthand, low in a post or a judgment, where they are names
+    ("SOCHI", "FACEBOOK")."""
+    found = [word.lower() for word in words if _clinical(word.lower())]
+    if len(set(found)) < _CLINICAL_WORDS:
+        return 0.0
+    return len(found) / len(words)
+
+
+@cache
+def _clinical(word: str) -> bool:
+    """Clinical shorthand that no everyday word spells ("HR", "CXR"; not "or", "pe")."""
+    if word not in clinical_shorthand():
+        return False
+    return all(ranks(code).get(word, EVERYDAY) >= EVERYDAY for code in _LANGUAGES)
 
 
 @cache

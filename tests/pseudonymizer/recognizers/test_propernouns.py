@@ -15,7 +15,10 @@ def found(text: str) -> list[str]:
     [
         ("represented by a firm, Lichfield Reynolds, in Stoke-on-Trent. The Government",
          ["Lichfield Reynolds", "Stoke-on-Trent"]),
-        ("member of UNISON and the PKK’s leader", ["PKK"]),  # "unison" is a common word
+        ("member of UNISON and the PKK’s leader", ["UNISON", "PKK"]),
+        # In a clinical note, capitals are shorthand or headings: only names and unknown words.
+        ("BP 120/60, HR 80, CXR clear, SOB on exertion. PLAN: TABLET PO QD, seen by THORNBURY",
+         ["THORNBURY"]),
         ("seen by Dr x, THORNBURY and KRITHIKA", ["THORNBURY", "KRITHIKA"]),
         ("Yesterday Paris was calm", ["Paris"]),  # the first word starts the sentence
         ("ils vont à Marseille 🚆 demain", ["Marseille"]),
@@ -46,7 +49,7 @@ def test_capitalised_words_inside_a_sentence_are_proposed(text: str, expected: l
         "وصل كريم إلى الرباط",  # no capitals in Arabic script
         # the shorthand and capitals of clinical notes
         "CV: HR 80s NSR, BP 120/60. RESP: LS clear, O2 SAT 95% on 2L NC. Lasix given",
-        "ASSESSMENT AND PLAN: TABLET PO QD, PRESSURE stable",
+        "ASSESSMENT AND PLAN: TABLET PO QD, PRESSURE stable, HR 80, BP ok",  # a note
         "RT if you agree. I'm sure I'll go. Will you? May be.",  # chat, everyday words
         "we will mark the pressure and may visit",  # lower-case names that are words
         "we ate turkey in nice weather, reading",  # places that are everyday words
