@@ -37,6 +37,7 @@ to confirm, never ratios, scores or doses:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache
 
@@ -336,6 +337,28 @@ def _date_words() -> frozenset[str]:
     for phrase in (*MONTHS, *WEEKDAYS, *RELATIVE_DATE_WORDS):
         words.update(_WORDS.findall(fold(phrase)))
     return frozenset(words)
+
+
+@cache
+def _plain_date_words() -> frozenset[str]:
+    words: set[str] = set()
+    for phrase in (*MONTHS, *WEEKDAYS, *RELATIVE_DATE_WORDS):
+        for word in _WORDS.findall(phrase.lower()):
+            words.add(word)
+            words.add(_unaccented(word))
+    return frozenset(words)
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def is_date_word(word: str) -> bool:
+    """Whether one word is a month, a weekday or a word of a relative date, in any case and
+    with or without its accents ("Jan", "TONIGHT", "fevrier"): the cheap test, for the words
+    detection reads one by one; `only_date_words` folds look-alike letters too."""
+    lowered = word.lower()
+    return lowered in _plain_date_words() or _unaccented(lowered) in _plain_date_words()
 
 
 def only_date_words(text: str) -> bool:

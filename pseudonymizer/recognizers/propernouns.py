@@ -41,7 +41,7 @@ import re
 from collections.abc import Sequence
 
 from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer, Word
-from pseudonymizer.recognizers.dates import only_date_words
+from pseudonymizer.recognizers.dates import is_date_word
 from pseudonymizer.recognizers.titles import TITLES
 from pseudonymizer.recognizers.wordlists import COMMON as COMMON_WORD
 from pseudonymizer.recognizers.wordlists import (
@@ -53,6 +53,7 @@ from pseudonymizer.recognizers.wordlists import (
     is_place,
     kind,
     names,
+    place_starts,
     ranks,
 )
 from pseudonymizer.spans import Span
@@ -81,8 +82,6 @@ _HEADING = re.compile(r"[ \t]*:(?!//)")
 _HEADING_WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
 _HEADING_STOPS = re.compile(r"[.:;!?]")
 _JOINING = frozenset("of and the for to in on at de du des la le et".split())
-# The most words a place of the list has ("ho chi minh city").
-_PLACE_WORDS = 4
 SOURCE = "regex"
 
 # Lower-cased words that are capitalised without naming anyone.
@@ -254,7 +253,7 @@ def _may_name(word: str, language: str, *, opening: bool, clinical: bool = False
     """Whether a capitalised word may be (part of) a name; `clinical`: in a text full of
     clinical shorthand, where words in capitals are shorthand or headings."""
     folded = _key(word)
-    if folded in COMMON or folded in _TITLE_WORDS or only_date_words(word):
+    if folded in COMMON or folded in _TITLE_WORDS or is_date_word(word):
         return False
     found = kind(word, language)
     if found is SHORTHAND:
@@ -274,7 +273,8 @@ def _may_name(word: str, language: str, *, opening: bool, clinical: bool = False
 def _lower_case_place(text: str, words: list[Word], index: int) -> int:
     """How many words from `index` on make a place of the list written in lower case
     ("gaza", "new york"), 0 for none; the longest place wins."""
-    for count in range(min(_PLACE_WORDS, len(words) - index), 0, -1):
+    most = place_starts().get(words[index][2].lower(), 0)
+    for count in range(min(most, len(words) - index), 0, -1):
         last = index + count - 1
         if any(
             text[words[i][1] : words[i + 1][0]] != " " or not words[i + 1][2].islower()
@@ -300,9 +300,11 @@ def _cued_name(text: str, cue: Word, word: Word, language: str) -> bool:
 
 def _lower_case_name(word: str, language: str) -> bool:
     """A known name written in lower case that no common word of `language` spells."""
+    found = _key(word)
     return (
         word.islower()
         and len(word) >= 3
+        and found in names()
+        and found not in ranks(language)
         and kind(word, language) is NAME
-        and (_key(word) not in ranks(language))
     )

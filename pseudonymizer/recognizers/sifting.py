@@ -10,7 +10,7 @@ attention. `Sifted` wraps a model and drops, before any merge:
   Court of Cassation", "the United Kingdom Government"): annotators of court decisions mask
   them as often as not;
 - a date made only of date words and quantifiers ("today", "this week", "Friday night",
-  "all day", "these days": `only_date_words`), which no reader can place, or of a number
+  "all day", "these days": `dates.is_date_word`), which no reader can place, or of a number
   and shorthand ("HR 80", "q4h"); a month's name keeps it ("since November": a date
   element of a clinical note);
 - money with no currency in or just before it ("1 Tablet(s"); an amount or a count made
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pseudonymizer.recognizers.amounts import CODES
 from pseudonymizer.recognizers.amounts import WORDS as CURRENCY_WORDS
 from pseudonymizer.recognizers.base import Recognizer
-from pseudonymizer.recognizers.dates import MONTHS, only_date_words
+from pseudonymizer.recognizers.dates import MONTHS, is_date_word
 from pseudonymizer.recognizers.wordlists import SHORTHAND, kind, measures
 from pseudonymizer.spans import Span
 
@@ -75,6 +75,10 @@ def _measured(text: str, span: Span, language: str) -> bool:
     )
 
 
+def _date_words_only(words: Sequence[str]) -> bool:
+    return bool(words) and all(is_date_word(word) for word in words)
+
+
 def plausible(span: Span, text: str, language: str) -> bool:
     """Whether a model's `span` of `text` may identify someone (see the module)."""
     surface = text[span.start : span.end]
@@ -85,11 +89,11 @@ def plausible(span: Span, text: str, language: str) -> bool:
         if any(char.isdigit() for char in surface):
             # "HR 80", "q4h": a measurement a model read as a time, unless a month or a
             # weekday says it is a date.
-            return only_date_words(" ".join(words)) or not any(
+            return _date_words_only(words) or not any(
                 kind(word, language) is SHORTHAND for word in words
             )
-        rest = " ".join(word for word in words if word.lower() not in _QUANTIFIERS)
-        return not (words and (not rest or only_date_words(rest)))
+        rest = [word for word in words if word.lower() not in _QUANTIFIERS]
+        return not (words and (not rest or _date_words_only(rest)))
     words = _WORDS.findall(_PATTERNED.sub(" ", surface))
     if span.label == "MONEY" and not _CURRENCY.search(text, max(0, span.start - 2), span.end):
         return False  # "1 Tablet(s", "2": no currency, no money

@@ -114,12 +114,9 @@ def clinical_share(words: Sequence[str]) -> float:
     return len(found) / len(words)
 
 
-@cache
 def _clinical(word: str) -> bool:
-    """Clinical shorthand that no everyday word spells ("HR", "CXR"; not "or", "pe")."""
-    if word not in clinical_shorthand():
-        return False
-    return all(ranks(code).get(word, EVERYDAY) >= EVERYDAY for code in _LANGUAGES)
+    """Clinical shorthand that no everyday English word spells ("HR", "CXR"; not "or")."""
+    return word in clinical_shorthand() and ranks("en").get(word, EVERYDAY) >= EVERYDAY
 
 
 @cache
@@ -133,6 +130,16 @@ def places() -> frozenset[str]:
     """Place names, lower case, one or several words ("london", "new york")."""
     text = (DATA / "places.txt").read_text(encoding="utf-8")
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+@cache
+def place_starts() -> dict[str, int]:
+    """The first word of each place → the most words a place starting with it has."""
+    starts: dict[str, int] = {}
+    for place in places():
+        words = place.split(" ")
+        starts[words[0]] = max(starts.get(words[0], 0), len(words))
+    return starts
 
 
 def is_place(phrase: str) -> bool:
