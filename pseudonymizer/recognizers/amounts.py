@@ -26,9 +26,7 @@ CODES = (
 WORDS = (
     "euros?", "dollars?", "pounds?(?: sterling)?", "francs?", "lire", "liras?", "roubles?",
     "rubles?", "zlotys?", "korun[ay]?", "forints?", "dinars?", "dirhams?", "riyals?", "livres?",
-    "pence", "cents?", "centimes?", "kronor", "krona", "kroner", "krone", "yen", "yuan",
-    "rupees?", "pesos?", "reais", "shekels?", "hryvnias?", "kunas?", "drachmas?", "escudos?",
-    "pesetas?", "guilders?",
+    "pence", "cents?", "centimes?",
 )  # fmt: skip
 _SYMBOLS = "€$£¥₺₽₴"
 _NUMBER = r"\d{1,3}(?:[,.\u00a0\u202f ]\d{3})*(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"

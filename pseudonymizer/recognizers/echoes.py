@@ -35,6 +35,7 @@ SCORE = 0.5
 SOURCE = "regex"
 _WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
 _MIN_SCORE = 0.5
+_WORD_CHAR = re.compile(r"\w")
 
 
 def _sure(span: Span) -> bool:
@@ -66,23 +67,46 @@ def echoes(text: str, spans: Sequence[Span], language: str) -> list[Span]:
     wanted = _surfaces(text, spans, language)
     if not wanted:
         return []
+    lowered = text.lower()
+    # Lower case keeps every offset unless a letter lowers to two ("İ"): then the regular
+    # expression, case-insensitive, reads the text itself.
+    same_offsets = len(lowered) == len(text)
     found: list[Span] = []
-    for any_case in (False, True):
-        surfaces = [s for s, (_, flag) in wanted.items() if flag or not any_case]
-        if not surfaces:
-            continue
-        pattern = re.compile(
-            r"(?<![\w@#])(?:"
-            + "|".join(map(re.escape, sorted(surfaces, key=len, reverse=True)))
-            + r")(?![\w])",
-            re.IGNORECASE if any_case else 0,
-        )
-        folded = {surface.casefold(): label for surface, (label, _) in wanted.items()}
-        for match in pattern.finditer(text):
-            label = folded.get(match.group().casefold())
-            if label is not None:
-                found.append(Span(match.start(), match.end(), label, score=SCORE, source=SOURCE))
+    for surface, (label, any_case) in wanted.items():
+        if any_case and not same_offsets:
+            places = _matches(text, surface)
+        else:
+            haystack, needle = (lowered, surface.lower()) if any_case else (text, surface)
+            places = _occurrences(haystack, needle)
+        found += [
+            Span(start, start + len(surface), label, score=SCORE, source=SOURCE)
+            for start in places
+            if _whole(text, start, start + len(surface))
+        ]
     return list(dict.fromkeys(found))
+
+
+def _occurrences(haystack: str, needle: str) -> list[int]:
+    places = []
+    start = haystack.find(needle)
+    while start != -1:
+        places.append(start)
+        start = haystack.find(needle, start + 1)
+    return places
+
+
+def _matches(text: str, surface: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(surface), text, re.IGNORECASE)]
+
+
+def _whole(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands as whole words: no word character, "@" or "#" before
+    it (a handle's or a hashtag's letters), no word character after it."""
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    return not (before and (_WORD_CHAR.match(before) or before in "@#")) and not (
+        after and _WORD_CHAR.match(after)
+    )
 
 
 def with_echoes(

@@ -40,10 +40,15 @@ _QUANTIFIERS = frozenset(
     "all every other these those some few couple good whole same each a an one".split()
 )
 _NAMES = frozenset({"PER", "ORG", "LOC", "MISC", "COMP"})
+# Currencies a model names that the amounts' pattern does not look for.
+_OTHER_CURRENCIES = (
+    "kronor", "krona", "kroner", "krone", "yen", "yuan", "rupees?", "pesos?", "reais",
+    "shekels?", "hryvnias?", "kunas?", "drachmas?", "escudos?", "pesetas?", "guilders?",
+)  # fmt: skip
 # A currency: its sign, its ISO code or its name (`recognizers.amounts`).
 _CURRENCY = re.compile(
     "[" + "".join(chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Sc") + "]"
-    r"|\b(?:" + "|".join((*CODES, *CURRENCY_WORDS)) + r")\b",
+    r"|\b(?:" + "|".join((*CODES, *CURRENCY_WORDS, *_OTHER_CURRENCIES)) + r")\b",
     re.IGNORECASE,
 )
 _AMOUNTS = frozenset({"QUANTITY", "MONEY", "CARDINAL"})

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from pseudonymizer.recognizers.base import POSSESSIVE
@@ -160,6 +160,7 @@ def key(word: str) -> str:
     return (stripped or word).lower().replace("’", "'")
 
 
+@lru_cache(maxsize=1 << 16)
 def kind(word: str, language: str = "en") -> Kind:
     """What `word` most likely is in `language` (see the module's docstring)."""
     found = key(word)
