@@ -139,6 +139,15 @@ class Hit(NamedTuple):
     detector: str
 
 
+def _elsewhere(echoed: list[Span], found: list[Span]) -> list[Span]:
+    """The echoes that lie inside no span another detector found."""
+    return [
+        echo
+        for echo in echoed
+        if not any(span.start <= echo.start and echo.end <= span.end for span in found)
+    ]
+
+
 class ReleaseDetection:
     """The project's whole detection, run over documents as stored to find what no person
     decided on.
@@ -256,9 +265,10 @@ class ReleaseDetection:
             for text, spans in zip(texts, given, strict=True)
         ]
         self._add(found, models, "ner")
-        # A name found once is found wherever it recurs in the text, as a run proposes it.
+        # A name found once is found wherever it recurs in the text, as a run proposes it;
+        # where another detector found it already, it is that detector's hit alone.
         recurring = [
-            echoes(text, [*spans, *model], language)
+            _elsewhere(echoes(text, [*spans, *model], language), [*spans, *model])
             for text, spans, model in zip(texts, sure, models, strict=True)
         ]
         self._add(found, recurring, ECHOES)

@@ -53,6 +53,11 @@ class PercentageField(serializers.DecimalField):
                 self.fail("invalid")
         elif isinstance(data, bool) or not isinstance(data, int | float):
             self.fail("invalid")
+        elif not 0 < data <= 100:
+            # Refused before any rounding: a huge number (1e308) overflows the decimal
+            # context, and 100.0001 must not round to 100.
+            self.fail("max_value" if data > 100 else "min_value",
+                      max_value=self.max_value, min_value=self.min_value)  # fmt: skip
         value: Decimal = super().to_internal_value(str(data) if isinstance(data, float) else data)
         return value
 

@@ -79,6 +79,11 @@ def test_an_admin_assigns_a_sample_and_lists_the_pairs(
         ({"language": "en", "percentage": "0"}, "percentage"),
         ({"language": "en", "percentage": "101"}, "percentage"),
         ({"language": "en", "percentage": "ten"}, "percentage"),
+        # JSON numbers past 100 are refused before any rounding (a 500 once: the decimal
+        # context overflowed; 100.0001 was taken for 100).
+        ({"language": "en", "percentage": 1e308}, "percentage"),
+        ({"language": "en", "percentage": 100000.0}, "percentage"),
+        ({"language": "en", "percentage": 100.0001}, "percentage"),
         ({"language": "xx", "percentage": "10"}, "not one of the project's"),
         ({"language": "en", "percentage": "10", "annotator": "ghost"}, "not a member"),
     ],
