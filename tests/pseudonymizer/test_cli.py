@@ -417,7 +417,8 @@ def test_pseudonymize_refuses_what_the_ner_model_finds_uncovered(tmp_path: Path)
 
     assert failed.returncode == 1, failed.stderr
     assert "PER found by ner at [27, 49) of the input" in failed.stderr
-    assert "DATE found by ner at [0, 9) of the input" in failed.stderr
+    # "Yesterday" is a date nobody can place: sifted out of the model's finds (issue 30).
+    assert "[0, 9)" not in failed.stderr
 
 
 @pytest.mark.slow
