@@ -144,7 +144,11 @@ def _elsewhere(echoed: list[Span], found: list[Span]) -> list[Span]:
     return [
         echo
         for echo in echoed
-        if not any(span.start <= echo.start and echo.end <= span.end for span in found)
+        if not any(
+            span.start <= echo.start and echo.end <= span.end
+            for span in found
+            if span.score is None or span.score >= echo.score  # not a weaker guess's place
+        )
     ]
 
 
