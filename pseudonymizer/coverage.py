@@ -147,7 +147,7 @@ def _elsewhere(echoed: list[Span], found: list[Span]) -> list[Span]:
         if not any(
             span.start <= echo.start and echo.end <= span.end
             for span in found
-            if span.score is None or span.score >= echo.score  # not a weaker guess's place
+            if span.score is None or span.score >= (echo.score or 0)  # not a weaker guess
         )
     ]
 
