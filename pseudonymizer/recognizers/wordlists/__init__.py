@@ -78,15 +78,20 @@ def _lines(name: str) -> list[str]:
 
 
 @cache
+def _shorthand_text() -> str:
+    return (DATA / "shorthand.txt").read_text(encoding="utf-8")
+
+
+@cache
 def shorthand() -> frozenset[str]:
     """Cloak's abbreviations, units, clinical shorthand, drugs and chat abbreviations."""
-    return frozenset(_lines("shorthand.txt"))
+    return frozenset(_words(_shorthand_text()))
 
 
 @cache
 def clinical_shorthand() -> frozenset[str]:
     """The clinical part of `shorthand()`: what comes before its chat abbreviations."""
-    text = (DATA / "shorthand.txt").read_text(encoding="utf-8")
+    text = _shorthand_text()
     clinical, chat = text.split(_CHAT_SECTION)
     return frozenset(_words(clinical)) - frozenset(_words(chat))  # not "RT", "DM", "ID"
 
@@ -95,7 +100,7 @@ def clinical_shorthand() -> frozenset[str]:
 def measures() -> frozenset[str]:
     """The vital signs, units, frequencies and routes of `shorthand()` (its sections before
     tests and imaging): the words next to which a number is a measurement ("HR 80", "2 L")."""
-    text = (DATA / "shorthand.txt").read_text(encoding="utf-8")
+    text = _shorthand_text()
     return frozenset(_words(text.split(_TESTS_SECTION)[0]))
 
 
