@@ -70,11 +70,15 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+# One reading of CoNLL sentences and one grouping into documents, shared with the
+# development sets' converters.
+from bench.devdata.conll import HIGH_TOKENS, LOW_TOKENS, Sentence, group  # noqa: E402
 
 LABELS = ("PER", "LOC", "ORG")
 # The corpus's entity types → Cloak's labels; any other type (MISC) is dropped.
@@ -89,16 +93,8 @@ GOLD_LABELS = {
 TAG = re.compile(r"O|[BI]-(?P<type>\S+)")
 SENTENCE_END = frozenset({".", "!", "?", "؟"})
 DOCSTART = "-DOCSTART-"
-LOW_TOKENS, HIGH_TOKENS = 300, 600
 PASSPHRASE = "arabic-recall-bench"
 SECRET = "0" * 64
-
-
-@dataclass
-class Sentence:
-    tokens: list[str]
-    # (first token, token after the last, label), labels already mapped.
-    entities: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -235,29 +231,6 @@ def _cut_sentences(
             start = index + 1
     if start < len(tokens):
         yield tokens[start:]
-
-
-def group(sentences: list[Sentence]) -> list[list[Sentence]]:
-    """Consecutive sentences in documents of about LOW_TOKENS to HIGH_TOKENS tokens."""
-    documents: list[list[Sentence]] = []
-    current: list[Sentence] = []
-    size = 0
-    for sentence in sentences:
-        if current and size >= LOW_TOKENS and size + len(sentence.tokens) > HIGH_TOKENS:
-            documents.append(current)
-            current, size = [], 0
-        current.append(sentence)
-        size += len(sentence.tokens)
-        if size >= (LOW_TOKENS + HIGH_TOKENS) // 2:
-            documents.append(current)
-            current, size = [], 0
-    if current:
-        # A short tail joins the document before it.
-        if documents and size < LOW_TOKENS // 2:
-            documents[-1].extend(current)
-        else:
-            documents.append(current)
-    return documents
 
 
 # --- Documents and halves --------------------------------------------------------------------
