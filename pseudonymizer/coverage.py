@@ -24,7 +24,7 @@ from pseudonymizer.recognizers.base import Recognizer, RecognizerError
 from pseudonymizer.recognizers.echoes import echoes
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.profiles import pattern_recognizers
-from pseudonymizer.recognizers.sifting import plausible
+from pseudonymizer.recognizers.sifting import sift
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE
 
@@ -265,8 +265,7 @@ class ReleaseDetection:
         # A model's entity is sifted as a run sifts it: shorthand, public bodies and dates
         # nobody can place are not proposed, so they are not hits either.
         models = [
-            [span for span in spans or () if plausible(span, text, language)]
-            for text, spans in zip(texts, given, strict=True)
+            sift(spans or (), text, language) for text, spans in zip(texts, given, strict=True)
         ]
         self._add(found, models, "ner")
         # A name found once is found wherever it recurs in the text, as a run proposes it;

@@ -35,7 +35,7 @@ from pseudonymizer.recognizers.known import KnownEntityRecognizer
 from pseudonymizer.recognizers.loading import NerSpecError, ner_recognizer
 from pseudonymizer.recognizers.ner import SOURCE as NER_SOURCE
 from pseudonymizer.recognizers.profiles import ner_drop_labels, pattern_recognizers
-from pseudonymizer.recognizers.sifting import Sifted, plausible
+from pseudonymizer.recognizers.sifting import Sifted, sift
 from pseudonymizer.scripts import OtherScripts, readers_of
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
@@ -136,6 +136,15 @@ def other_scripts(recognizers: Iterable[Recognizer]) -> list[Recognizer]:
         for recognizer in recognizers
         if getattr(recognizer, "reads_language", False)
     ]
+
+
+def _sift_models(spans: list[Span], text: str, language: str) -> list[Span]:
+    """`spans` with the model's entities that are not `plausible` any more left out."""
+    models = [span for span in spans if span.source == NER_SOURCE]
+    if not models:
+        return spans
+    kept = set(sift(models, text, language))
+    return [span for span in spans if span.source != NER_SOURCE or span in kept]
 
 
 class Detector:
@@ -261,7 +270,7 @@ class Detector:
         # A model's entity the merge cut around a pattern's hit ("RT" of "RT @user") is
         # sifted again, as it is now.
         sifted = [
-            [span for span in spans if span.source != NER_SOURCE or plausible(span, text, language)]
+            _sift_models(spans, text, language)
             for text, spans in zip(texts, recognition.spans, strict=True)
         ]
         spans = with_echoes(texts, sifted, language)

@@ -31,6 +31,11 @@ class Recognizer(Protocol):
 
 
 _SENTENCE_ENDS = frozenset('.!?:;“"(«')
+# A list's number in brackets after a space or a colon: "A:   (1)  Alcohol", "3) Worried".
+_NUMBERED = re.compile(r"(?:^|(?<=[\s:]))\(?(?:\d{1,3}|[ivxIVX]{1,4})\)\s+$")
+# What may stand before the first word of a list's item on its line: a bullet, a number or
+# a letter in brackets, asterisks.
+_ITEM = re.compile(r"[^\w\n]*(?:\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)][^\w\n]*)?")
 # A word as the pattern recognizers read it: a letter, then letters, digits, apostrophes and
 # hyphens ("Stoke-on-Trent", "O’Brien", "BNP’s").
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
@@ -61,14 +66,21 @@ class PatternRecognizer:
 
     @staticmethod
     def starts_sentence(text: str, position: int) -> bool:
-        """Whether `position` begins a sentence, a line or the text: a capital there says
-        nothing about a name."""
+        """Whether `position` begins a sentence, a line, a list's item ("(3)  Hypertension",
+        "- Alcohol", "**** Approved") or the text: a capital there says nothing about a
+        name."""
         index = position - 1
         while index >= 0 and text[index].isspace():
             if text[index] in "\r\n":
                 return True
             index -= 1
-        return index < 0 or text[index] in _SENTENCE_ENDS
+        if index < 0 or text[index] in _SENTENCE_ENDS:
+            return True
+        line = text.rfind("\n", 0, position) + 1
+        return (
+            _ITEM.fullmatch(text, line, position) is not None
+            or _NUMBERED.search(text, max(line, position - 12), position) is not None
+        )
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ to confirm, never ratios, scores or doses:
   is French for "my") or before a time ("10/3 at 14:00"); a range after one is included
   ("from 10/3 to 10/5"). Not when a dose, a unit or a scale follows ("1/2 tab", "3/4 of a
   cup", "3/4 hours") nor a score out of ten after "of";
+- a month and a year, anywhere: "in 3/80", "compared with 8/79", "since 11/2019" (a
+  number past 31 after the slash is no day), unless a quantity follows or "of" precedes;
 - a day written as an ordinal after such a word and "the", or after a weekday: "on the 11th",
   "Monday the 11th", "since the 3rd-4th", "the 3rd of this month"; or as a bare number after
   a weekday ("Friday 13", "lundi 11") or before a time ("le 11 à 14h"); when nothing but
@@ -159,6 +161,8 @@ _MONTH_DAY = re.compile(
     r"(?:\s*(?:-|–|to|through|thru|until|till|au)\s*\d\d?/\d\d?(?![\w/]|[.,:-]\d))?",
     re.IGNORECASE,
 )
+# A month and a year: "3/80", "11/2019" (a year past 31 cannot be a day).
+_MONTH_YEAR = re.compile(r"\d(?<![\w./-]\d)\d?/(?P<year>\d\d|(?:19|20)\d\d)(?![\w/]|[.,:-]\d)")
 _ORDINAL = re.compile(
     r"\d(?<![\w.,/-]\d)\d?(?:st|nd|rd|th)(?!\w)"
     r"(?:\s*(?:-|–|and|to|or|&)\s*\d\d?(?:st|nd|rd|th)(?!\w))?",
@@ -215,6 +219,21 @@ def _month_days(text: str) -> list[Span]:
             continue  # "1/2 tab", "of 3/4 the dose", "5/10 pain"
         if dates[0][1] == "10" and not timed and text[max(0, start - 4) : start].strip() == "of":
             continue  # "a pain of 5/10"
+        found.append(Span(start, end, LABEL, score=PARTIAL_SCORE, source=SOURCE))
+    return found
+
+
+def _months_and_years(text: str) -> list[Span]:
+    """ "in 3/80", "compared with 8/79", "since 11/2019": a month of the year, in any
+    context, unless a quantity follows ("3/40 tab") or it is a score ("of 3/45")."""
+    found = []
+    for match in _MONTH_YEAR.finditer(text):
+        start, end = match.span()
+        month, year = int(match.group().split("/")[0]), match.group("year")
+        if not 1 <= month <= 12 or (len(year) == 2 and int(year) <= 31):
+            continue
+        if _next_word(text, end) in _QUANTITY_WORDS or text[max(0, start - 4) : start] == " of ":
+            continue
         found.append(Span(start, end, LABEL, score=PARTIAL_SCORE, source=SOURCE))
     return found
 
@@ -299,7 +318,13 @@ class DateRecognizer(PatternRecognizer):
             for m in _NUMERIC.finditer(text)
             if self._valid_numeric(m.group())
         ]
-        partial = [*_month_days(text), *_ordinals(text), *_bare_days(text), *_years(text)]
+        partial = [
+            *_month_days(text),
+            *_months_and_years(text),
+            *_ordinals(text),
+            *_bare_days(text),
+            *_years(text),
+        ]
         if partial:
             spans += [
                 span

@@ -11,7 +11,9 @@ proposed as PER unless it is plainly something else:
 - a letter after a word that numbers things ("Article X", "Category A", "Class B",
   "Annex C", "Plan B", "Vitamin D", "Part V") or glued to a hyphen or a digit ("F-type",
   "B12", "B 12");
-- a letter followed by a capitalised word (`TitleRecognizer` and NER take "K. Smith" whole).
+- a letter followed by a capitalised word (`TitleRecognizer` and NER take "K. Smith" whole);
+- a sex after an age or its word ("70 yo M", "a 58-year-old F", "Sex: F") and a vital sign
+  or a lab before its value ("T: 98.1", "K 4.2": a letter just before a number).
 
 Part of the `recall` profile (the default), not of `precise`: in social-media text a lone
 letter is as often a grade, a brand ("X") or a reaction, for the annotator to reject.
@@ -43,6 +45,12 @@ _NUMBERING = frozenset(
 )  # fmt: skip
 _PREVIOUS_WORD = re.compile(r"([^\W\d_]+)[\s“”\"'(]*$")
 _NEXT_WORD = re.compile(r"\s+([^\W\d_])")
+# The words before which a letter is a sex: an age's, and the field's ("Sex: F").
+_SEXED = frozenset("yo o old yr yrs yoa sex gender".split())
+_NOT_PEOPLE = _NUMBERING | _SEXED
+_FIELD = re.compile(r"(?:sex|gender)\s*[:=]\s*$", re.IGNORECASE)
+# A letter's value after it: "T: 98.1", "K- 4.2".
+_VALUE = re.compile(r"\s*[:=\-]\s*\d")
 # The eyes of an emoticon just before a letter: ":D", ";P", ": D", ":-O", "=D", "xD".
 _EMOTICON = re.compile(r"(?<!\w)(?:[:;=8][\-^']?|x) ?$")
 
@@ -61,13 +69,15 @@ class InitialRecognizer(PatternRecognizer):
             start, end = match.span()
             if _EMOTICON.search(text, max(0, start - 3), start):
                 continue  # ":D", ": P", "xD"
-            if text[end : end + 2].strip()[:1].isdigit():
-                continue  # "B12", "B 12": a code or a size
+            if text[end : end + 2].strip()[:1].isdigit() or _VALUE.match(text, end):
+                continue  # "B12", "B 12", "T: 98.1": a code, a size, a vital sign
             if self._at_line_start(text, start):
                 continue
             previous = _PREVIOUS_WORD.search(text, max(0, start - 30), start)
-            if previous and previous.group(1).lower() in _NUMBERING:
-                continue
+            if previous and previous.group(1).lower() in _NOT_PEOPLE:
+                continue  # "Article X", "70 yo M"
+            if _FIELD.search(text, max(0, start - 12), start):
+                continue  # "Sex: F"
             following = _NEXT_WORD.match(text, end)
             if following and following.group(1).isupper() and letters.endswith("."):
                 continue

@@ -15,13 +15,14 @@ pattern found in the same place keeps its own label. By the shape of the word:
 - a run that ends at a colon, with only capitalised words and the words that join them
   before it on its line, is a heading or a form's field ("Vital Signs:", "History of
   Present Illness:"): only its unknown words count (not inside a line: "via CNN: ..."
-  names its source);
+  names its source); in a clinical note, a run alone on its line ("Physical Exam", "(2)
+  General Appearance") is a heading too, unless all its words are names (a signature);
 - a capitalised word that opens a sentence, a line or a post ("Krithika is here"): only
   when it is a known name ("Thornbury", not an everyday word like "Will") or a word the
   vocabulary does not hold at all, three letters or more;
 - a word in capitals is read as a capitalised word ("SOCHI", "FACEBOOK", "the PKK’s"),
-  except in a clinical note (a text of which `CLINICAL_SHARE` of the words are clinical
-  shorthand), whose capitals are shorthand ("NSR", "CXR") or headings ("PLAN", "TABLET")
+  except in a clinical note (`wordlists.is_clinical`: a text of which 3% of the words are
+  clinical shorthand), whose capitals are shorthand ("NSR", "CXR") or headings ("PLAN", "TABLET")
   far more often than names: there only a known name, a place, a word the vocabulary does
   not hold, or, inside a sentence, a short one past its everyday words (an acronym: "NSW",
   "QPR") is proposed, three letters or more at the start of a line;
@@ -49,7 +50,8 @@ from pseudonymizer.recognizers.wordlists import (
     NAME,
     SHORTHAND,
     UNKNOWN,
-    clinical_share,
+    Kind,
+    is_clinical,
     is_place,
     kind,
     names,
@@ -60,9 +62,6 @@ from pseudonymizer.spans import Span
 
 LABEL = "MISC"
 PLACE_LABEL = "LOC"
-# A text this much of whose words are clinical shorthand reads as a clinical note: its words
-# in capitals are shorthand and headings, not names.
-CLINICAL_SHARE = 0.03
 # Every label it proposes: capitalised guesses, places in lower case, cued names.
 LABELS = (LABEL, PLACE_LABEL, "PER")
 # Words for a relative or a carer, after which a name in lower case is a person's.
@@ -79,6 +78,9 @@ _CUED_RANK = 200
 # A colon after a run that opens a line: a heading or a form's field ("Vital Signs:"), not a
 # name, unless a word of it is one.
 _HEADING = re.compile(r"[ \t]*:(?!//)")
+# The words that may name someone in a heading ("Vital Signs:", "Physical Exam").
+_IN_A_HEADING = frozenset({UNKNOWN})
+_WORD_CHAR = re.compile(r"\w")
 _HEADING_WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
 _HEADING_STOPS = re.compile(r"[.:;!?]")
 _JOINING = frozenset("of and the for to in on at de du des la le et".split())
@@ -151,7 +153,7 @@ class ProperNounRecognizer(PatternRecognizer):
 
     def recognize_one(self, text: str, language: str = "en") -> list[Span]:
         words = self.words(text)
-        clinical = clinical_share([word for _, _, word in words]) >= CLINICAL_SHARE
+        clinical = is_clinical([word for _, _, word in words], language)
         spans: list[Span] = []
         index = 0
         while index < len(words):
@@ -187,9 +189,15 @@ class ProperNounRecognizer(PatternRecognizer):
             opening = self.starts_sentence(text, run[0][0])
             keys = [_key(word) for _, _, word in run]
             if not any(key in STATUTES for key in keys):
-                heading = _HEADING.match(text, run[-1][1]) is not None and _heads_a_line(
-                    text, run[0][0]
-                )
+                heading: frozenset[Kind] | None = None
+                if _HEADING.match(text, run[-1][1]) and _heads_a_line(text, run[0][0]):
+                    heading = _IN_A_HEADING  # "Vital Signs:", "History of Present Illness:"
+                elif (
+                    clinical
+                    and _fills_a_line(text, run[0][0], run[-1][1])
+                    and not _only_names(run, language)
+                ):
+                    heading = _IN_A_HEADING  # "Vital Signs", not a signature "Owen Gallagher"
                 spans += self._run(run, opening, language, heading=heading, clinical=clinical)
             index = last + 1
         return spans
@@ -200,13 +208,14 @@ class ProperNounRecognizer(PatternRecognizer):
         opening: bool,
         language: str,
         *,
-        heading: bool = False,
+        heading: frozenset[Kind] | None = None,
         clinical: bool = False,
     ) -> list[Span]:
-        """The span of a run of capitalised words, if some word of it may be a name."""
+        """The span of a run of capitalised words, if some word of it may be a name;
+        `heading`: the kinds of word that may be one when the run is a heading."""
         marks = [
             _may_name(word, language, opening=opening and position == 0, clinical=clinical)
-            and (not heading or kind(word, language) is UNKNOWN)
+            and (heading is None or kind(word, language) in heading)
             for position, (_, _, word) in enumerate(run)
         ]
         if not any(marks):
@@ -238,6 +247,21 @@ _TRAILING = frozenset(
     "i a an the of and or to in on at by with from for as is it we you he she they my me "
     "im i'm i'll i've i'd".split()
 )
+
+
+def _only_names(run: list[Word], language: str) -> bool:
+    """Whether every word of two letters or more of `run` is a name or unknown: a signature
+    ("Owen M Gallagher"), not a heading ("Vital Signs": "Vital" is a surname too)."""
+    return all(kind(word, language) in (NAME, UNKNOWN) for _, _, word in run if len(word) > 1)
+
+
+def _fills_a_line(text: str, start: int, end: int) -> bool:
+    """Whether only a list's marks or punctuation stand beside `text[start:end]` on its line
+    ("Vital Signs", "(2) Physical Exam"): a heading of a note."""
+    line_end = text.find("\n", end)
+    after = text[end : len(text) if line_end < 0 else line_end]
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    return not _WORD_CHAR.search(after) and not _WORD_CHAR.search(before.strip("()0123456789."))
 
 
 def _heads_a_line(text: str, start: int) -> bool:

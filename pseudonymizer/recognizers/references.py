@@ -2,7 +2,7 @@
 "E. 1993/54", "MRN: 789-45-123", "SJ-12345", "123-45-6789".
 
 Court decisions, clinical letters and administrative files name their subject by reference
-numbers as often as by name, and NER models see them as bare numbers (or not at all). Four
+numbers as often as by name, and NER models see them as bare numbers (or not at all). Five
 ways in, all labelled ID:
 
 - a cue, then a reference (0.9): "no.", "n°", "nº", "number", "file", "case", "ref.", "reg.",
@@ -29,7 +29,9 @@ ways in, all labelled ID:
   dose ("1000MG");
 - the shape of a US social security number, 123-45-6789: 0.8 when it is a valid one (no
   area 000, 666 or 900-999, no group 00, no serial 0000), 0.5 when it is not, since a made-up
-  or mistyped number identifies as well.
+  or mistyped number identifies as well;
+- digits in four groups or more joined by hyphens, seven digits at least ("560-40-78-5",
+  an account or a record written without its cue), 0.5.
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ _CODE = re.compile(
     r"(?:(?<=[A-Z])[A-Z]{0,4}-?\d{4,}(?:-?[A-Z0-9]+)*|(?<=\d)\d{4,}-?[A-Z]{1,3})"
     r"(?![\w\-]|[/.]\w)"
 )
+# Four groups of digits or more joined by hyphens, seven digits at least: "560-40-78-5",
+# an account's or a record's number (a phone's shapes are the phone pattern's).
+_GROUPS = re.compile(r"\d(?<![\w\-/.]\d)\d*(?:-\d+){3,}(?![\w]|[\-/.]\d)")
 _YEAR_CODE = re.compile(r"[A-Z]{1,5}-?(?:1\d|20)\d\d")
 _UNITS = frozenset("MG MCG ML KG MM CM KM IU HZ MHZ KB MB GB TB BC AD AM PM".split())
 _SSN = re.compile(r"\d(?<![\w\-/.]\d)\d\d-(\d\d)-(\d{4})(?![\w]|[\-/.]\d)")
@@ -163,7 +168,8 @@ def _valid_ssn(match: re.Match[str]) -> bool:
 
 class ReferenceRecognizer(PatternRecognizer):
     """Proposes ID for reference numbers (source "regex"; 0.9 after a cue, 0.8 by shape, 0.7
-    after a "#" and for a code, 0.5 for a social security number that is not valid)."""
+    after a "#" and for a code, 0.5 for a social security number that is not valid and for
+    hyphenated groups of digits)."""
 
     name = "references"
 
@@ -199,5 +205,8 @@ class ReferenceRecognizer(PatternRecognizer):
         for match in _SSN.finditer(text):
             score = 0.8 if _valid_ssn(match) else 0.5
             found.append(Span(match.start(), match.end(), LABEL, score=score, source=SOURCE))
+        for match in _GROUPS.finditer(text):
+            if sum(char.isdigit() for char in match.group()) >= 7:
+                found.append(Span(match.start(), match.end(), LABEL, score=0.5, source=SOURCE))
         # Smallest key first: the longer, then the more confident.
         return select_non_overlapping(found, key=lambda s: (s.start - s.end, -(s.score or 0)))

@@ -19,6 +19,20 @@ attention. `Sifted` wraps a model and drops, before any merge:
   that identify ("nineteen other defendants", "four children") stay; ordinals and
   percentages are dropped by the profiles (`recognizers.ner.COUNTS`).
 
+In a clinical note (`wordlists.is_clinical`), where the model reads the capitals of headings,
+findings and lab tables, it also drops:
+
+- a bare number of up to three digits ("3.9", "16", "95%") or a ratio that is no date
+  ("135/60"): a lab value or a vital sign; the numbers that identify (record numbers,
+  phones, dates, ages past 89, rooms and beds) are the patterns' or longer;
+- a person, place, organisation or MISC entity made only of words the language's
+  vocabulary or the shorthand list holds, none of them a name or a place ("Soft",
+  "Alert", "Rhythm", "Attending Physician", "Groin", "pain"): "Rose" or "Holmes" stay,
+  and so do words in capitals ("UCLA").
+
+Anywhere, an entity whose letters spell a clinician's credentials ("M.D.", "R.N.") is
+dropped.
+
 What it keeps has a word the vocabulary does not explain: a name, a rare word, a digit.
 """
 
@@ -32,7 +46,16 @@ from pseudonymizer.recognizers.amounts import CODES
 from pseudonymizer.recognizers.amounts import WORDS as CURRENCY_WORDS
 from pseudonymizer.recognizers.base import Recognizer
 from pseudonymizer.recognizers.dates import MONTHS, is_date_word
-from pseudonymizer.recognizers.wordlists import SHORTHAND, kind, measures
+from pseudonymizer.recognizers.wordlists import (
+    COMMON,
+    SHORTHAND,
+    Kind,
+    is_clinical,
+    is_place,
+    kind,
+    measures,
+    names,
+)
 from pseudonymizer.spans import Span
 
 # Words that count moments without placing one ("all day", "every week", "these days").
@@ -63,6 +86,14 @@ _AGES = frozenset("yo y/o yr yrs year years yoa ans".split())
 _BEFORE = re.compile(r"([^\W\d_][\w/]*)\W{0,2}$")
 _AFTER = re.compile(r"^\W{0,2}([^\W\d_][\w/]*)")
 _WORDS = re.compile(r"[^\W\d_][\w'’\-]*")
+# The credentials after a clinician's name, which a model reads as a place or a body
+# ("M.D.", "R.N."; not "U.S.", whose letters spell the shorthand of an ultrasound).
+_CREDENTIALS = frozenset(
+    "md do rn lpn np pa phd dds dmd pharmd dpm od cna crna aprn mph msn bsn facs frcp mbbs".split()
+)
+# A lab value or a vital sign in a clinical note ("3.9", "16", "98.7", "95%", "135/60").
+_VALUE = re.compile(r"[<>~]?\d{1,3}(?:[.,]\d+)?\s?%?")
+_RATIO = re.compile(r"(\d{1,3})/(\d{1,3})")
 # Handles, hashtags and links a model's entity may hold ("RT @user"): the patterns propose
 # them, and the merge trims them out of the entity, so they do not make it a name.
 _PATTERNED = re.compile(r"[@#]\w[\w.\-]*|\w+://\S+|www\.\S+")
@@ -84,8 +115,9 @@ def _date_words_only(words: Sequence[str]) -> bool:
     return bool(words) and all(is_date_word(word) for word in words)
 
 
-def plausible(span: Span, text: str, language: str) -> bool:
-    """Whether a model's `span` of `text` may identify someone (see the module)."""
+def plausible(span: Span, text: str, language: str, *, clinical: bool = False) -> bool:
+    """Whether a model's `span` of `text` may identify someone (see the module); `clinical`:
+    `text` is a clinical note (`clinical_text`)."""
     surface = text[span.start : span.end]
     if span.label == "DATE":
         words = _WORDS.findall(surface)
@@ -105,10 +137,54 @@ def plausible(span: Span, text: str, language: str) -> bool:
     if span.label in _AMOUNTS:
         if words:
             return any(kind(word, language) is not SHORTHAND for word in words)
-        return not _measured(text, span, language)
+        return not (clinical and _lab_value(surface)) and not _measured(text, span, language)
     if span.label not in _NAMES or not words or any(char.isdigit() for char in surface):
         return True
-    return not all(kind(word, language) is SHORTHAND for word in words)
+    if "".join(words).lower() in _CREDENTIALS:
+        return False  # "M.D.", "R.N."
+    kinds = [kind(word, language) for word in words]
+    if all(found is SHORTHAND for found in kinds):
+        return False
+    return not (
+        clinical and all(_everyday(word, found) for word, found in zip(words, kinds, strict=True))
+    )
+
+
+def _lab_value(surface: str) -> bool:
+    """A value of a clinical note's table: a number of up to three digits, with decimals or
+    a percentage ("3.9", "16", "98.7", "95%"), or a ratio that is no month and day or year
+    ("135/60", "2/2" is left: a date)."""
+    value = surface.strip()
+    if _VALUE.fullmatch(value):
+        return True
+    ratio = _RATIO.fullmatch(value)
+    return ratio is not None and not (
+        1 <= int(ratio.group(1)) <= 12 and (int(ratio.group(2)) <= 31 or len(ratio.group(2)) == 2)
+    )
+
+
+def _everyday(word: str, found: Kind) -> bool:
+    """A common word or shorthand that no name or place of the lists spells, not written in
+    capitals ("UCLA", "LA General": an acronym is a name as often as a heading)."""
+    if word.isupper() and len(word) > 1:
+        return False
+    if found is SHORTHAND:
+        return True
+    folded = word.lower()
+    return found is COMMON and folded not in names() and not is_place(folded)
+
+
+def clinical_text(text: str, language: str = "en") -> bool:
+    """Whether `text` reads as a clinical note (`wordlists.is_clinical`)."""
+    return is_clinical(_WORDS.findall(text), language)
+
+
+def sift(spans: Sequence[Span], text: str, language: str) -> list[Span]:
+    """The `spans` of a model over `text` that are `plausible`."""
+    if not spans:
+        return []
+    clinical = clinical_text(text, language)
+    return [span for span in spans if plausible(span, text, language, clinical=clinical)]
 
 
 class Sifted:
@@ -120,7 +196,4 @@ class Sifted:
 
     def recognize(self, texts: Sequence[str], language: str) -> list[list[Span]]:
         found = self.recognizer.recognize(texts, language)
-        return [
-            [span for span in spans if plausible(span, text, language)]
-            for text, spans in zip(texts, found, strict=True)
-        ]
+        return [sift(spans, text, language) for text, spans in zip(texts, found, strict=True)]

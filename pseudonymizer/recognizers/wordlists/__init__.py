@@ -49,6 +49,9 @@ _CHAT_SECTION = "# chat and social media"
 _TESTS_SECTION = "# tests and imaging"
 # How many different words of clinical shorthand make a text a clinical note, at least.
 _CLINICAL_WORDS = 3
+# The share of a text's words that are clinical shorthand from which it reads as a clinical
+# note (a nursing note, a discharge letter), where capitals are shorthand or headings.
+CLINICAL_SHARE = 0.03
 
 
 # The endings of drug names and clinical terms ("Hydroxychloroquine", "lisinopril",
@@ -108,15 +111,24 @@ def _words(text: str) -> list[str]:
     return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
 
 
-def clinical_share(words: Sequence[str]) -> float:
+def clinical_share(words: Sequence[str], language: str = "en") -> float:
     """The share of `words` that are clinical shorthand no everyday word spells ("HR",
     "PRN", "CXR"; 0 when fewer than three such words differ): high in a clinical note, where
     words in capitals are shorthand, low in a post or a judgment, where they are names
-    ("SOCHI", "FACEBOOK")."""
+    ("SOCHI", "FACEBOOK"). The shorthand is English: a word of `language`'s own vocabulary
+    is none ("le", "rue" and "trop" are French words before they are "lower extremity")."""
+    own = ranks(language) if language != "en" and language in _LANGUAGES else {}
     found = [word.lower() for word in words if _clinical(word.lower())]
+    found = [word for word in found if word not in own]
     if len(set(found)) < _CLINICAL_WORDS:
         return 0.0
     return len(found) / len(words)
+
+
+def is_clinical(words: Sequence[str], language: str = "en") -> bool:
+    """Whether a text of these `words` in `language` reads as a clinical note
+    (`clinical_share`)."""
+    return clinical_share(words, language) >= CLINICAL_SHARE
 
 
 def _clinical(word: str) -> bool:

@@ -95,6 +95,9 @@ def test_spans_are_dates_from_the_regex_source() -> None:
         ("summer of '19", ["summer of '19"]),
         ("mid-2019", ["mid-2019"]),
         ("début 2020", ["début 2020"]),
+        ("s/p CABG x 4 in 3/80. He", ["3/80"]),  # a month and a year, in any context
+        ("Compared with 8/79-- the QRS", ["8/79"]),
+        ("symptoms since 11/2019", ["11/2019"]),
     ],
 )
 def test_a_partial_date_in_a_dates_context_is_proposed_at_a_lower_score(
@@ -134,6 +137,10 @@ def test_a_partial_date_in_a_dates_context_is_proposed_at_a_lower_score(
         "in '123",
         "a fall 20 times",  # a season without a year
         "early 1234",
+        "scored 13/80 points",  # no month
+        "a score of 3/45",
+        "take 3/40 tab",
+        "BP 3/12 wks",  # a day could follow the slash: needs a cue
     ],
 )
 def test_what_only_looks_like_a_partial_date_is_left_alone(text: str) -> None:

@@ -42,6 +42,7 @@ def found(text: str) -> list[str]:
         ("B123456789 and 12345-JS and 87342GH", ["B123456789", "12345-JS", "87342GH"]),
         ("SSN 123-45-6789.", ["123-45-6789"]),
         ("it was 987-65-4321 then", ["987-65-4321"]),
+        ("OROZCO,KYLE   560-40-78-5   ", ["560-40-78-5"]),  # hyphenated groups, no cue
     ],
 )  # fmt: skip
 def test_a_reference_number_is_proposed_without_its_cue(text: str, expected: list[str]) -> None:
@@ -69,6 +70,7 @@ def test_a_reference_number_is_proposed_without_its_cue(text: str, expected: lis
         "in FY2020 and AD1066",  # a capital and a year
         "take 1000MG daily",  # a dose
         "SM-G9600 phone",
+        "on 2083-07-20 and 1-2-3-4",  # a date; too few digits
     ],
 )
 def test_what_is_not_a_reference_number_is_left_alone(text: str) -> None:

@@ -7,7 +7,8 @@ import pytest
 
 from pseudonymizer.detection import Detector
 from pseudonymizer.recognizers.echoes import with_echoes
-from pseudonymizer.recognizers.sifting import Sifted, plausible
+from pseudonymizer.recognizers.propernouns import ProperNounRecognizer
+from pseudonymizer.recognizers.sifting import Sifted, clinical_text, plausible, sift
 from pseudonymizer.recognizers.wordlists import COMMON, NAME, SHORTHAND, UNKNOWN, kind
 from pseudonymizer.spans import Span
 
@@ -160,3 +161,89 @@ def test_money_needs_a_currency(text: str, expected: bool) -> None:
     start = 2 if text.startswith("$") else 0
     span = Span(start, len(surface), "MONEY", source="ner")
     assert plausible(span, text, "en") is expected
+
+
+# A note of the kind the clinical reading is for: shorthand on every line.
+_NOTE = (
+    "HPI: 70 yo M with NIDDM, HTN, CAD s/p CABG x 4 in 3/80.\n"
+    "VS: T: 98.1  HR: 59  BP: 158/72  RR 16  SaO2 97% RA\n"
+    "Labs: K 3.9, Cr 1.1, WBC 9.9, PLT 243.\n"
+    "Exam: Alert, Soft, Rhythm regular. Groin without hematoma.\n"
+    "Plan: cath, f/u with Dr Rose Holmes in 2 wks. Wife Church visits.\n"
+)
+
+
+def test_a_note_full_of_shorthand_reads_as_clinical_and_a_post_does_not() -> None:
+    assert clinical_text(_NOTE)
+    # French words that spell English shorthand ("le", "rue", "trop") make no clinical note.
+    french = "MM. Dupont et Martin, rue de la Paix : le trop grand le le rue rue trop."
+    assert clinical_text(french, "en") and not clinical_text(french, "fr")
+    assert not clinical_text("Alert: Soft Cell played Rhythm Nation at the Groin Bar, HR dept.")
+
+
+@pytest.mark.parametrize(
+    ("surface", "label"),
+    [
+        ("3.9", "CARDINAL"), ("16", "CARDINAL"), ("9.9", "QUANTITY"), ("158/72", "CARDINAL"),
+        ("Alert", "PER"), ("Soft", "ORG"), ("Rhythm", "PER"), ("Groin", "ORG"),
+        ("Exam", "ORG"),
+    ],
+)  # fmt: skip
+def test_in_a_clinical_note_lab_values_and_everyday_words_are_no_finding(
+    surface: str, label: str
+) -> None:
+    assert not plausible(_span(_NOTE, surface, label), _NOTE, "en", clinical=True)
+
+
+@pytest.mark.parametrize(
+    ("surface", "label"),
+    [
+        ("Rose Holmes", "PER"),  # names that are words too stay
+        ("Church", "PER"),
+        ("3/80", "CARDINAL"),  # a month and a year, not a ratio
+        ("70", "DATE"),
+    ],
+)
+def test_in_a_clinical_note_names_and_dates_stay(surface: str, label: str) -> None:
+    assert plausible(_span(_NOTE, surface, label), _NOTE, "en", clinical=True)
+
+
+def test_in_a_clinical_note_words_in_capitals_are_no_everyday_words() -> None:
+    text = "seen at UCLA, then LA General"  # an acronym is a name as often as a heading
+    for surface in ("UCLA", "LA General"):
+        assert plausible(_span(text, surface, "ORG"), text, "en", clinical=True)
+
+
+def test_outside_a_clinical_note_counts_and_capitalised_words_stay() -> None:
+    text = "Alert and Soft were there; she has 16 cousins."
+    for surface, label in (("Alert", "PER"), ("Soft", "ORG"), ("16", "CARDINAL")):
+        assert plausible(_span(text, surface, label), text, "en")
+    assert sift([_span(text, "Soft", "ORG")], text, "en") == [_span(text, "Soft", "ORG")]
+
+
+def test_letters_that_spell_shorthand_are_no_name_anywhere() -> None:
+    text = "Gilbert P. Perez, M.D. signed"
+    assert not plausible(_span(text, "M.D.", "LOC"), text, "en")
+    assert plausible(_span(text, "Gilbert P. Perez", "PER"), text, "en")
+    text = "flew to the U.S. for an US scan"  # letters of shorthand that are no credentials
+    assert plausible(_span(text, "U.S.", "LOC"), text, "en")
+
+
+def _guesses(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in ProperNounRecognizer().recognize_one(text, "en")]
+
+
+def test_in_a_clinical_note_a_line_of_everyday_words_is_a_heading_and_a_signature_is_not() -> None:
+    note = _NOTE + "\nVital Signs\n\n(2)  Physical Exam\n\nOwen Gallagher\n"
+    found = _guesses(note)
+    assert "Vital Signs" not in found and "Physical Exam" not in found
+    assert "Owen Gallagher" in found
+    # Outside a clinical note, a line may be a post's whole text: it stays.
+    assert _guesses("nice day\nVital Signs\n") == ["Vital Signs"]
+
+
+def test_the_first_word_of_a_list_item_opens_a_sentence() -> None:
+    note = _NOTE + "A:   (1)  Alcohol excess discussed.\n ******** Approved by\n- Worried about\n"
+    found = _guesses(note)
+    assert not {"Alcohol", "Approved", "Worried"} & set(found)
+    assert _guesses("A:   (1)  Krithika excess discussed.") == ["Krithika"]
