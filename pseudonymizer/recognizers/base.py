@@ -31,6 +31,9 @@ class Recognizer(Protocol):
 
 
 _SENTENCE_ENDS = frozenset('.!?:;“"(«')
+# What opens a post before its first word: handles it answers, "RT", an emoticon
+# ("@user What do you", "RT @a: Thanks", ":D How was").
+_LEAD = re.compile(r"(?:\s*(?:RT\b|@[\w.]+|[:;=xX8]['\-^]?[DPpO3()\[\]]+)[:,.!]*)+\s*")
 # A list's number in brackets after a space or a colon: "A:   (1)  Alcohol", "3) Worried".
 _NUMBERED = re.compile(r"(?:^|(?<=[\s:]))\(?(?:\d{1,3}|[ivxIVX]{1,4})\)\s+$")
 # What may stand before the first word of a list's item on its line: a bullet, a number or
@@ -67,8 +70,8 @@ class PatternRecognizer:
     @staticmethod
     def starts_sentence(text: str, position: int) -> bool:
         """Whether `position` begins a sentence, a line, a list's item ("(3)  Hypertension",
-        "- Alcohol", "**** Approved") or the text: a capital there says nothing about a
-        name."""
+        "- Alcohol", "**** Approved"), a post after the handles it answers ("@user What")
+        or the text: a capital there says nothing about a name."""
         index = position - 1
         while index >= 0 and text[index].isspace():
             if text[index] in "\r\n":
@@ -79,6 +82,7 @@ class PatternRecognizer:
         line = text.rfind("\n", 0, position) + 1
         return (
             _ITEM.fullmatch(text, line, position) is not None
+            or _LEAD.fullmatch(text, line, position) is not None
             or _NUMBERED.search(text, max(line, position - 12), position) is not None
         )
 

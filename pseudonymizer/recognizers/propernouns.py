@@ -62,6 +62,10 @@ from pseudonymizer.spans import Span
 
 LABEL = "MISC"
 PLACE_LABEL = "LOC"
+# The language's most frequent words (pronouns, verbs, "like", "what", "how") capitalise
+# for emphasis in posts: a run of them alone names no one ("Will" and "May" go to the
+# model); beside another word they stay in the name ("High House Farm").
+_TOP = 200
 # Every label it proposes: capitalised guesses, places in lower case, cued names.
 LABELS = (LABEL, PLACE_LABEL, "PER")
 # Words for a relative or a carer, after which a name in lower case is a person's.
@@ -218,8 +222,10 @@ class ProperNounRecognizer(PatternRecognizer):
             and (heading is None or kind(word, language) in heading)
             for position, (_, _, word) in enumerate(run)
         ]
-        if not any(marks):
-            return []
+        if not any(marks) or all(
+            _top(word, language) for (_, _, word), mark in zip(run, marks, strict=True) if mark
+        ):
+            return []  # "Like my twin", "You're my wonderwall": emphasis, not a name
         first = marks.index(True)
         last = len(run) - 1
         # A pronoun or a function word after the name is not part of it ("Mzansi I"); the
@@ -271,6 +277,11 @@ def _heads_a_line(text: str, start: int) -> bool:
     return all(
         word[0].isupper() or word.lower() in _JOINING for word in _HEADING_WORDS.findall(before)
     ) and not _HEADING_STOPS.search(before)
+
+
+def _top(word: str, language: str) -> bool:
+    """One of the language's most frequent words, not in capitals ("Like", "What")."""
+    return not word.isupper() and ranks(language).get(_key(word), _TOP) < _TOP
 
 
 def _may_name(word: str, language: str, *, opening: bool, clinical: bool = False) -> bool:

@@ -247,3 +247,22 @@ def test_the_first_word_of_a_list_item_opens_a_sentence() -> None:
     found = _guesses(note)
     assert not {"Alcohol", "Approved", "Worried"} & set(found)
     assert _guesses("A:   (1)  Krithika excess discussed.") == ["Krithika"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "@bendingoutward What about the site",  # a post opens after the handles it answers
+        "RT @julie_co: Thanks for the follow",
+        "@swavelbean13 :D How was your day ?",
+        "u 're Like my twin Need u",  # the most frequent words capitalise for emphasis
+        "And after all You're my wonderwall",
+    ],
+)
+def test_a_post_opens_after_its_handles_and_emphasis_is_no_name(text: str) -> None:
+    assert _guesses(text) == []
+
+
+def test_a_frequent_word_beside_a_name_stays_in_it() -> None:
+    assert _guesses("local apples from the House Farm = fine") == ["House Farm"]
+    assert _guesses("@user Krithika said so") == ["Krithika"]
