@@ -27,6 +27,16 @@ repository). What is printed, per set and profile:
   what sets that annotate only names measure;
 - proposed: the share of all tokens masked (a flood is a team that stops reading).
 
+`--decided` measures a half-decided project (issue 30's "once the first halves are
+decided"): each document is cut at the line or sentence end nearest its middle that cuts no
+gold span; the gold spans of the first halves are what people decided. Their surfaces go to
+the detector as known entities (the key table), and a model is learned from the first
+halves (`pseudonymizer.learning`, `--iterations`); the second halves alone are scored, with
+the table, with the table and the learned model, and without either (the default, for
+comparison). TAB's annotators' spans are cut likewise.
+
+    python bench/detection_quality.py ../devdata/legal-en-tab --decided --profile recall
+
 `--misses N` lists the N most frequent gold surfaces left wholly unmasked, `--alarms N` the
 N most frequent predicted surfaces that touch no gold token, with their labels and sources.
 The public sets carry no one's secrets, so printing them is fine; never point this at a
@@ -38,11 +48,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +61,7 @@ sys.path.insert(0, str(ROOT))
 
 from pseudonymizer.detection import PROFILES, Detector  # noqa: E402
 from pseudonymizer.evaluation import OUTSIDE, tokenize  # noqa: E402
+from pseudonymizer.learning import Example, loads, train_bytes  # noqa: E402
 from pseudonymizer.spans import Span  # noqa: E402
 
 HALVES = ("dev", "heldout")
@@ -101,6 +113,89 @@ def load(path: Path) -> list[Document]:
                 )
             )
     return documents
+
+
+# Where a document may be cut in two: after a line break, or after a sentence's end.
+_CUTS = re.compile(r"\n+|(?<=[.!?])\s+")
+
+
+def cut(document: Document) -> int | None:
+    """Where to cut `document` in two: the line or sentence end nearest its middle that
+    falls inside no gold span (of the union or of any annotator); None when there is none."""
+    spans = [*document.gold, *(s for spans in document.annotators.values() for s in spans)]
+    middle = len(document.text) // 2
+    places = [
+        match.end()
+        for match in _CUTS.finditer(document.text)
+        if 0 < match.end() < len(document.text)
+        and not any(span.start < match.end() < span.end for span in spans)
+    ]
+    return min(places, key=lambda place: abs(place - middle)) if places else None
+
+
+def _shifted(spans: Iterable[Span], at: int) -> list[Span]:
+    return [
+        replace(span, start=span.start - at, end=span.end - at)
+        for span in spans
+        if span.start >= at
+    ]
+
+
+def split_in_halves(documents: Sequence[Document]) -> tuple[list[Document], list[Document]]:
+    """The first and second halves of each document that can be cut (`cut`)."""
+    first, second = [], []
+    for document in documents:
+        at = cut(document)
+        if at is None:
+            continue
+        first.append(
+            Document(
+                document.id,
+                document.language,
+                document.domain,
+                document.text[:at],
+                [span for span in document.gold if span.end <= at],
+                {
+                    name: [span for span in spans if span.end <= at]
+                    for name, spans in document.annotators.items()
+                },
+            )
+        )
+        second.append(
+            Document(
+                document.id,
+                document.language,
+                document.domain,
+                document.text[at:],
+                _shifted(document.gold, at),
+                {name: _shifted(spans, at) for name, spans in document.annotators.items()},
+            )
+        )
+    return first, second
+
+
+def decided_detectors(
+    first: Sequence[Document], profile: str, *, use_ner: bool, iterations: int
+) -> dict[str, Detector]:
+    """Detectors of a project whose first halves are decided: with their surfaces as known
+    entities ("table"), and with a model learned from them too ("table+learned")."""
+    known = sorted(
+        {
+            (d.text[s.start : s.end], s.label)
+            for d in first
+            for s in d.gold
+            if d.text[s.start : s.end].strip()
+        }
+    )
+    found = {"table": Detector(profile=profile, use_ner=use_ner, known=known)}
+    languages = sorted({d.language for d in first})
+    models = []
+    for language in languages:
+        examples = [Example(d.text, list(d.gold)) for d in first if d.language == language]
+        data, _ = train_bytes(examples, language, iterations=iterations)
+        models.append(loads(data))
+    found["table+learned"] = Detector(profile=profile, use_ner=use_ner, known=known, learned=models)
+    return found
 
 
 def _labels(tokens: Sequence[tuple[int, int]], spans: Iterable[Span]) -> list[list[Span]]:
@@ -216,7 +311,7 @@ def _share(part: int, whole: int) -> str:
 def report(name: str, tally: Tally, seconds: float, tab_recall: float | None) -> None:
     extra = f"  TAB recall {tab_recall:6.1%}" if tab_recall is not None else ""
     print(
-        f"  {name:<10} recall {tally.recall:6.1%}  precision {tally.precision:6.1%} "
+        f"  {name:<22} recall {tally.recall:6.1%}  precision {tally.precision:6.1%} "
         f"(names {tally.name_precision:6.1%})  "
         f"proposed {tally.proposed:6.1%} of {tally.tokens:,} tokens{extra}  ({seconds:.1f} s)"
     )
@@ -241,6 +336,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, help="the first N documents of each half")
     parser.add_argument("--misses", type=int, default=0, metavar="N")
     parser.add_argument("--alarms", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--decided", action="store_true", help="score second halves once first halves are decided"
+    )
+    parser.add_argument("--iterations", type=int, default=20, help="of the learned model")
     args = parser.parse_args(argv)
     sets = args.sets or sorted(
         path.parent for path in devdata_root().glob("*/dev.jsonl") if path.is_file()
@@ -256,7 +355,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             languages = ",".join(sorted({d.language for d in documents}))
             domains = ",".join(sorted({d.domain for d in documents}))
             print(f"{folder.name} [{half}] {len(documents)} documents, {languages}, {domains}")
-            for profile, detector in detectors.items():
+            runs: list[tuple[str, Detector]] = list(detectors.items())
+            if args.decided:
+                first, documents = split_in_halves(documents)
+                print(f"  second halves of {len(documents)} documents, the first ones decided")
+                for profile in profiles:
+                    decided = decided_detectors(
+                        first, profile, use_ner=not args.no_ner, iterations=args.iterations
+                    )
+                    runs += [(f"{profile}+{name}", found) for name, found in decided.items()]
+            for profile, detector in runs:
                 started = time.perf_counter()
                 predicted = detect(detector, documents)
                 seconds = time.perf_counter() - started
