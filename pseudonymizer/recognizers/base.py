@@ -6,6 +6,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 from pseudonymizer.graphemes import widen_spans
@@ -64,8 +65,9 @@ class PatternRecognizer:
 
     @staticmethod
     def words(text: str) -> list[Word]:
-        """The (start, end, word) of every word of `text`, in order."""
-        return [(match.start(), match.end(), match.group()) for match in _WORD.finditer(text)]
+        """The (start, end, word) of every word of `text`, in order (the same list for the
+        recognizers that read one text in turn: do not change it)."""
+        return _words(text)
 
     @staticmethod
     def starts_sentence(text: str, position: int) -> bool:
@@ -85,6 +87,11 @@ class PatternRecognizer:
             or _LEAD.fullmatch(text, line, position) is not None
             or _NUMBERED.search(text, max(line, position - 12), position) is not None
         )
+
+
+@lru_cache(maxsize=4)
+def _words(text: str) -> list[Word]:
+    return [(match.start(), match.end(), match.group()) for match in _WORD.finditer(text)]
 
 
 @dataclass(frozen=True)

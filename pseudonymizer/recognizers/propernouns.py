@@ -43,6 +43,7 @@ from collections.abc import Sequence
 
 from pseudonymizer.recognizers.base import POSSESSIVE, PatternRecognizer, Word
 from pseudonymizer.recognizers.dates import is_date_word
+from pseudonymizer.recognizers.sifting import clinical_text
 from pseudonymizer.recognizers.titles import TITLES
 from pseudonymizer.recognizers.wordlists import COMMON as COMMON_WORD
 from pseudonymizer.recognizers.wordlists import (
@@ -51,7 +52,6 @@ from pseudonymizer.recognizers.wordlists import (
     SHORTHAND,
     UNKNOWN,
     Kind,
-    is_clinical,
     is_place,
     kind,
     names,
@@ -157,7 +157,8 @@ class ProperNounRecognizer(PatternRecognizer):
 
     def recognize_one(self, text: str, language: str = "en") -> list[Span]:
         words = self.words(text)
-        clinical = is_clinical([word for _, _, word in words], language)
+        clinical = clinical_text(text, language)
+        starts, known, cues = place_starts(), names(), _PERSON_CUES
         spans: list[Span] = []
         index = 0
         while index < len(words):
@@ -165,18 +166,24 @@ class ProperNounRecognizer(PatternRecognizer):
                 index += 1  # a handle's or a hashtag's letters: the patterns' to find
                 continue
             if not words[index][2][0].isupper():
-                place = _lower_case_place(text, words, index)
+                # Most words are neither places nor names: three set lookups pass them by.
+                lowered = words[index][2].lower()
+                place = lowered in starts and _lower_case_place(text, words, index)
                 if place:
                     start, end = words[index][0], words[index + place - 1][1]
                     spans.append(Span(start, end, PLACE_LABEL, score=0.3, source=SOURCE))
                     index += place
                     continue
-                if index and _cued_name(text, words[index - 1], words[index], language):
+                if (
+                    index
+                    and words[index - 1][2].lower() in cues
+                    and _cued_name(text, words[index - 1], words[index], language)
+                ):
                     start, end, _ = words[index]
                     spans.append(Span(start, end, "PER", score=0.5, source=SOURCE))
                     index += 1
                     continue
-                if _lower_case_name(words[index][2], language):
+                if _key(lowered) in known and _lower_case_name(words[index][2], language):
                     start, end, _ = words[index]
                     spans.append(Span(start, end, LABEL, score=0.2, source=SOURCE))
                 index += 1

@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pseudonymizer.recognizers.amounts import CODES
 from pseudonymizer.recognizers.amounts import WORDS as CURRENCY_WORDS
@@ -174,8 +175,10 @@ def _everyday(word: str, found: Kind) -> bool:
     return found is COMMON and folded not in names() and not is_place(folded)
 
 
+@lru_cache(maxsize=4)
 def clinical_text(text: str, language: str = "en") -> bool:
-    """Whether `text` reads as a clinical note (`wordlists.is_clinical`)."""
+    """Whether `text` reads as a clinical note (`wordlists.is_clinical`; remembered for the
+    last texts: each recognizer of a run asks in turn)."""
     return is_clinical(_WORDS.findall(text), language)
 
 
