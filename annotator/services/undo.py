@@ -7,7 +7,10 @@ state before of each span whose version moved (or None for a span the action cre
 its version after. `undo_apply` puts those states back in one transaction, and only if no
 span changed since (someone else's change is never undone by mistake: StaleVersion, and
 nothing moves). A decision goes back through the correspondence table, as any decision
-does, so the surface's pseudonym is the one it had.
+does, so the surface's pseudonym is the one it had; and what the action put in the table
+goes back out of it: an entity the undone spans held, that none of them holds any more,
+made by this person and relied on by nothing else ("Met Moshe Chaya" after an edge moved
+and came back, a one-letter slip added and undone), is withdrawn, audited.
 
 An entry is plain JSON (it lives in the session): offsets, labels, statuses, decisions,
 the pseudonym chosen (a replacement, never an original) and ids.
@@ -29,6 +32,7 @@ from annotator.services.spans import (
     _decide,
     _locked_document,
     _touch_document,
+    _withdraw,
     span_choices,
 )
 
@@ -128,6 +132,9 @@ def undo_apply(
                 span,
             )
     now = timezone.now()
+    # The entities the action's spans hold now: once the spans are back, those none of them
+    # holds any more leave the table, if nothing else relies on them (`_withdraw`).
+    held = {span.entity_id: span for span in spans.values() if span.entity_id is not None}
     # Spans the action created go first: the proposals they pushed aside come back after.
     for item in sorted(entry, key=lambda item: item["before"] is not None):
         span = spans[item["id"]]
@@ -144,6 +151,10 @@ def undo_apply(
         if span.status == SpanStatus.ACCEPTED:
             _decide(span, document, user, before["replacement"])
         span.save()
+    kept = {span.entity_id for span in spans.values() if span.pk is not None}
+    for entity_id, span in held.items():
+        if entity_id not in kept:
+            _withdraw(document, entity_id, user, span)
     if comment_id is not None:
         comment = (
             Comment.objects.filter(pk=comment_id, author=user).select_related("review_item").first()

@@ -20,9 +20,10 @@ from annotator.keys.edits import project_keys_delete as _project_keys_delete
 from annotator.keys.notes import pseudonym_digest as _pseudonym_digest
 from annotator.keys.reads import NamedAlias
 from annotator.keys.surfaces import SUGGESTIONS, Choice
-from annotator.models import Project, ReviewItem, Span, SpanSource, SpanStatus
+from annotator.models import AuditAction, Project, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
+from annotator.services.audit import audit_record
 from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 
@@ -143,6 +144,8 @@ def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: in
         )
         if withdrawn:
             echoes.delete()
+            audit_record(action=AuditAction.KEY_EDIT, actor=actor, project=project,
+                         target=f"entity:{entity_id}", detail={"change": "withdrawn"})  # fmt: skip
     return withdrawn
 
 

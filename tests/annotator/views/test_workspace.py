@@ -15,7 +15,16 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator.models import Document, DocumentStatus, ReviewItem, Span, SpanSource, SpanStatus
+from annotator.models import (
+    AuditAction,
+    AuditEvent,
+    Document,
+    DocumentStatus,
+    ReviewItem,
+    Span,
+    SpanSource,
+    SpanStatus,
+)
 from annotator.services import runs
 from annotator.services.review.resolve import review_resolve
 from annotator.services.table import EntityChange, entity_update, surface_choice, surface_decide
@@ -1084,3 +1093,53 @@ def test_moving_an_accepted_edge_into_a_word_asks_to_confirm_then_moves(
     assert Span.objects.get(pk=moshe.pk).end == moshe.end
     act(team, moshe, **move, confirm="on")
     assert TEXT[: Span.objects.get(pk=moshe.pk).end].endswith("Moshe Chay")
+
+
+def test_undo_of_an_edge_move_takes_the_surface_it_made_out_of_the_table(
+    team: Team, document: Document
+) -> None:
+    """Issue 31, trap 2: an edge moved and undone left "Met Moshe Chaya" in the table with no
+    span, an undecided known entity that refused every release holding it."""
+    act(team, span_of(document, "Moshe Chaya"), action="accept")
+    act(team, span_of(document, "Moshe Chaya"), action="move", edge="start", unit="word",
+        extend="on")  # fmt: skip
+    assert surface_choice(team.project, "Met Moshe Chaya") is not None
+    undo(team, document)
+    span = span_of(document, "Moshe Chaya")
+    assert span.status == SpanStatus.ACCEPTED and span.entity_id is not None
+    assert surface_choice(team.project, "Met Moshe Chaya") is None
+    assert surface_choice(team.project, "Moshe Chaya") is not None
+    # Both withdrawals are audited: "Moshe Chaya" when the edge moved off it (it comes back
+    # with the undo), "Met Moshe Chaya" with the undo.
+    withdrawn = AuditEvent.objects.filter(project=team.project, action=AuditAction.KEY_EDIT,
+                                          detail__change="withdrawn")  # fmt: skip
+    assert withdrawn.count() == 2
+
+
+def test_undo_of_an_added_span_takes_its_surface_out_of_the_table(
+    team: Team, document: Document
+) -> None:
+    start = TEXT.index("Alphonse")
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    annotator_of(team).post(url, {"start": start, "end": start + len("Alphonse"), "label": "PER"},
+                            HTTP_HX_REQUEST="true")  # fmt: skip
+    assert surface_choice(team.project, "Alphonse") is not None
+    undo(team, document)
+    assert surface_choice(team.project, "Alphonse") is None
+
+
+def test_undo_keeps_in_the_table_what_another_span_relies_on(
+    team: Team, document: Document
+) -> None:
+    other = DocumentFactory(project=team.project, language="en", text="Alphonse came.")
+    Span.objects.create(document=other, start=0, end=8, label="PER", source=SpanSource.HUMAN,
+                        status=SpanStatus.PROPOSED)  # fmt: skip
+    start = TEXT.index("Alphonse")
+    url = reverse("span_add", args=[team.project.slug, document.pk])
+    annotator_of(team).post(url, {"start": start, "end": start + len("Alphonse"), "label": "PER"},
+                            HTTP_HX_REQUEST="true")  # fmt: skip
+    choice = surface_choice(team.project, "Alphonse")
+    assert choice is not None
+    Span.objects.filter(document=other).update(entity_id=choice.entity_id)
+    undo(team, document)
+    assert surface_choice(team.project, "Alphonse") is not None
