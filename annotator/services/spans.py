@@ -268,6 +268,15 @@ def _rest(
 
 
 def _touch_document(document: Document) -> None:
+    """A person changed a span: the document is in progress, unless it was done and nothing
+    in it is left undecided (a finished document whose edge was moved, whose pseudonym was
+    changed, stays finished and in the next release; one with a proposal left undecided by
+    the change goes back to work, and the page says so)."""
+    if (
+        document.status == DocumentStatus.DONE
+        and not Span.objects.for_document(document).proposed().exists()
+    ):
+        return
     if document.status in _REOPENED:
         Document.objects.filter(pk=document.pk).update(
             status=DocumentStatus.IN_PROGRESS, updated_at=timezone.now()

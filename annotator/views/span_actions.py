@@ -89,6 +89,13 @@ GONE = (
 )
 
 
+# What a person reads when their change took a finished document back to work.
+REOPENED = (
+    "This document was done: your change left a proposal undecided, so it is in progress "
+    "again and out of the next release until it is marked done."
+)
+
+
 def _answer(
     request: HtmxProjectRequest,
     document: Document,
@@ -103,8 +110,11 @@ def _answer(
     """The patch for htmx, with what else changed since the page was patched; else back to
     the page, the notice as a message. `confirm` offers to send the refused action again,
     confirmed (`_confirmable`)."""
+    was = document.status
+    document.refresh_from_db(fields=["status", "version"])
+    if was == DocumentStatus.DONE and document.status != DocumentStatus.DONE and not error:
+        notice = f"{notice} {REOPENED}".strip()
     if request.htmx:
-        document.refresh_from_db(fields=["status", "version"])
         status = {"notice": notice, "error": error, "undo": undo_label(request, document),
                   "confirm": confirm}  # fmt: skip
         try:

@@ -1,6 +1,8 @@
 """Issue 31: every decision kept whole, on the deployed stack (tests/e2e/stack.py), driven in
 Chromium where a person acts on the page.
 
+- A decided change keeps a finished document finished: an edge moved in a done document
+  leaves it done, and in the next release.
 - Undone work leaves nothing in the table: an edge moved and undone, or a span added and
   undone, takes the surface it made back out of the table (audited), so that it refuses no
   release as an undecided known entity in another document.
@@ -65,3 +67,37 @@ def test_an_edge_moved_and_undone_leaves_no_surface_in_the_table_to_refuse_a_rel
     release = _release(admin, language="en", strategy="S2")
     named = {leak["document_id"] for leak in release.get("leak_report") or []}
     assert ids["undo-b"] not in named, release.get("leak_report")
+
+
+def test_an_edge_moved_in_a_finished_document_keeps_it_finished_and_in_the_release(
+    stack: Stack, api: dict[str, Api], browser: Any
+) -> None:
+    """Trap 1: from a refused release's link, an annotator moved one edge in a finished
+    document; it went back to "in progress" without a word and the next release left it out."""
+    admin, annotator = api["admin"], api["annotator_en"]
+    name = "Perpetua Okonkwo"
+    text = f"Met {name} at the station."
+    ids = import_records(admin, [{"id": "kept-done", "lang": "en", "text": text, "spans": []}])
+    document_id = ids["kept-done"]
+    start = text.index(name)
+    annotator.post(f"documents/{document_id}/spans/",
+                   {"start": start, "end": start + len("Perpetua"), "label": "PER"},
+                   expect=201)  # fmt: skip
+    _done(annotator, document_id)
+    assert annotator.get(f"documents/{document_id}/")["status"] == "done"
+
+    page = log_in(browser, stack, "annotator_en")
+    ws = Workspace(page, annotator, document_id).open()
+    span = ws.span_at(start, start + len("Perpetua"))
+    assert span is not None
+    ws.focus(span["id"])
+    ws.editor(span["id"])
+    ws.click_in_editor(span["id"], "End one word later (adds it)")
+    moved = ws.span(span["id"])
+    assert text[moved["start"] : moved["end"]] == name, moved
+    assert annotator.get(f"documents/{document_id}/")["status"] == "done"
+
+    stack.wait_idle()
+    release = _release(admin, language="en", strategy="S2")
+    documents = (release.get("manifest") or {}).get("documents", {})
+    assert document_id not in {row["id"] for row in documents.get("left_out", [])}, documents

@@ -492,9 +492,14 @@ def test_a_document_is_done_only_when_no_proposal_is_left(team: Team, document: 
     assert done.status == DocumentStatus.DONE
     with pytest.raises(DomainError, match="set by Cloak"):
         document_status_set(document=document, actor=team.annotator_en, status="reviewed")
+    # A decided change keeps a finished document finished (issue 31): the span added is
+    # decided, and no proposal is left.
     span_create(document=document, actor=team.annotator_en, start=28, end=49, label="ADDRESS")
     document.refresh_from_db()
-    assert document.status == DocumentStatus.IN_PROGRESS
+    assert document.status == DocumentStatus.DONE
+    # Marked in progress by its annotator, it is.
+    back = document_status_set(document=document, actor=team.annotator_en, status="in_progress")
+    assert back.status == DocumentStatus.IN_PROGRESS
 
 
 def test_a_keep_needs_a_reason(team: Team, document: Document) -> None:

@@ -27,6 +27,7 @@ from annotator.models import (
 )
 from annotator.services import runs
 from annotator.services.review.resolve import review_resolve
+from annotator.services.spans import document_status_set
 from annotator.services.table import EntityChange, entity_update, surface_choice, surface_decide
 from annotator.views import workspace as workspace_views
 from pseudonymizer.spans import Span as EngineSpan
@@ -1143,3 +1144,25 @@ def test_undo_keeps_in_the_table_what_another_span_relies_on(
     Span.objects.filter(document=other).update(entity_id=choice.entity_id)
     undo(team, document)
     assert surface_choice(team.project, "Alphonse") is not None
+
+
+def test_a_decided_change_keeps_a_finished_document_finished_and_a_reopening_says_so(
+    team: Team, document: Document
+) -> None:
+    """Issue 31, trap 1: an edge moved in a finished document sent it back to "in progress"
+    without a word, and the next release left it out."""
+    act(team, span_of(document, "Moshe Chaya"), action="accept")
+    act(team, span_of(document, "Rue Alphonse"), action="reject")
+    document_status_set(document=document, actor=team.annotator_en, status=DocumentStatus.DONE)
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="move", edge="end",
+                   unit="char", extend="on")  # fmt: skip
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.DONE
+    assert "in progress again" not in fragment
+    undo(team, document)  # the move: decided again, still finished
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.DONE
+    fragment = undo(team, document)  # the rejection: a proposal undecided again
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.IN_PROGRESS
+    assert "This document was done" in html.unescape(fragment)
