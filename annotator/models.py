@@ -158,6 +158,9 @@ class Document(models.Model):
     status = models.CharField(
         max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.NEW
     )
+    # When a person last marked it done; kept when it is reopened, so that a release that
+    # leaves it out can say that someone had finished it.
+    finished_at = models.DateTimeField(null=True, blank=True)
     assignee = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -330,6 +330,8 @@ class ManifestSummary:
     # (language, documents, spans)
     per_language: list[tuple[str, Any, Any]]
     left_out: list[DocumentPlace]
+    # Those of `left_out` a person had finished before a change reopened them.
+    reopened: list[DocumentPlace]
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -369,4 +371,5 @@ def manifest_summary(release: Release) -> ManifestSummary:
             for code, row in sorted(_mapping(counts.get("per_language")).items())
         ],
         left_out=_places(release.project, left_out),
+        reopened=_places(release.project, [entry for entry in left_out if entry.get("reopened")]),
     )

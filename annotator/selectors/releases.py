@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db.models import Count, Q
@@ -44,14 +45,17 @@ def release_documents(project: Project, language: str = "") -> DocumentQuerySet:
     return documents.filter(language=language) if language else documents
 
 
-def documents_not_finished(project: Project, language: str = "") -> Iterator[tuple[int, str, str]]:
-    """(id, external_id, status) of the documents no one has finished (not done, not
-    reviewed), in id order, without their texts."""
+def documents_not_finished(
+    project: Project, language: str = ""
+) -> Iterator[tuple[int, str, str, datetime | None]]:
+    """(id, external_id, status, finished_at) of the documents not finished now (not done, not
+    reviewed), in id order, without their texts; `finished_at` is when a person last marked
+    one done before it was reopened (None: never)."""
     rows = (
         release_documents(project, language)
         .exclude(status__in=RELEASED_STATUSES)
         .order_by("id")
-        .values_list("id", "external_id", "status")
+        .values_list("id", "external_id", "status", "finished_at")
     )
     yield from rows.iterator(chunk_size=2000)
 

@@ -742,7 +742,11 @@ def document_status_set(
     if document.status != status:
         document.status = status
         document.version += 1
-        document.save(update_fields=["status", "version", "updated_at"])
+        fields = ["status", "version", "updated_at"]
+        if status == DocumentStatus.DONE:
+            document.finished_at = timezone.now()
+            fields.append("finished_at")
+        document.save(update_fields=fields)
         _publish(document, actor, done=status == DocumentStatus.DONE)
     return document
 

@@ -87,6 +87,10 @@ ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 LEFT_OUT_NOT_FINISHED = "not finished: the document is {status}, neither done nor reviewed"
+LEFT_OUT_REOPENED = (
+    "reopened: a person marked it done ({finished}), and a change since left a proposal "
+    "undecided; it is {status}"
+)
 LEFT_OUT_NO_NER = (
     "its names were not looked for: it was finished after this release was cut, or its text "
     "changed since; cut a new release to include it"
@@ -175,13 +179,24 @@ class _Build:
             self.progress(self.done, self.total)
 
     def left_out_not_finished(self) -> None:
-        for document_id, external_id, status in documents_not_finished(
+        for document_id, external_id, status, finished_at in documents_not_finished(
             self.project, self.release.language
         ):
-            self._leave_out(document_id, external_id, LEFT_OUT_NOT_FINISHED.format(status=status))
+            if finished_at is None:
+                reason = LEFT_OUT_NOT_FINISHED.format(status=status)
+            else:
+                reason = LEFT_OUT_REOPENED.format(
+                    status=status, finished=f"{finished_at:%Y-%m-%d %H:%M} UTC"
+                )
+            self._leave_out(document_id, external_id, reason, reopened=finished_at is not None)
 
-    def _leave_out(self, document_id: int, external_id: str, reason: str) -> None:
-        self.left_out.append({"id": document_id, "external_id": external_id, "reason": reason})
+    def _leave_out(
+        self, document_id: int, external_id: str, reason: str, *, reopened: bool = False
+    ) -> None:
+        entry: dict[str, Any] = {"id": document_id, "external_id": external_id, "reason": reason}
+        if reopened:
+            entry["reopened"] = True
+        self.left_out.append(entry)
 
     def documents(self) -> Iterator[OutputDocument]:
         self._report(now=True)

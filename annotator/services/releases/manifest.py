@@ -89,6 +89,7 @@ def release_manifest(build: _Build, *, data: dict[str, Any] | None) -> dict[str,
         "counts": {
             "documents_released": len(build.released),
             "documents_left_out": len(build.left_out),
+            "documents_left_out_reopened": sum(1 for e in build.left_out if e.get("reopened")),
             "spans": sum(build.by_label.values()),
             "per_label": dict(sorted(build.by_label.items())),
             "per_decision": dict(sorted(build.by_decision.items())),

@@ -36,6 +36,7 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
+from annotator.selectors.release_pages import manifest_summary
 from annotator.selectors.releases import release_progress
 from annotator.services import jobs
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
@@ -52,7 +53,7 @@ from annotator.services.releases.files import (
     releases_root,
 )
 from annotator.services.releases.ner import release_batch_ner
-from annotator.services.spans import span_create
+from annotator.services.spans import document_status_set, span_create
 from annotator.services.table import surface_choice
 from pseudonymizer.detection import Detection, Detector
 from pseudonymizer.pseudonyms.invalidation import invalidate
@@ -364,6 +365,42 @@ def test_documents_left_out_each_with_its_reason(corpus: Any) -> None:
     assert left[overlapping.pk].startswith("cannot be rendered: spans [0, 12) PER and [5, 12)")
     assert [r["id"] for r in jsonl(release)] == ["first", "second"]  # no replica, no others
     assert release.documents_total == 4 and release.documents_done == 4  # the finished ones
+
+
+@pytest.mark.django_db
+def test_a_document_a_person_had_finished_and_a_change_reopened_is_named_apart(
+    corpus: Any, client: Any
+) -> None:
+    """Issue 31, trap 1: a finished document reopened by a change left the next release as
+    one line in a long "left out" list; the release says so at the top, with a link."""
+    project, _ = corpus
+    never = document_with(project, "Nothing here.", [], status=DocumentStatus.IN_PROGRESS)
+    reopened = document_with(project, "Nothing there.", [], status=DocumentStatus.IN_PROGRESS)
+    finished = timezone.now() - timedelta(hours=2)
+    Document.objects.filter(pk=reopened.pk).update(finished_at=finished)
+    release = build(project, "S2")
+    assert release.status == JobStatus.DONE, release.error
+    left = {entry["id"]: entry for entry in release.manifest["documents"]["left_out"]}
+    assert "reopened" not in left[never.pk]
+    assert left[reopened.pk]["reopened"] is True
+    assert left[reopened.pk]["reason"].startswith("reopened: a person marked it done (")
+    assert release.manifest["counts"]["documents_left_out_reopened"] == 1
+    summary = manifest_summary(release)
+    assert [place.document_id for place in summary.reopened] == [reopened.pk]
+    assert summary.reopened[0].url.endswith(f"/documents/{reopened.pk}/")
+
+
+@pytest.mark.django_db
+def test_marking_a_document_done_records_when(corpus: Any) -> None:
+    project, _ = corpus
+    document = document_with(project, "Nothing here.", [], status=DocumentStatus.IN_PROGRESS)
+    user = project.memberships.first().user if project.memberships.exists() else None
+    document_status_set(document=document, actor=user, status=DocumentStatus.DONE)
+    document.refresh_from_db()
+    assert document.finished_at is not None
+    document_status_set(document=document, actor=user, status=DocumentStatus.IN_PROGRESS)
+    document.refresh_from_db()
+    assert document.finished_at is not None  # kept: someone had finished it
 
 
 @pytest.mark.django_db

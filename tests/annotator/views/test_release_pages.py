@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from annotator.models import (
     AuditAction,
@@ -363,3 +364,24 @@ def test_the_report_of_a_refused_release_pages_through_every_document(
     assert "Page 1 of 2" in first and 'href="?leaks=2#leaks-title"' in first
     html = second.content.decode()
     assert "later-25" in html and "later-29" in html and "later-00" not in html
+
+
+def test_a_release_says_at_the_top_which_finished_documents_it_left_out(
+    team: Team, decided: None
+) -> None:
+    """Issue 31, trap 1: a document a person had finished and a change reopened is named at
+    the top of the release's page, with a link, not only in the long "left out" list."""
+    done_document(team)
+    reopened = DocumentFactory(project=team.project, text="Nothing here.", status="in_progress",
+                               external_id="post-reopened")  # fmt: skip
+    Document.objects.filter(pk=reopened.pk).update(finished_at=timezone.now())
+    DocumentFactory(project=team.project, text="Nothing there.", status="in_progress",
+                    external_id="post-never-done")  # fmt: skip
+    release = cut(team)
+    html = page(team, "release_detail", release)
+    banner = html[html.index('id="release-reopened"') :]
+    banner = banner[: banner.index("</div>")]
+    assert "1 document a person had finished was left out" in banner
+    assert f"/documents/{reopened.pk}/" in banner and "post-reopened" in banner
+    assert "post-never-done" not in banner
+    assert html.index('id="release-reopened"') < html.index("Documents left out (2)")
