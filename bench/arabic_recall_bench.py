@@ -78,7 +78,14 @@ sys.path.insert(0, str(ROOT))
 
 # One reading of CoNLL sentences and one grouping into documents, shared with the
 # development sets' converters.
-from bench.devdata.conll import HIGH_TOKENS, LOW_TOKENS, Sentence, group  # noqa: E402
+from bench.devdata.conll import (  # noqa: E402
+    HIGH_TOKENS,
+    LOW_TOKENS,
+    TAG,
+    Sentence,
+    entities,
+    group,
+)
 
 LABELS = ("PER", "LOC", "ORG")
 # The corpus's entity types → Cloak's labels; any other type (MISC) is dropped.
@@ -90,7 +97,6 @@ GOLD_LABELS = {
     "GPE": "LOC",
     "ORG": "ORG",
 }
-TAG = re.compile(r"O|[BI]-(?P<type>\S+)")
 SENTENCE_END = frozenset({".", "!", "?", "؟"})
 DOCSTART = "-DOCSTART-"
 PASSPHRASE = "arabic-recall-bench"
@@ -124,21 +130,13 @@ class Corpus:
 
 
 def _entities(tags: Sequence[str]) -> list[tuple[int, int, str]]:
-    """Entities of a sentence's BIO tags (IOB1 too: an I- after another type starts one)."""
-    entities: list[tuple[int, int, str]] = []
-    start: int | None = None
-    kind = ""
-    for index, tag in enumerate([*tags, "O"]):
-        match = TAG.fullmatch(tag)
-        new_kind = (match.group("type") or "") if match else ""
-        continues = tag.startswith("I-") and start is not None and new_kind == kind
-        if start is not None and not continues:
-            if kind.upper() in GOLD_LABELS:
-                entities.append((start, index, GOLD_LABELS[kind.upper()]))
-            start = None
-        if new_kind and not continues:
-            start, kind = index, new_kind
-    return entities
+    """Entities of a sentence's BIO tags (`bench.devdata.conll.entities`), with Cloak's
+    labels; the types GOLD_LABELS does not map are dropped."""
+    return [
+        (start, end, GOLD_LABELS[kind.upper()])
+        for start, end, kind in entities(tags)
+        if kind.upper() in GOLD_LABELS
+    ]
 
 
 def _nested_entities(layers: Sequence[Sequence[str]]) -> list[tuple[int, int, str]]:
