@@ -60,6 +60,11 @@ def documents_not_finished(
     yield from rows.iterator(chunk_size=2000)
 
 
+def documents_in_scope_count(project: Project, language: str = "") -> int:
+    """Every document a release of `language` (or all) covers, finished or not."""
+    return int(release_documents(project, language).count())
+
+
 def documents_finished_count(project: Project, language: str = "") -> int:
     documents = release_documents(project, language)
     return int(documents.filter(status__in=RELEASED_STATUSES).count())

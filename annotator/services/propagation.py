@@ -11,6 +11,9 @@ For each occurrence:
   the annotator of that document to confirm;
 - a span a person decided the same way is left alone; one decided otherwise becomes a review
   item for the lead ("one surface, two decisions"): a person's decision is never overwritten;
+- a stretch a person rejected (not an identifier here) stays rejected: the pass never proposes
+  it again, nor reopens the document for it (the release's check finds the name, if it is
+  one); a proposal rejected by nobody (set aside by another span) does not count;
 - a person's span that overlaps it keeps it out, and so does a wider proposal that holds it
   (an e-mail address or a handle with the name in it): no proposal is destroyed or cut by
   another machine's, so nothing a detector found goes unseen;
@@ -451,6 +454,11 @@ def _write(
         .values_list(*SPAN_FIELDS)
     ):
         spans.setdefault(document_id, []).append(_Existing(*values))
+    rejected: dict[int, set[tuple[int, int]]] = {}
+    for document_id, start, end in Span.objects.filter(
+        document_id__in=list(found), status=SpanStatus.REJECTED, decided_by__isnull=False
+    ).values_list("document_id", "start", "end"):
+        rejected.setdefault(document_id, set()).add((start, end))
     open_conflicts = set(
         ReviewItem.objects.filter(
             project=project,
@@ -468,7 +476,10 @@ def _write(
     reopened: set[int] = set()
     for document_id, matches in found.items():
         existing = _Placed(spans.get(document_id, []))
+        refused_here = rejected.get(document_id, set())
         for start, end, target in matches:
+            if (start, end) in refused_here:
+                continue
             overlapping = existing.overlapping(start, end)
             same = [s for s in overlapping if s.start == start and s.end == end]
             if any(s.pk in sources for s in overlapping):

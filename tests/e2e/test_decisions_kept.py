@@ -3,6 +3,9 @@ Chromium where a person acts on the page.
 
 - A decided change keeps a finished document finished: an edge moved in a done document
   leaves it done, and in the next release.
+- A release reads its documents in one snapshot: a name a person rejected in one document
+  while the table pseudonymizes it in another refuses every release, cut again and again
+  while other documents change and the CPUs are busy.
 - Undone work leaves nothing in the table: an edge moved and undone, or a span added and
   undone, takes the surface it made back out of the table (audited), so that it refuses no
   release as an undecided known entity in another document.
@@ -10,6 +13,9 @@ Chromium where a person acts on the page.
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -101,3 +107,70 @@ def test_an_edge_moved_in_a_finished_document_keeps_it_finished_and_in_the_relea
     release = _release(admin, language="en", strategy="S2")
     documents = (release.get("manifest") or {}).get("documents", {})
     assert document_id not in {row["id"] for row in documents.get("left_out", [])}, documents
+
+
+def _burn(until: float) -> None:
+    while time.monotonic() < until:
+        pass
+
+
+def test_a_rejected_name_the_table_pseudonymizes_refuses_every_release_cut_under_load(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Trap 1's race: one release in twelve exited 0 instead of refusing. A document counted
+    finished and reopened before the release read its chunk was missed by both the chunks and
+    the "left out" list; the release now reads in one snapshot, and refuses each time."""
+    admin, annotator = api["admin"], api["annotator_en"]
+    name = "Ignatius Pemberwell"
+    texts = {
+        "race-named": f"{name} chairs the committee.",
+        "race-rejected": f"Yesterday {name} resigned.",
+        "race-churn": "The committee met on a rainy afternoon.",
+    }
+    ids = import_records(admin, [
+        {"id": key, "lang": "en", "text": text, "spans": []} for key, text in texts.items()
+    ])  # fmt: skip
+    for key in ("race-named", "race-rejected"):
+        start = texts[key].index(name)
+        span = annotator.post(f"documents/{ids[key]}/spans/",
+                              {"start": start, "end": start + len(name), "label": "PER"},
+                              expect=201)  # fmt: skip
+        if key == "race-rejected":
+            annotator.patch(f"documents/{ids[key]}/spans/{span['id']}/",
+                            {"version": span["version"], "status": "rejected"})  # fmt: skip
+    for document_id in ids.values():
+        _done(annotator, document_id)
+    stack.wait_idle()
+
+    # Under load: every core busy, and another document reopened and finished again and again
+    # while the releases read.
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            for status in ("in_progress", "done"):
+                version = annotator.get(f"documents/{ids['race-churn']}/")["version"]
+                annotator.call("PATCH", f"documents/{ids['race-churn']}/",
+                               json={"status": status, "version": version},
+                               expect=None)  # fmt: skip
+
+    until = time.monotonic() + 240
+    burners = [multiprocessing.Process(target=_burn, args=(until,), daemon=True)
+               for _ in range(max(1, (multiprocessing.cpu_count() or 1)))]  # fmt: skip
+    churner = threading.Thread(target=churn, daemon=True)
+    for process in burners:
+        process.start()
+    churner.start()
+    try:
+        for attempt in range(6):
+            release = _release(admin, language="en", strategy="S2")
+            documents = (release.get("manifest") or {}).get("documents")
+            assert release["status"] == "refused", (attempt, release["status"], documents, ids)
+            named = {leak["document_id"] for leak in release.get("leak_report") or []}
+            assert ids["race-rejected"] in named, (attempt, release.get("leak_report"))
+            assert ids["race-named"] not in named, (attempt, release.get("leak_report"))
+    finally:
+        stop.set()
+        churner.join(timeout=30)
+        for process in burners:
+            process.terminate()

@@ -10,13 +10,14 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from annotator.models import (
     JobStatus,
@@ -31,6 +32,7 @@ from annotator.selectors.learning import learned_latest
 from annotator.selectors.releases import (
     ChunkDocument,
     documents_finished_count,
+    documents_in_scope_count,
     documents_not_finished,
     finished_document_chunks,
 )
@@ -97,14 +99,46 @@ LEFT_OUT_NO_NER = (
 )
 
 
+@contextmanager
+def _one_snapshot() -> Iterator[bool]:
+    """Every read inside sees the database as it was at one moment: the documents counted,
+    those left out, each chunk's text, spans and choices, and the table's originals. Without
+    it a document reopened while the release read (a propagation pass, a person) was counted
+    finished, then missed by both the chunks and the "left out" list: released by nobody,
+    reported by nobody, and its leak unseen (issue 31, 1). Yields whether the build may write
+    inside (PostgreSQL: yes; SQLite's snapshot cannot take a write once another process has
+    written since, so its rows wait for the end). Inside a caller's transaction (a test's),
+    that transaction is the snapshot."""
+    if connection.in_atomic_block:
+        yield True
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            yield True
+        else:
+            yield False
+
+
+class UnaccountedDocuments(RuntimeError):
+    """Some document of the release was neither released nor left out with a reason."""
+
+
 class _Build:
     """One pass over a release's documents through the engine's pipeline: streams them in,
     counts, records the leaking documents; yields what to write."""
 
     def __init__(
-        self, release: Release, progress: Callable[[int, int], None] | None, *, ner_here: bool
+        self,
+        release: Release,
+        progress: Callable[[int, int], None] | None,
+        *,
+        ner_here: bool,
+        writes: bool = True,
     ) -> None:
         self.release = release
+        self.writes = writes
         self.project = release.project
         self.strategy = Strategy(release.strategy)
         self.progress = progress
@@ -221,11 +255,24 @@ class _Build:
                 output = self._result(result)
                 if output is not None:
                     yield output
-            if self._rows:
-                ReleaseLeak.objects.bulk_create(self._rows)
-                self._rows = []
+            if self.writes:
+                self.rows_write()
             self._report()
         self._report(now=True)
+
+    def rows_write(self) -> None:
+        if self._rows:
+            ReleaseLeak.objects.bulk_create(self._rows)
+            self._rows = []
+
+    def accounted(self) -> None:
+        """Raise unless every document the release covers was released or left out."""
+        seen = len(self.released) + len(self.left_out)
+        expected = documents_in_scope_count(self.project, self.release.language)
+        if seen != expected:
+            raise UnaccountedDocuments(
+                f"{expected - seen} of {expected} documents were neither released nor left out"
+            )
 
     def _document(self, item: ChunkDocument) -> ReleaseDocument | None:
         """A chunk's document as the pipeline takes it; None (left out) when its names were
@@ -331,6 +378,11 @@ def _failure_reason(error: BaseException, build: _Build | None) -> str:
             f"The release's check could not run{where}: {error}. Nothing was released; "
             "make the detector available (or fix its settings), then cut a new release."
         )
+    if isinstance(error, UnaccountedDocuments):
+        return (
+            f"The release's count did not add up{where}: {error}. Nothing was released; "
+            "cut a new release, and report this if it happens again."
+        )
     # Never the exception's message: it may quote a text (a UnicodeError does).
     return (
         f"The release failed on an internal error ({type(error).__name__}){where}; "
@@ -374,15 +426,18 @@ def release_build(
     part: Path | None = None
     build: _Build | None = None
     try:
-        build = _Build(release, progress, ner_here=ner_here)
+        with _one_snapshot() as writes:
+            build = _Build(release, progress, ner_here=ner_here, writes=writes)
+            build.left_out_not_finished()
+            folder.mkdir(parents=True, exist_ok=True)
+            part, stream = part_open(folder / _data_name(release))
+            with stream:
+                _WRITERS[release.format](build.documents(), stream)
+            build.accounted()
+        build.rows_write()
         Release.objects.filter(pk=release.pk, started_at=claimed_at).update(
             documents_total=build.total
         )
-        build.left_out_not_finished()
-        folder.mkdir(parents=True, exist_ok=True)
-        part, stream = part_open(folder / _data_name(release))
-        with stream:
-            _WRITERS[release.format](build.documents(), stream)
         if build.findings:
             _refuse(release, build, part, claimed_at)
         else:

@@ -141,6 +141,30 @@ def test_a_done_document_that_gets_a_proposal_is_in_progress_again(team: Team) -
     assert document.status == DocumentStatus.IN_PROGRESS
 
 
+def test_a_stretch_a_person_rejected_is_not_proposed_again_nor_its_document_reopened(
+    team: Team,
+) -> None:
+    """Issue 31, 1: a pass landing after a person rejected the name there and marked the
+    document done proposed it again, reopened the document, and the release left it out in
+    silence instead of refusing it. A proposal set aside by nobody is proposed again."""
+    document = DocumentFactory(
+        project=team.project, text="Moshe Chaya, and Moshe Chaya.", status=DocumentStatus.DONE
+    )
+    SpanFactory(
+        document=document, start=0, end=11, label="PER", source="ner",
+        status=SpanStatus.REJECTED, decided_by=team.annotator_en,
+    )  # fmt: skip
+    SpanFactory(
+        document=document, start=17, end=28, label="PER", source="ner",
+        status=SpanStatus.REJECTED, decided_by=None,
+    )  # fmt: skip
+    choice = decide(team, "Moshe Chaya")
+    propagate_choice(project_id=team.project.pk, alias_id=choice.alias_id)
+    proposed = Span.objects.filter(document=document, status=SpanStatus.PROPOSED)
+    assert [(span.start, span.end) for span in proposed] == [(17, 28)]
+    assert Span.objects.filter(document=document, start=0, status=SpanStatus.REJECTED).exists()
+
+
 def test_a_decision_through_the_service_propagates_after_commit(
     team: Team, django_capture_on_commit_callbacks: Any
 ) -> None:

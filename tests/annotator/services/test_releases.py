@@ -1008,3 +1008,42 @@ def test_a_document_s_findings_are_summed_up_past_the_first_ones(db: Any) -> Non
 def test_the_app_s_span_statuses_are_the_engine_s_states() -> None:
     # The release hands the engine each span's status as it is stored.
     assert {status.value for status in SpanStatus} == {state.value for state in SpanState}
+
+
+# --- One snapshot -------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_document_reopened_while_the_release_reads_is_still_checked_as_it_was_counted() -> None:
+    """Issue 31, 1: a release reads its documents in one snapshot. A document another process
+    reopens once the release has counted it (a propagation pass, a person) was missed by both
+    the chunks and the "left out" list: its leak went unseen and the release was published."""
+    import threading
+
+    from django.db import connections
+
+    project = ProjectFactory(languages=["en"])
+    named = "Moshe Chaya wrote again."
+    document_with(project, named, [("Moshe Chaya", "PER", "pseudonymize")], external_id="named")
+    leaking = document_with(project, "Later, Moshe Chaya met them.", [], external_id="unseen")
+
+    def reopen() -> None:
+        try:
+            Document.objects.filter(pk=leaking.pk).update(status=DocumentStatus.IN_PROGRESS)
+        finally:
+            connections.close_all()
+
+    reopened: list[bool] = []
+
+    def progress(done: int, total: int) -> None:
+        if not reopened:  # once the build has counted: from another connection, committed
+            worker = threading.Thread(target=reopen)
+            worker.start()
+            worker.join()
+            reopened.append(True)
+
+    release = release_create(project=project, strategy="realistic", format="jsonl", dispatch=False)
+    built = release_build(release.pk, progress=progress)
+    assert reopened and Document.objects.get(pk=leaking.pk).status == DocumentStatus.IN_PROGRESS
+    assert built.status == JobStatus.REFUSED, (built.status, built.error)
+    assert {row["external_id"] for row in report(built)} == {"unseen"}
