@@ -119,8 +119,9 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
     )
     confirm = serializers.BooleanField(
         required=False,
-        help_text="Decide less than a word (a single letter, a piece of a word) as it is; "
-        "without it such a decision is refused with 400 and changes nothing",
+        help_text="Decide less than a word (a single letter, a piece of a word) as it is, or "
+        "relabel a decided span whose entity other spans hold (they all follow); without it "
+        "either is refused with 400 and changes nothing",
     )
 
 

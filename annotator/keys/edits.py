@@ -454,12 +454,20 @@ def alias_link(
 
 
 def _redraw(
-    scope: Scope, alias: Alias, label: str, decision: str, user_id: int | None, in_corpus: InCorpus
+    scope: Scope,
+    alias: Alias,
+    label: str,
+    decision: str,
+    user_id: int | None,
+    in_corpus: InCorpus,
+    back: str | None = None,
 ) -> bool:
     """`alias` (a name, not a word cut from one) under its entity's new `label`: a pseudonym
     the server drew is drawn again for the label, one a person chose stays; its words are
     cut again by the label's rule (only a person's name has words of its own). True when a
-    pseudonym was drawn again. An invalidated form, or none, owes nothing to the label."""
+    pseudonym was drawn again. An invalidated form, or none, owes nothing to the label.
+    `back`: the pseudonym it had under that label (an undone relabel), taken again when the
+    rules still allow it, else a fresh draw."""
     if decision != Decision.PSEUDONYMIZE:
         return False
     original = alias.original
@@ -467,7 +475,16 @@ def _redraw(
     if redrawn:
         Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
         _set_replacement(scope, alias, "")  # frees its pseudonym for the draw
-        _set_replacement(scope, alias, _draw_checked(scope, alias, original, label, in_corpus))
+        pseudonym = None
+        if back:
+            try:
+                check_replacement(scope, original, back, in_corpus, alias_id=alias.pk, told=True)
+                pseudonym = back
+            except ReplacementRefused:
+                pseudonym = None
+        if pseudonym is None:
+            pseudonym = _draw_checked(scope, alias, original, label, in_corpus)
+        _set_replacement(scope, alias, pseudonym)
     _cut_tokens(scope, alias, original, label, decision, user_id)
     return redrawn
 
@@ -487,8 +504,10 @@ def surface_relabel(
     relied_on: frozenset[str],
     user_id: int | None,
     in_corpus: InCorpus,
+    back: str | None = None,
 ) -> Edit:
-    """A person relabelled a decided span of `surface`, a name of `entity_id`, `label`.
+    """A person relabelled a decided span of `surface`, a name of `entity_id`, `label`
+    (`back`: the pseudonym the surface had under `label`, when an undo relabels it back).
     `relied_on` holds the digests of the surfaces of the other spans a person decided that
     hold the entity (the Domain's to answer: the keys know no span).
 
@@ -517,7 +536,15 @@ def surface_relabel(
             redrawn = [
                 name.pk
                 for name in _names([entity.pk])
-                if _redraw(scope, name, label, entity.decision, user_id, in_corpus)
+                if _redraw(
+                    scope,
+                    name,
+                    label,
+                    entity.decision,
+                    user_id,
+                    in_corpus,
+                    back if name.pk == alias.pk else None,
+                )  # fmt: skip
             ]
             _bump(entity, label=label)
             detail: dict[str, Any] = {
@@ -541,7 +568,9 @@ def surface_relabel(
             alias.parent_id = None
         alias.entity_id = new.pk
         redrawn = (
-            [alias.pk] if _redraw(scope, alias, label, new.decision, user_id, in_corpus) else []
+            [alias.pk]
+            if _redraw(scope, alias, label, new.decision, user_id, in_corpus, back)
+            else []
         )
         _bump(entity)
         # The words cut from it before and after: a span of a word that went follows its name.

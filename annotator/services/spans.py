@@ -88,7 +88,8 @@ class SpanChange:
     keep_reason: str | None = None
     replacement: str | None = None
     flag: str | None = None
-    # The person confirmed a decision of less than a word (`_check_whole`).
+    # The person confirmed a decision of less than a word (`_check_whole`), or a relabel that
+    # every span of the entity follows (`_relabel`).
     confirm: bool = False
 
 
@@ -365,16 +366,48 @@ def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> Non
                         span_id=span.pk)  # fmt: skip
 
 
-def _relabel(document: Document, span: Span, actor: Any) -> None:
+def _relabel(
+    document: Document,
+    span: Span,
+    actor: Any,
+    *,
+    was: str,
+    confirm: bool,
+    back: str | None = None,
+) -> None:
     """A decided span took another label: its entity follows, with a pseudonym drawn for the
-    label, or its surface moves to an entity of the label (`span_relabel`). A replica's
-    label stays on its span."""
+    label, or its surface moves to an entity of the label (`span_relabel`). Where other
+    spans hold the entity (a proposal in another language the person cannot see included),
+    the person confirms first: one stray key relabelled a person everywhere (issue 31, 3).
+    `back`: the pseudonym the surface had under the new label (an undo). A replica's label
+    stays on its span."""
     if document.is_blind or span.entity_id is None:
         return
+    if not confirm:
+        others = (
+            Span.objects.filter(document__project_id=document.project_id, entity_id=span.entity_id)
+            .exclude(pk=span.pk)
+            .exclude(status=SpanStatus.REJECTED)
+        )
+        held = list(others.values_list("document_id", "document__language"))
+        if held:
+            documents = {document_id for document_id, _ in held}
+            languages = ", ".join(sorted({language for _, language in held}))
+            raise NeedsConfirmation(
+                f"this {was} is held by {len(held)} other span{_s(len(held))} in "
+                f"{len(documents)} document{_s(len(documents))} ({languages}): relabelling "
+                f"it {span.label} relabels them all and draws their pseudonyms again. Confirm "
+                "to relabel it everywhere, or flag this span for the lead."
+            )
     span.entity_id = span_relabel(
         project=document.project, span_id=span.pk, entity_id=span.entity_id,
         surface=document.text[span.start : span.end], label=span.label, actor=actor,
+        back=back,
     )  # fmt: skip
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
 
 
 def _flag(span: Span, document: Document, actor: Any, comment: str) -> None:
@@ -528,6 +561,7 @@ def _update_locked(
         _check_offsets(document.text, start, end)
         span.start, span.end = start, end
         fields |= {"start", "end"}
+    was = span.label
     if change.label is not None and change.label != span.label:
         _check_label(document, change.label)
         span.label = change.label
@@ -555,7 +589,7 @@ def _update_locked(
     if relabelled and final == SpanStatus.ACCEPTED and decided == span.decision:
         # A decided span relabelled, its surface and decision as they were: the table
         # follows the label. (A new surface, decision or pseudonym is a new choice.)
-        _relabel(document, span, user)
+        _relabel(document, span, user, was=was, confirm=change.confirm)
     choice = None
     if final == SpanStatus.REJECTED:
         if span.entity_id is not None:

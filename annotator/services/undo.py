@@ -7,7 +7,8 @@ state before of each span whose version moved (or None for a span the action cre
 its version after. `undo_apply` puts those states back in one transaction, and only if no
 span changed since (someone else's change is never undone by mistake: StaleVersion, and
 nothing moves). A decision goes back through the correspondence table, as any decision
-does, so the surface's pseudonym is the one it had; and what the action put in the table
+does, so the surface's pseudonym is the one it had (a relabel undone relabels its entity
+back, and every span that followed it); and what the action put in the table
 goes back out of it: an entity the undone spans held, that none of them holds any more,
 made by this person and relied on by nothing else ("Met Moshe Chaya" after an edge moved
 and came back, a one-letter slip added and undone), is withdrawn, audited.
@@ -31,6 +32,7 @@ from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     _decide,
     _locked_document,
+    _relabel,
     _touch_document,
     _withdraw,
     span_choices,
@@ -142,12 +144,23 @@ def undo_apply(
         if before is None:
             span.delete()
             continue
+        label = span.label
+        relabelled = (
+            span.status == SpanStatus.ACCEPTED
+            and before["status"] == SpanStatus.ACCEPTED
+            and before["label"] != label
+            and (before["start"], before["end"]) == (span.start, span.end)
+        )
         for name in FIELDS:
             setattr(span, name, before[name])
         span.decided_at = parse_datetime(before["decided_at"]) if before["decided_at"] else None
         span.version += 1
         span.updated_by = user
         span.updated_at = now
+        if relabelled and span.entity_id is not None:
+            # A relabel undone: its entity, and every span that followed it, go back to the
+            # label, with the pseudonym the surface had under it.
+            _relabel(document, span, user, was=label, confirm=True, back=before["replacement"])
         if span.status == SpanStatus.ACCEPTED:
             _decide(span, document, user, before["replacement"])
         span.save()

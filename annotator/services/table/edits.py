@@ -39,7 +39,7 @@ from django.utils import timezone
 from annotator.keys import crypto
 from annotator.keys import edits as keys
 from annotator.keys.edits import Edit, EntityChange, Follow
-from annotator.models import AuditAction, Project, Span, SpanSource, SpanStatus
+from annotator.models import AuditAction, Project, Span, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
@@ -234,13 +234,13 @@ def alias_link(
 
 def _relied_on(project: Project, entity_id: int, span_id: int) -> frozenset[str]:
     """The digests of the surfaces of the spans but `span_id` that hold `entity_id` and that a
-    person decided: not rejected, and not a proposal propagation made (an echo follows its
-    entity)."""
+    person decided (accepted). A proposal, whatever found it, follows its entity: a machine's
+    proposal in French that took the entity refused the French-speaking annotator's relabel
+    back in English (issue 31, 3)."""
     spans = (
         Span.objects.filter(document__project=project, entity_id=entity_id)
         .exclude(pk=span_id)
-        .exclude(status=SpanStatus.REJECTED)
-        .exclude(source=SpanSource.KNOWN, status=SpanStatus.PROPOSED)
+        .filter(status=SpanStatus.ACCEPTED)
     )
     surfaces = spans.annotate(
         surface=Substr("document__text", F("start") + 1, F("end") - F("start"))
@@ -258,6 +258,7 @@ def span_relabel(
     label: str,
     actor: Any,
     ip_address: str | None = None,
+    back: str | None = None,
 ) -> int:
     """A person relabelled the decided span `span_id` of `surface` (whose entity is
     `entity_id`) `label`: the table follows (`annotator.keys.edits.surface_relabel`), and
@@ -265,7 +266,8 @@ def span_relabel(
     takes the label and its drawn pseudonyms are drawn again for it; where another span a
     person decided relies on the entity, the surface moves to a new entity of the label.
     Audited as a key edit (ids and labels only), for the lead. SurfaceConflict when another
-    span decided the surface itself under the entity's label."""
+    span decided the surface itself under the entity's label. `back`: the pseudonym the
+    surface had under `label` (an undone relabel puts it back)."""
     relied_on = _relied_on(project, entity_id, span_id)
     edit = _written(
         project,
@@ -279,6 +281,7 @@ def span_relabel(
             relied_on=relied_on,
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
+            back=back,
         ),
     )
     if edit.detail is not None and "new" in edit.detail:

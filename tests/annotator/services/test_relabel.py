@@ -36,8 +36,10 @@ def _add(team: Team, document: Any, surface: str, label: str = "PER", **kw: Any)
 
 
 def _relabel(team: Team, document: Any, span: Span, label: str, actor: Any = None) -> Span:
+    # Confirmed: a relabel that changes spans elsewhere asks first (test_relabel_cascade.py).
     return span_update(document=document, span_id=span.pk, actor=actor or team.lead,
-                       version=span.version, change=SpanChange(label=label))  # fmt: skip
+                       version=span.version,
+                       change=SpanChange(label=label, confirm=True))  # fmt: skip
 
 
 def _folded(team: Team) -> tuple[Any, Span, Span]:
