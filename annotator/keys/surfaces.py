@@ -34,6 +34,8 @@ from annotator.keys.words import words_write
 from annotator.routers import keys_alias
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
+from pseudonymizer.pseudonyms.follow import follow_names, name_words
+from pseudonymizer.pseudonyms.heads import core_pseudonym, cores, wrapped
 from pseudonymizer.pseudonyms.shape import script_of, word_keys
 from pseudonymizer.vocabulary import (
     REPLACED_DECISIONS,
@@ -437,7 +439,10 @@ def surface_decide(
     `in_corpus` the Domain's part of it); one drawn that occurs in a document is drawn
     again. A surface with another choice raises Taken with it, unless the choice is
     the person `user_id`'s own and nothing else relies on it (`relied_on`, asked of its
-    entity's id): then it is changed.
+    entity's id): then it is changed. A new surface that names what a recorded one of the
+    label names ("brother Victor Kaur", "مدينة الإسكندرية"; or the other way round) joins
+    its entity with its pseudonym in the same words (`_join_named`), when no pseudonym was
+    given and the decision is the same.
     """
     try:
         check_known_decision(decision)
@@ -471,6 +476,13 @@ def surface_decide(
             entity_id = existing.entity_id
             existing.delete()
             Entity.objects.using(database).filter(pk=entity_id).delete()
+        elif replacement is None:
+            joined = _join_named(
+                scope, surface=surface, language=language, label=label,
+                decision=decision, user_id=user_id, in_corpus=in_corpus,
+            )  # fmt: skip
+            if joined is not None:
+                return joined
         return _create(
             scope,
             surface=surface,
@@ -483,6 +495,98 @@ def surface_decide(
             user_id=user_id,
             in_corpus=in_corpus,
         )
+
+
+def _join_named(
+    scope: Scope,
+    *,
+    surface: str,
+    language: str,
+    label: str,
+    decision: str,
+    user_id: int | None,
+    in_corpus: InCorpus,
+) -> Choice | None:
+    """`surface` as a new name of the entity a recorded surface of the same label and
+    decision names (`pseudonymizer.pseudonyms.heads`): "brother Victor Kaur" after "Victor
+    Kaur" takes "brother " + its pseudonym; "الإسكندرية" after "مدينة الإسكندرية" takes the
+    wider pseudonym less its head word. None when no such surface is recorded, or the
+    pseudonym so made breaks the rule (`check_replacement`): the caller draws one."""
+    secret = scope.secret
+    candidates: list[tuple[str, Any, bool]] = []  # (digest, head, the surface is the wider)
+    for head in cores(surface, label):
+        candidates.append((crypto.surface_digest(secret, head.core), head, True))
+    for head in wrapped(surface, label):
+        candidates.append((crypto.surface_digest(secret, head.prefix + head.core), head, False))
+    if not candidates:
+        return None
+    found = {
+        alias.original_digest: alias
+        for alias in _aliases(scope)
+        .select_related("entity")
+        .filter(original_digest__in=[c[0] for c in candidates], parent__isnull=True)
+        .filter(entity__label=label, entity__decision=decision)
+    }
+    for named_digest, head, wider in candidates:
+        named = found.get(named_digest)
+        if named is None:
+            continue
+        if decision == Decision.PSEUDONYMIZE:
+            pseudonym = (
+                head.wrap(named.replacement) if wider
+                else core_pseudonym(head, named.replacement)
+            )  # fmt: skip
+        elif decision == Decision.INVALIDATE:
+            pseudonym = invalidate(surface, secret)
+        else:
+            pseudonym = ""
+        if pseudonym is None:
+            continue
+        try:
+            if pseudonym:
+                check_replacement(scope, surface, pseudonym, in_corpus)
+            with transaction.atomic(using=keys_alias()):
+                alias = _alias_of(scope, named.entity_id, surface, language, user_id)
+                alias.set_replacement(pseudonym)
+                alias.replacement_typed = named.replacement_typed
+                alias.save(using=keys_alias())
+                words_write(secret, [(alias, surface)])
+        except (ReplacementRefused, IntegrityError):
+            continue
+        logger.info(
+            "a new name of entity %s joined it in project %s", named.entity_id, scope.project_id
+        )
+        alias = Alias.objects.using(keys_alias()).select_related("entity").get(pk=alias.pk)
+        return replace(_choice(alias), created=True)
+    return None
+
+
+def _followed(scope: Scope, surface: str, label: str, drawn: str) -> str | None:
+    """`drawn` for an e-mail or a handle rebuilt from the pseudonyms of the person's names
+    it holds (`pseudonymizer.pseudonyms.follow`), each a word of a name the table
+    pseudonymizes; None when it holds none, or a word the table does not know."""
+    words = name_words(surface, label)
+    if not words:
+        return None
+    digests = {word: crypto.surface_digest(scope.secret, word) for word in words}
+    known = dict(
+        _aliases(scope)
+        .filter(
+            original_digest__in=set(digests.values()),
+            entity__label="PER",
+            entity__decision=Decision.PSEUDONYMIZE,
+        )
+        .exclude(replacement="")
+        .values_list("original_digest", "replacement")
+    )
+    if not known:
+        return None
+    followed = follow_names(
+        surface, label, drawn, lambda word: known.get(digests[word]), scope.secret
+    )
+    if followed is None or crypto.normalise_surface(followed) == crypto.normalise_surface(surface):
+        return None
+    return followed
 
 
 def _create(
@@ -514,6 +618,9 @@ def _create(
     while True:
         if drawn:
             chosen = _draw(scope, surface, label, language, lost=lost)
+            followed = _followed(scope, surface, label, chosen)
+            if followed is not None and followed not in lost:
+                chosen = followed
             if in_corpus(chosen):  # a word of the documents: drawn again, as if taken
                 lost.append(chosen)
                 if len(lost) >= DRAWS:
@@ -530,14 +637,8 @@ def _create(
                     keep_reason=keep_reason,
                     created_by_id=user_id,
                 )
-                alias = Alias(
-                    entity=entity,
-                    project_id=scope.project_id,
-                    language=language,
-                    script=_script(surface),
-                    created_by_id=user_id,
-                )
-                alias.set_original(surface, scope.secret)
+                alias = _alias_of(scope, entity.pk, surface, language, user_id)
+                alias.entity = entity
                 alias.set_replacement(chosen)
                 alias.replacement_typed = bool(requested)
                 alias.save(using=database)
@@ -594,15 +695,7 @@ def _add_token_aliases(
     candidates: list[Alias] = []
     pieces_of = token_aliases(surface, replacement, label)
     for word, piece in pieces_of:
-        alias = Alias(
-            entity_id=parent.entity_id,
-            project_id=scope.project_id,
-            language=language,
-            script=_script(word),
-            parent=parent,
-            created_by_id=user_id,
-        )
-        alias.set_original(word, secret)
+        alias = _alias_of(scope, parent.entity_id, word, language, user_id, parent=parent)
         alias.set_replacement(piece)
         candidates.append(alias)
     if not candidates:
@@ -634,6 +727,28 @@ def _add_token_aliases(
         parent_id=parent.pk, original_digest__in=[alias.original_digest for alias in free]
     )
     words_write(secret, [(alias, words[alias.original_digest]) for alias in inserted])
+
+
+def _alias_of(
+    scope: Scope,
+    entity_id: int,
+    surface: str,
+    language: str,
+    user_id: int | None,
+    *,
+    parent: Alias | None = None,
+) -> Alias:
+    """A new (unsaved) alias of `surface` for the entity, its original sealed."""
+    alias = Alias(
+        entity_id=entity_id,
+        project_id=scope.project_id,
+        language=language,
+        script=_script(surface),
+        parent=parent,
+        created_by_id=user_id,
+    )
+    alias.set_original(surface, scope.secret)
+    return alias
 
 
 def _script(surface: str) -> str:

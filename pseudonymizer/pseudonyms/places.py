@@ -20,6 +20,7 @@ from pseudonymizer.pseudonyms.locales import (
     place_locale,
     register_locale,
 )
+from pseudonymizer.pseudonyms.organisations import COMPANY, kind_of, organisation_of_kind
 from pseudonymizer.pseudonyms.people import DRAW_TRIES, NameSource, Part, Slot, token_slot
 from pseudonymizer.pseudonyms.shape import (
     Case,
@@ -36,6 +37,7 @@ from pseudonymizer.pseudonyms.shape import (
     split_whitespace,
     strip_marks,
 )
+from pseudonymizer.pseudonyms.towns import towns
 
 _FUNCTION_WORDS = lookup_keys(
     """
@@ -204,10 +206,9 @@ class _Composed:
 
     def _place_word(self, original: str) -> str:
         """A one-word place name, with the original's Arabic article or without."""
-        faker = self.draws.faker(self.place_locale)
         al = strip_marks(original).startswith(ARABIC_ARTICLE) if self.script == "Arab" else None
         for _ in range(DRAW_TRIES):
-            name = self.names.clean(faker.city())
+            name = self.names.clean(self._town())
             if (
                 name
                 and " " not in name
@@ -219,10 +220,15 @@ class _Composed:
                 return name
         return self.names.last(avoid=original, al=al)
 
+    def _town(self) -> str:
+        """A real town of the place's country (`pseudonymizer.pseudonyms.towns`), never one of
+        Faker's made-up cities."""
+        return self.draws.random.choice(towns(self.place_locale))
+
     def _whole_place(self) -> str | None:
         """A place drawn whole from Faker, when it has the original's exact shape."""
         faker = self.draws.faker(self.place_locale)
-        produce = faker.city
+        produce = self._town
         if self.label.endswith("COUNTRY"):
             produce = faker.country
         elif self.label.endswith("STATE") and hasattr(faker, "administrative_unit"):
@@ -318,9 +324,23 @@ def _renumber(rng: random.Random, token: str) -> str:
     return "".join(out)
 
 
+# A place that starts with one of these is a street, whatever its label says: its type word
+# stays ("rue de la République" read as a place became "lainebourg de la Mercier").
+_STREET_TYPES = lookup_keys(
+    """
+    rue avenue boulevard impasse chemin allee allée quai ruelle street road lane drive avenue
+    شارع زنقة نهج درب
+    """.split()
+)
+
+
 def place_generator(original: str, language: str, draws: Draws, label: str = "LOC") -> Generator:
-    """Candidates for a place: a Faker city (country, state) of the same shape, or the
-    original's words replaced one by one, generic words such as Saint or حي kept."""
+    """Candidates for a place: a real town (a Faker country or state) of the same shape, or
+    the original's words replaced one by one, generic words such as Saint or حي kept; a
+    street as a street (`address_generator`)."""
+    words = original.split()
+    if len(words) > 1 and lookup_key(words[0]) in _STREET_TYPES:
+        return address_generator(original, language, draws)
     return _Composed(original, language, draws, "place", label.upper())
 
 
@@ -330,7 +350,27 @@ def address_generator(original: str, language: str, draws: Draws) -> Generator:
     return _Composed(original, language, draws, "address", "ADDRESS")
 
 
+def _kind(original: str, composed: _Composed) -> str | None:
+    kind = kind_of(original)
+    if kind is None and all(slot.kind == "name" for slot in composed.slots):
+        return COMPANY
+    return kind
+
+
+def organisation_kind(original: str, language: str) -> str | None:
+    """The kind an organisation's pseudonym is drawn as (`organisations`): a well-known one's,
+    a company for one made only of names; None when its own words are kept and replaced."""
+    return _kind(original, _Composed(original, language, Draws(0), "org", "ORG"))
+
+
 def organisation_generator(original: str, language: str, draws: Draws) -> Generator:
-    """Candidates for an organisation: generic words (University, Boulangerie, جامعة) and legal
-    forms kept, acronyms re-lettered, names replaced by surnames or place names."""
-    return _Composed(original, language, draws, "org", "ORG")
+    """Candidates for an organisation: a well-known one (a bank, a platform, a club) becomes
+    one of its kind, and one made only of names a company (`organisations`), never a bare
+    surname; otherwise generic words (University, Boulangerie, جامعة) and legal forms kept,
+    acronyms re-lettered, names replaced by surnames or place names."""
+    composed = _Composed(original, language, draws, "org", "ORG")
+    kind = _kind(original, composed)
+    if kind is not None:
+        chosen = kind
+        return lambda: organisation_of_kind(draws.random, original, language, chosen)
+    return composed

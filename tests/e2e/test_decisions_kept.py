@@ -174,3 +174,79 @@ def test_a_rejected_name_the_table_pseudonymizes_refuses_every_release_cut_under
         churner.join(timeout=30)
         for process in burners:
             process.terminate()
+
+
+def _span(annotator: Api, document_id: int, start: int, end: int) -> dict[str, Any]:
+    spans = annotator.get(f"documents/{document_id}/spans/?limit=1000")["results"]
+    (found,) = [s for s in spans if (s["start"], s["end"]) == (start, end)]
+    return dict(found)
+
+
+def test_a_stray_digit_asks_before_relabelling_a_person_everywhere_and_back_is_allowed(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Trap 3: `8` made an accepted person LOC in every language, and `1` was then refused by
+    a French proposal the annotator could not see."""
+    admin, english, french = api["admin"], api["annotator_en"], api["annotator_fr"]
+    name = "Evariste Montcalm"
+    texts = {"cascade-en": f"Yesterday {name} spoke.", "cascade-fr": f"Hier, {name} a parlé."}
+    ids = import_records(admin, [
+        {"id": "cascade-en", "lang": "en", "text": texts["cascade-en"], "spans": []},
+        {"id": "cascade-fr", "lang": "fr", "text": texts["cascade-fr"], "spans": []},
+    ])  # fmt: skip
+    start = texts["cascade-en"].index(name)
+    span = english.post(f"documents/{ids['cascade-en']}/spans/",
+                        {"start": start, "end": start + len(name), "label": "PER"},
+                        expect=201)  # fmt: skip
+    stack.wait_idle()
+    at = texts["cascade-fr"].index(name)
+    echo = _span(french, ids["cascade-fr"], at, at + len(name))
+    assert echo["entity_id"] == span["entity_id"] and echo["label"] == "PER"
+
+    path = f"documents/{ids['cascade-en']}/spans/{span['id']}/"
+    asked = english.call("PATCH", path, json={"version": span["version"], "label": "LOC"})
+    assert asked.status_code == 400 and "1 other span in 1 document (fr)" in asked.text
+    assert _span(french, ids["cascade-fr"], at, at + len(name))["label"] == "PER"
+
+    moved = english.patch(path, {"version": span["version"], "label": "LOC", "confirm": True})
+    assert _span(french, ids["cascade-fr"], at, at + len(name))["label"] == "LOC"
+    back = english.patch(path, {"version": moved["version"], "label": "PER", "confirm": True})
+    assert back["label"] == "PER"
+    assert _span(french, ids["cascade-fr"], at, at + len(name))["label"] == "PER"
+
+
+def test_an_edge_moved_over_a_kinship_word_keeps_the_pseudonym_and_one_city_has_one(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Traps 4 and 5: "Victor Kaur" became "brother Wayne Glover" after an edge move and
+    "Kieran Lamb" after moving back; الإسكندرية and مدينة الإسكندرية got two pseudonyms."""
+    admin, english, arabic = api["admin"], api["annotator_en"], api["annotator_ar"]
+    text = "Her brother Victor Kaur phoned twice."
+    short, wide = "وصلنا إلى الإسكندرية صباحا.", "في مدينة الإسكندرية يسكن أخي."
+    ids = import_records(admin, [
+        {"id": "edge-kin", "lang": "en", "text": text, "spans": []},
+        {"id": "city-short", "lang": "ar", "text": short, "spans": []},
+        {"id": "city-wide", "lang": "ar", "text": wide, "spans": []},
+    ])  # fmt: skip
+    start = text.index("Victor Kaur")
+    span = english.post(f"documents/{ids['edge-kin']}/spans/",
+                        {"start": start, "end": start + len("Victor Kaur"), "label": "PER"},
+                        expect=201)  # fmt: skip
+    chosen = span["replacement"]
+    path = f"documents/{ids['edge-kin']}/spans/{span['id']}/"
+    wider = english.patch(path, {"version": span["version"], "start": text.index("brother")})
+    assert wider["replacement"] == f"brother {chosen}", wider
+    assert wider["entity_id"] == span["entity_id"]
+    back = english.patch(path, {"version": wider["version"], "start": start})
+    assert back["replacement"] == chosen and back["entity_id"] == span["entity_id"]
+
+    city = "الإسكندرية"
+    first = arabic.post(f"documents/{ids['city-short']}/spans/",
+                        {"start": short.index(city), "end": short.index(city) + len(city),
+                         "label": "LOC"}, expect=201)  # fmt: skip
+    headed = "مدينة " + city
+    second = arabic.post(f"documents/{ids['city-wide']}/spans/",
+                         {"start": wide.index(headed), "end": wide.index(headed) + len(headed),
+                          "label": "LOC"}, expect=201)  # fmt: skip
+    assert second["entity_id"] == first["entity_id"]
+    assert second["replacement"] == f"مدينة {first['replacement']}"

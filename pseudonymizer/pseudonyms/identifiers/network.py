@@ -137,13 +137,45 @@ class _Domain:
         return ".".join(out)
 
 
+# Public providers by top-level domain, then by language: where a personal or a company's
+# domain (which may name someone) goes. A domain made of a random word ("before.fr") reads
+# false; one of these reads true.
+_MAIL_DOMAINS_BY_SUFFIX = {
+    "fr": ("orange.fr", "free.fr", "sfr.fr", "laposte.net", "yahoo.fr", "hotmail.fr"),
+    "uk": ("btinternet.com", "hotmail.co.uk", "yahoo.co.uk", "sky.com", "gmail.com"),
+    "be": ("skynet.be", "telenet.be", "hotmail.be", "gmail.com"),
+    "ca": ("videotron.ca", "sympatico.ca", "hotmail.ca", "gmail.com"),
+    "ma": ("menara.ma", "gmail.com", "hotmail.fr", "yahoo.fr"),
+    "dz": ("gmail.com", "hotmail.fr", "yahoo.fr", "outlook.fr"),
+    "tn": ("gmail.com", "topnet.tn", "hotmail.fr", "yahoo.fr"),
+}
+_MAIL_DOMAINS_BY_LANGUAGE = {
+    "fr": ("gmail.com", "orange.fr", "free.fr", "hotmail.fr", "laposte.net", "yahoo.fr"),
+    "ar": ("gmail.com", "hotmail.com", "yahoo.com", "outlook.com"),
+}
+_MAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "hotmail.com", "icloud.com")
+
+
+def mail_domains(domain: str, language: str) -> tuple[str, ...]:
+    """The public providers an address at `domain` (not one) may move to, plausible for its
+    country's suffix, else for the language."""
+    suffix = domain.rsplit(".", 1)[-1].lower()
+    if suffix in _MAIL_DOMAINS_BY_SUFFIX:
+        return _MAIL_DOMAINS_BY_SUFFIX[suffix]
+    return _MAIL_DOMAINS_BY_LANGUAGE.get(language.split("-")[0].lower(), _MAIL_DOMAINS)
+
+
 def email_generator(original: str, language: str, draws: Draws) -> Generator:
     """Candidates for an e-mail address: the local part reshaped (names to names), the domain
-    kept for a public provider (gmail, orange, …), otherwise replaced with its TLD kept."""
+    kept for a public provider (gmail, orange, …), otherwise a public provider's plausible
+    for the country or the language (`mail_domains`)."""
     local, _, domain = original.rpartition("@")
     handle = Handle(local, language, draws)
     domain_generator = _Domain(domain, draws, EMAIL_PROVIDERS, subdomains=True)
-    return lambda: handle() + "@" + domain_generator()
+    if domain_generator.known:
+        return lambda: handle() + "@" + domain_generator()
+    providers = tuple(d for d in mail_domains(domain, language) if d.lower() != domain.lower())
+    return lambda: handle() + "@" + draws.random.choice(providers)
 
 
 def _segment_generator(segment: str, language: str, draws: Draws) -> Generator | None:

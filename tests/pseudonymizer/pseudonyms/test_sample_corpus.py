@@ -7,7 +7,8 @@ import re
 import pytest
 
 from pseudonymizer.pseudonyms import suggest
-from pseudonymizer.pseudonyms.identifiers.network import EMAIL_PROVIDERS
+from pseudonymizer.pseudonyms.identifiers.network import EMAIL_PROVIDERS, mail_domains
+from pseudonymizer.pseudonyms.places import organisation_kind
 from pseudonymizer.pseudonyms.shape import (
     case_of,
     digit_zero,
@@ -44,6 +45,11 @@ def _separators(text: str) -> str:
 def test_names_places_and_addresses_keep_tokens_case_and_script(span: GoldSpan) -> None:
     suggestions = _suggestions(span)
     _common_rules(span, suggestions)
+    if span.label == "ORG" and organisation_kind(span.text, span.language):
+        # A bank becomes a bank, a channel a channel: its own shape is not kept.
+        for suggestion in suggestions:
+            assert script_of(suggestion) == script_of(span.text), suggestion
+        return
     before = split_whitespace(span.text)[0]
     for suggestion in suggestions:
         after = split_whitespace(suggestion)[0]
@@ -74,12 +80,10 @@ def test_email_addresses_keep_their_shape_and_public_providers(span: GoldSpan) -
     for suggestion in suggestions:
         new_local, new_domain = suggestion.rsplit("@", 1)
         assert _separators(new_local) == _separators(local)
-        assert new_domain.rsplit(".", 1)[1] == domain.rsplit(".", 1)[1]
-        assert new_domain.count(".") == domain.count(".")
         if lookup_key(domain.split(".")[-2]) in EMAIL_PROVIDERS:
             assert new_domain == domain
         else:
-            assert new_domain != domain
+            assert new_domain in mail_domains(domain, span.language)
 
 
 @pytest.mark.parametrize("span", gold_spans("PHONE"), ids=str)
