@@ -137,6 +137,15 @@ def access_for(user: Any, project: Project) -> Access:
     return access
 
 
+def can_create_projects(user: Any) -> bool:
+    """Creating a project is outside any project: Cloak's administrators (superusers) and
+    whoever holds Django's `annotator.add_project` permission. The creator becomes the new
+    project's admin."""
+    if user is None or not user.is_authenticated:
+        return False
+    return bool(user.is_superuser or user.has_perm("annotator.add_project"))
+
+
 def can(user: Any, project: Project, capability: Can) -> bool:
     return access_for(user, project).can(capability)
 

@@ -107,10 +107,13 @@ class CloakAutoSchema(AutoSchema):
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
         """A request body with a rule across its fields (`schema_any_of` on its serializer:
         what each alternative requires and narrows, one of which a body must meet) says so:
-        anyOf."""
+        anyOf. One that refuses keys it does not name (`schema_closed`) says so too:
+        additionalProperties false."""
         # What a request may hold is narrower than what an answer shows (a blank reason).
         self._direction = direction
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and getattr(serializer, "schema_closed", False):
+            schema["additionalProperties"] = False
         alternatives = getattr(serializer, "schema_any_of", ())
         if not alternatives or direction != "request":
             return schema
@@ -325,6 +328,9 @@ _AUDIT_EVENT = {
 }
 
 
+_MEMBER = {"username": "amira", "role": "annotator", "languages": ["ar", "fr"], "created_at": _NOW}
+
+
 def _page(*results: dict[str, Any]) -> dict[str, Any]:
     return {"count": len(results), "next": None, "previous": None, "results": list(results)}
 
@@ -336,6 +342,57 @@ def _example(summary: str, value: Any) -> dict[str, Any]:
 OPERATION_EXAMPLES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
     "projects_list": {"200": {"Projects": _example("The caller's projects", _page(_PROJECT))}},
     "projects_retrieve": {"200": {"Project": _example("One project and your role", _PROJECT)}},
+    "projects_create": {
+        "request": {
+            "Preset": _example(
+                "A preset's labels, as they are",
+                {"slug": "radical", "languages": ["en", "fr", "ar"], "schema": {"preset": "basic"}},
+            ),
+            "Edited": _example(
+                "Some of a preset's labels, and one of the project's own",
+                {
+                    "slug": "radical",
+                    "name": "Radicalisation corpus",
+                    "languages": ["en", "fr", "ar"],
+                    "schema": {
+                        "preset": "basic",
+                        "keep": ["PER", "LOC"],
+                        "extra": [{"name": "HANDLE", "description": "Social media handles"}],
+                    },
+                },
+            ),
+        },
+        "201": {
+            "Created": _example("The project; you are its admin", {**_PROJECT, "role": "admin"})
+        },
+    },
+    "projects_members_list": {"200": {"Members": _example("Who is in it", _page(_MEMBER))}},
+    "projects_members_create": {
+        "request": {
+            "Existing": _example(
+                "Someone who has an account",
+                {"username": "amira", "role": "annotator", "languages": ["ar", "fr"]},
+            ),
+            "New": _example(
+                "Someone new to Cloak: their account too",
+                {
+                    "username": "amira",
+                    "role": "annotator",
+                    "languages": ["ar", "fr"],
+                    "password": "a long passphrase of hers",
+                    "email": "amira@example.org",
+                },
+            ),
+        },
+        "201": {"Joined": _example("They joined the project", _MEMBER)},
+    },
+    "projects_members_partial_update": {
+        "request": {
+            "Role": _example("Make them lead", {"role": "lead"}),
+            "Languages": _example("Change their languages", {"languages": ["ar"]}),
+        },
+        "200": {"Changed": _example("Their membership now", {**_MEMBER, "role": "lead"})},
+    },
     "projects_documents_list": {
         "200": {"Documents": _example("The documents you may open", _page(_DOCUMENT_ROW))}
     },

@@ -1,15 +1,19 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from annotator.api.fields import UploadField
+from annotator.api.fields import StrictCharField, UploadField
 from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project, Span
 from annotator.selectors.imports import import_job_progress
 from annotator.services.projects import _LANGUAGE as LANGUAGE_CODE
+from annotator.services.projects import _SLUG as PROJECT_SLUG
 from pseudonymizer.formats import FORMATS
+from pseudonymizer.schemas import PRESETS
 
 
 class ErrorSerializer(serializers.Serializer[Any]):
@@ -133,3 +137,82 @@ class ImportCreateSerializer(serializers.Serializer[Any]):
     language = serializers.CharField(
         required=False, allow_blank=True, help_text="For documents that name no language"
     )
+
+
+def language_code_field(**kwargs: Any) -> StrictCharField:
+    """A language code as projects are created with (annotator.services.projects)."""
+    return StrictCharField(
+        max_length=16,
+        validators=[RegexValidator(LANGUAGE_CODE.pattern, "not a language code (e.g. fr)")],
+        **kwargs,
+    )
+
+
+class ClosedSerializer(serializers.Serializer[Any]):
+    """A JSON object that refuses a key it does not name, rather than ignore it: for a body
+    whose stray keys a client would believe were used (a label schema of its own). The
+    schema says so too (`additionalProperties: false`, annotator.api.schema)."""
+
+    schema_closed = True
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                message = ["not a field of this object"]
+                raise serializers.ValidationError(dict.fromkeys(unknown, message))
+        return dict(super().to_internal_value(data))
+
+
+class CustomLabelSerializer(ClosedSerializer):
+    """A label of the project's own, next to those of its preset."""
+
+    name = StrictCharField(
+        max_length=64,
+        validators=[RegexValidator(r"^\S+$", "a label name has no spaces")],
+        help_text="The label, without spaces (e.g. PATIENT_ID)",
+    )
+    description = StrictCharField(
+        max_length=500, required=False, allow_blank=True, default="",
+        help_text="What it covers, for the annotators",
+    )  # fmt: skip
+
+
+class LabelSchemaSerializer(ClosedSerializer):
+    """A project's labels, chosen as on the new-project page: a preset, the labels of it to
+    keep, labels of the project's own. Never a raw schema."""
+
+    preset = serializers.ChoiceField(choices=sorted(PRESETS))
+    keep = serializers.ListField(
+        child=StrictCharField(max_length=64),
+        required=False,
+        max_length=500,
+        help_text="The preset's labels to keep (every one when left out)",
+    )
+    extra = serializers.ListField(
+        child=CustomLabelSerializer(),
+        required=False,
+        max_length=200,
+        help_text="Labels of the project's own, after the preset's",
+    )
+
+
+class ProjectCreateSerializer(ClosedSerializer):
+    """A new project: its address, its languages and its labels. Its creator becomes its
+    admin."""
+
+    slug = StrictCharField(
+        max_length=64,
+        validators=[RegexValidator(PROJECT_SLUG.pattern, "lower-case letters, digits, hyphens")],
+        help_text="The project's address: lower-case letters, digits and hyphens",
+    )
+    name = StrictCharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="Its slug when left out",
+    )  # fmt: skip
+    description = StrictCharField(max_length=2000, required=False, allow_blank=True, default="")
+    languages = serializers.ListField(
+        child=language_code_field(), min_length=1, max_length=100,
+        help_text="ISO 639-1 codes, e.g. en, fr",
+    )  # fmt: skip
+    schema = LabelSchemaSerializer(help_text="Its labels: a preset, edited")

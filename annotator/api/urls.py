@@ -8,6 +8,7 @@ from annotator.api import (
     key_transfer,
     keys,
     learning,
+    members,
     quality,
     queues,
     releases,
@@ -35,7 +36,12 @@ urlpatterns = [
     path("auth/logout-all/", auth.TokenLogoutAll.as_view(), name="api-token-logout-all"),
     path("projects/", views.ProjectList.as_view(), name="api-project-list"),
     path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project-detail"),
-    path("projects/<slug:slug>/members/", views.MemberList.as_view(), name="api-member-list"),
+    path("projects/<slug:slug>/members/", members.MemberList.as_view(), name="api-member-list"),
+    path(
+        "projects/<slug:slug>/members/<str:username>/",
+        members.MemberDetail.as_view(),
+        name="api-member-detail",
+    ),
     path("projects/<slug:slug>/documents/", views.DocumentList.as_view(), name="api-document-list"),
     path(
         "projects/<slug:slug>/documents/assign/",

@@ -7,29 +7,32 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.mixins import ListModelMixin
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator import selectors
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.serializers import (
     DocumentFilterSerializer,
     DocumentListSerializer,
     DocumentSerializer,
+    ErrorSerializer,
     ImportCreateSerializer,
     ImportJobSerializer,
-    MembershipSerializer,
+    ProjectCreateSerializer,
     ProjectSerializer,
 )
-from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project
-from annotator.permissions import Can, ProjectPermission, document_or_404
+from annotator.models import Document, DocumentStatus, ImportJob, Project
+from annotator.permissions import Can, ProjectPermission, can_create_projects, document_or_404
 from annotator.services.imports import import_job_create
+from annotator.services.projects import project_create, schema_compose
 from annotator.services.spans import document_status_set
 
 if TYPE_CHECKING:
@@ -97,13 +100,66 @@ class StrictQueryMixin(APIView):
         return dict(form.validated_data)
 
 
+class ProjectCreatePermission(BasePermission):
+    """Anyone signed in lists their projects; creating one is outside any project, for whom
+    `can_create_projects` allows (a project's admin role does not: it is a role in that
+    project only)."""
+
+    message = "Only Cloak's administrators create projects."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.method in SAFE_METHODS or can_create_projects(request.user)
+
+
 class ProjectList(StrictQueryMixin, generics.ListAPIView[Project]):
-    """The projects the caller is a member of."""
+    """The projects the caller is a member of; POST creates one, whose admin the caller
+    becomes. Its labels come from a preset, some kept, some added: never a schema of the
+    caller's own, which nothing would check the way the pages do."""
 
     serializer_class = ProjectSerializer
+    permission_classes = [IsAuthenticated, ProjectCreatePermission]
+    # JSON only: a form cannot carry the nested `schema`.
+    parser_classes = [BoundedJSONParser]
 
     def get_queryset(self) -> QuerySet[Project]:
         return Project.objects.for_user(self.request.user)
+
+    @extend_schema(
+        request=ProjectCreateSerializer,
+        responses={
+            201: ProjectSerializer,
+            403: OpenApiResponse(
+                ErrorSerializer,
+                description="Only Cloak's administrators (and whoever holds the "
+                "annotator.add_project permission) create projects.",
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        form = ProjectCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        project = project_create(
+            slug=data["slug"],
+            languages=data["languages"],
+            schema=label_schema_from(data["schema"]),
+            name=data["name"],
+            description=data["description"],
+            created_by=request.user,
+        )
+        body = ProjectSerializer(project, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+def label_schema_from(spec: dict[str, Any]) -> str | dict[str, Any]:
+    """The schema a project is created with from the body's `schema`: the preset's name when
+    it is taken whole (the project then records which preset it uses), else the preset
+    edited as asked (DomainError for a label it lacks or one the engine refuses)."""
+    keep, extra = spec.get("keep"), spec.get("extra") or []
+    if keep is None and not extra:
+        return str(spec["preset"])
+    labels = [(label["name"], label["description"]) for label in extra]
+    return schema_compose(spec["preset"], keep, labels)
 
 
 class ProjectScoped(StrictQueryMixin):
@@ -125,14 +181,6 @@ class ProjectDetail(ProjectScoped, generics.RetrieveAPIView[Project]):
 
     def get_object(self) -> Project:
         return self.get_project()
-
-
-class MemberList(ProjectScoped, generics.ListAPIView[Membership]):
-    serializer_class = MembershipSerializer
-    required_capability = Can.VIEW_MEMBERS
-
-    def get_queryset(self) -> QuerySet[Membership]:
-        return Membership.objects.filter(project=self.get_project()).select_related("user")
 
 
 class DocumentList(ProjectScoped, generics.ListAPIView[Document]):

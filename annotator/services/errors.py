@@ -22,8 +22,13 @@ class StaleVersion(ConflictError):
 
 
 class NeedsConfirmation(DomainError):
-    """A decision a person must confirm (a surface of less than a word): sent again with
-    `confirm`, it goes through; nothing was changed."""
+    """A decision a person must confirm (a surface of less than a word, a relabel that every
+    span of an entity follows): sent again with `confirm`, it goes through; nothing was
+    changed. `action` says what confirming does, for the page's button."""
+
+    def __init__(self, message: str, action: str = "Decide it as it is") -> None:
+        super().__init__(message)
+        self.action = action
 
 
 class ImportRefused(DomainError):

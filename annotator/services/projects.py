@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -20,6 +21,8 @@ from pseudonymizer.schemas import preset, validate_schema
 
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# Slugs the pages' addresses use themselves (/projects/new/).
+RESERVED_SLUGS = frozenset({"new"})
 
 
 def _clean_languages(languages: list[str]) -> list[str]:
@@ -47,6 +50,8 @@ def project_create(
 ) -> Project:
     if not _SLUG.match(slug):
         raise DomainError(f"{slug!r} is not a valid slug (lower-case letters, digits, hyphens)")
+    if slug in RESERVED_SLUGS:
+        raise DomainError(f"{slug!r} is a word of the pages' addresses: choose another slug")
     if Project.objects.filter(slug=slug).exists():
         raise DomainError(f"a project {slug!r} already exists")
     if isinstance(schema, str):
@@ -77,6 +82,12 @@ def project_create(
         target=f"project:{project.pk}",
         detail={"event": "created", "languages": project.languages, "schema": preset_name},
     )
+    creator = acting_user(created_by)
+    if creator is not None:
+        # Whoever creates a project from the pages or the API manages it.
+        Membership.objects.create(
+            user=creator, project=project, role=Role.ADMIN, languages=project.languages
+        )
     return project
 
 
@@ -92,9 +103,14 @@ def membership_set(
     actor: Any = None,
     via: str = "",
     ip_address: str | None = None,
+    password_resets: bool = False,
 ) -> Membership:
     """Add a user to a project or change their role; creates the user when a password is given.
 
+    A password for someone who already has an account is refused unless `password_resets`
+    (the command line, run by whoever runs the server): from a page or the API it would let
+    a project's admin take over anyone's account, a superuser's included, by naming them.
+    The project's last admin is not made something else (no one could manage it).
     `via` and `ip_address` say for the audit log where the change came from (the admin, a
     command) and from which address."""
     if role not in Role.values:
@@ -107,9 +123,22 @@ def membership_set(
             f"({', '.join(project.languages)})"
         )
     if role == Role.ANNOTATOR and not languages:
-        raise DomainError("an annotator needs at least one language (--languages)")
+        raise DomainError("an annotator needs at least one language")
     user_model = get_user_model()
     user = user_model.objects.filter(username=username).first()
+    if user is not None and password and not password_resets:
+        raise DomainError(
+            f"{username!r} already has an account: a password is only for creating one"
+        )
+    if (
+        user is not None
+        and role != Role.ADMIN
+        and Membership.objects.filter(project=project, user=user, role=Role.ADMIN).exists()
+        and not Membership.objects.filter(project=project, role=Role.ADMIN)
+        .exclude(user=user)
+        .exists()
+    ):
+        raise DomainError("the project's last admin stays admin: make someone else admin first")
     if user is None:
         if not password:
             raise DomainError(f"no user {username!r}: give a password to create one")
@@ -139,6 +168,77 @@ def membership_set(
         ip_address=ip_address,
     )
     return membership
+
+
+@transaction.atomic
+def membership_remove(
+    *, project: Project, username: str, actor: Any = None, ip_address: str | None = None
+) -> int:
+    """Take a user out of a project: their membership goes, and the documents they held that
+    are not finished go back to the pool of their language (the next arrival rule gives them
+    out again); the number of documents released. Refused for the project's last admin (no
+    one could manage it any more) and for someone not in it. Audited."""
+    from annotator.models import Document, DocumentStatus
+
+    membership = (
+        Membership.objects.select_for_update()
+        .select_related("user")
+        .filter(project=project, user__username=username)
+        .first()
+    )
+    if membership is None:
+        raise DomainError(f"{username!r} is not a member of project {project.slug}")
+    if (
+        membership.role == Role.ADMIN
+        and not Membership.objects.filter(project=project, role=Role.ADMIN)
+        .exclude(pk=membership.pk)
+        .exists()
+    ):
+        raise DomainError("the project's last admin cannot leave it: make someone else admin first")
+    user = membership.user
+    held = Document.objects.filter(project=project, assignee=user).exclude(
+        status__in=[DocumentStatus.DONE, DocumentStatus.REVIEWED]
+    )
+    # A replica (blind double annotation) is its annotator's own: it goes with them.
+    released = held.filter(replica_of__isnull=True).update(assignee=None)
+    membership.delete()
+    audit_record(
+        action=AuditAction.MEMBER_CHANGE,
+        actor=actor,
+        project=project,
+        target=f"user:{user.pk}",
+        detail={"event": "removed", "role": membership.role, "documents_released": released},
+        ip_address=ip_address,
+    )
+    return int(released)
+
+
+def schema_compose(
+    preset_name: str, keep: list[str] | None = None, extra: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
+    """A label schema made in a form: the preset's labels that `keep` names (all when None),
+    then `extra` (name, description) labels of the project's own (group "custom").
+    DomainError for an unknown preset, an unknown kept label, or a schema the engine refuses
+    (a name twice, a name with spaces)."""
+    try:
+        schema = preset(preset_name)
+    except KeyError as error:
+        raise DomainError(str(error.args[0])) from None
+    names = [label["name"] for label in schema["labels"]]
+    if keep is not None:
+        unknown = sorted(set(keep) - set(names))
+        if unknown:
+            raise DomainError(f"label(s) {', '.join(unknown)} not in preset {preset_name!r}")
+        schema["labels"] = [label for label in schema["labels"] if label["name"] in keep]
+    for name, description in extra:
+        schema["labels"].append(
+            {"name": name.strip(), "description": description.strip(), "group": "custom"}
+        )
+    schema["name"] = preset_name if keep is None and not extra else f"{preset_name} (edited)"
+    try:
+        return validate_schema(schema)
+    except ValueError as error:
+        raise DomainError(f"invalid schema: {error}") from None
 
 
 def _password_check(password: str, user: Any) -> None:

@@ -397,7 +397,8 @@ def _relabel(
                 f"this {was} is held by {len(held)} other span{_s(len(held))} in "
                 f"{len(documents)} document{_s(len(documents))} ({languages}): relabelling "
                 f"it {span.label} relabels them all and draws their pseudonyms again. Confirm "
-                "to relabel it everywhere, or flag this span for the lead."
+                "to relabel it everywhere, or flag this span for the lead.",
+                action=f"Relabel it {span.label} everywhere",
             )
     span.entity_id = span_relabel(
         project=document.project, span_id=span.pk, entity_id=span.entity_id,

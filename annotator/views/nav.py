@@ -31,4 +31,5 @@ def project_nav(request: ProjectRequest) -> dict[str, Any]:
         "nav_can_assign": access.can(Can.ASSIGN),
         "nav_can_release": access.can(Can.VIEW_RELEASES),
         "nav_can_preannotate": access.can(Can.PREANNOTATE),
+        "nav_can_view_members": access.can(Can.VIEW_MEMBERS),
     }

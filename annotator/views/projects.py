@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotator.permissions import Can
+from annotator.permissions import Can, can_create_projects
 from annotator.selectors.projects import project_overview, projects_of
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.imports import job_context
@@ -17,7 +17,11 @@ from annotator.views.runs import runs_context
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotator/home.html", {"rows": projects_of(request.user)})
+    return render(
+        request,
+        "annotator/home.html",
+        {"rows": projects_of(request.user), "can_create": can_create_projects(request.user)},
+    )
 
 
 @project_page(Can.VIEW_PROJECT)

@@ -138,15 +138,15 @@ def _change(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
     return replace(change, confirm=True) if form.cleaned_data["confirm"] else change
 
 
-def _confirmable(request: HtmxProjectRequest) -> dict[str, Any]:
+def _confirmable(request: HtmxProjectRequest, refused: NeedsConfirmation) -> dict[str, Any]:
     """The notice's button that sends the refused action again, confirmed: the same fields
-    (not the page's state, which the page adds to every request)."""
+    (not the page's state, which the page adds to every request), and what it does."""
     fields = [
         (name, value)
         for name, value in request.POST.items()
         if name not in ("csrfmiddlewaretoken", "confirm", "known", "known_document")
     ]
-    return {"url": request.path, "fields": fields}
+    return {"url": request.path, "fields": fields, "action": refused.action}
 
 
 def _asked(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
@@ -204,7 +204,7 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
         return _answer(request, document, GONE, True, changed=[span_id], ranges=here)
     except NeedsConfirmation as refused:
         return _answer(request, document, str(refused), True, changed=[span_id], ranges=here,
-                       confirm=_confirmable(request))  # fmt: skip
+                       confirm=_confirmable(request, refused))  # fmt: skip
     except DomainError as refused:
         return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
     entry = undo_entry(document, before, low, high, (span_id,))
@@ -242,7 +242,9 @@ def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
             confirm=form.cleaned_data["confirm"],
         )
     except NeedsConfirmation as refused:
-        return _answer(request, document, str(refused), True, confirm=_confirmable(request))
+        return _answer(
+            request, document, str(refused), True, confirm=_confirmable(request, refused)
+        )
     except DomainError as refused:
         return _answer(request, document, str(refused), True)
     entry = undo_entry(document, before, start, end, (span.pk,))

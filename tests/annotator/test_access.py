@@ -38,6 +38,14 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "logout": ("post", dict.fromkeys(ROLES, 302)),
     "home": ("get", LOGGED_IN),
     "project_detail": ("get", MEMBERS_ONLY),
+    # Creating a project is Cloak's administrators' (superusers): no role of a project's.
+    "project_new": ("get", {**dict.fromkeys(ROLES, 403), "anonymous": LOGIN}),
+    "project_new_labels": ("get", {**dict.fromkeys(ROLES, 403), "anonymous": LOGIN}),
+    "members": ("get", LEADS_UP),
+    # An empty form: refused with the page (400), or sent back to the page (302).
+    "member_set": ("post", {**ADMINS_ONLY, "admin": 400}),
+    "member_remove": ("post", {**ADMINS_ONLY, "admin": 302}),
+    "api-member-detail": ("get", api(LEADS_UP)),
     "document_list": ("get", MEMBERS_ONLY),
     "document_detail": ("get", ENGLISH_READERS),
     "document_preview": ("get", ENGLISH_READERS),
@@ -157,6 +165,8 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
 }
 # Writes: an admin without a file gets 400; nobody else gets past the permission check.
 WRITES: dict[str, dict[str, int]] = {
+    "api-project-list": api(dict.fromkeys(ROLES, 403)),
+    "api-member-list": api({**ADMINS_ONLY, "admin": 415}),  # JSON only
     "import_list": {**ADMINS_ONLY, "admin": 400},
     "key_entity": {**LEADS_UP, "lead": 400, "admin": 400},
     # Key export and import: a form without a passphrase (or a file) is refused.
@@ -256,6 +266,14 @@ def targets(team: Team) -> dict[str, str]:
         "api-token-logout": reverse("api-token-logout"),
         "api-token-logout-all": reverse("api-token-logout-all"),
         "api-project-list": reverse("api-project-list"),
+        "project_new": reverse("project_new"),
+        "project_new_labels": reverse("project_new_labels"),
+        "members": reverse("members", kwargs=slug),
+        "member_set": reverse("member_set", kwargs=slug),
+        "member_remove": reverse("member_remove", kwargs=slug),
+        "api-member-detail": reverse(
+            "api-member-detail", kwargs={**slug, "username": team.annotator_en.username}
+        ),
         "api-project-detail": reverse("api-project-detail", kwargs=slug),
         "api-member-list": reverse("api-member-list", kwargs=slug),
         "api-document-list": reverse("api-document-list", kwargs=slug),

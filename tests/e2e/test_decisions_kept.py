@@ -47,11 +47,21 @@ def test_an_edge_moved_and_undone_leaves_no_surface_in_the_table_to_refuse_a_rel
     span = ws.span_at(start, start + len(name))
     assert span is not None and span["status"] == "accepted", span
 
-    # The start moves one word earlier, by mistake: "brother Oliver Quarrington".
+    # The start moves one word earlier: "brother Oliver Quarrington" names the same person,
+    # and keeps the entity and the pseudonym (trap 4).
     ws.editor(span["id"])
     ws.click_in_editor(span["id"], "Start one word earlier (adds it)")
+    titled = ws.span(span["id"])
+    assert text[titled["start"] : titled["end"]] == f"brother {name}", titled
+    assert titled["entity_id"] == span["entity_id"]
+    ws.focus(span["id"])
+    ws.press("u")
+
+    # The end moves one word later, by mistake: "Oliver Quarrington phoned" is a new surface.
+    ws.editor(span["id"])
+    ws.click_in_editor(span["id"], "End one word later (adds it)")
     moved = ws.span(span["id"])
-    assert text[moved["start"] : moved["end"]] == f"brother {name}", moved
+    assert text[moved["start"] : moved["end"]] == f"{name} phoned", moved
     assert moved["entity_id"] != span["entity_id"]
     lead.get(f"entities/{moved['entity_id']}/")  # in the table while a span holds it
 

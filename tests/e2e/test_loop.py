@@ -201,7 +201,7 @@ def annotate_in_the_browser(
     place = ws.span_at(start, start + len(work["relabel"]))
     assert place is not None and place["label"] == "PER"
     ws.focus(place["id"])
-    ws.press(label_key(page, "LOC"))
+    ws.press_confirming(label_key(page, "LOC"))  # asked if propagation echoed it elsewhere
     assert ws.span(place["id"])["label"] == "LOC"
 
     # Accept a span, then flag it for the lead with a comment.

@@ -60,6 +60,16 @@ class Workspace:
         assert answer.value.status < 500, f"{key}: {answer.value.status}"
         self.page.wait_for_timeout(SETTLE_MS)
 
+    def press_confirming(self, key: str) -> None:
+        """A key whose action the page may ask to confirm (a relabel that spans elsewhere
+        follow): press it, and confirm when asked."""
+        self.press(key)
+        button = self.page.locator("#workspace .confirm-form button")
+        if button.count():
+            with self.page.expect_response(lambda r: r.request.method == "POST"):
+                button.first.click()
+            self.page.wait_for_timeout(SETTLE_MS)
+
     def focus(self, span_id: int) -> None:
         """Click the span's highlight, which focuses the first span under it; where spans
         overlap (a proposal a person's span pushed aside), `j` moves on to this one."""

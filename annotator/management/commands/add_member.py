@@ -35,6 +35,7 @@ class Command(BaseCommand):
                 role=options["role"],
                 languages=languages,
                 password=options["password"],
+                password_resets=True,
                 email=options["email"],
             )
         except DomainError as error:

@@ -64,6 +64,7 @@ class Command(BaseCommand):
                     role=role,
                     languages=languages,
                     password=password,
+                    password_resets=True,
                 )
             # The demo admin may also use Django's admin site.
             user_model.objects.filter(username="demo-admin").update(

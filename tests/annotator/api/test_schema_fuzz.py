@@ -23,6 +23,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 import schemathesis
+from django.contrib.auth.models import Permission
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.urls import Resolver404, resolve
@@ -132,8 +133,13 @@ def _keep_the_test_connection() -> Iterator[None]:
 @pytest.fixture
 def rows(team: Team, _keep_the_test_connection: None) -> dict[str, Any]:
     """A project with a document and a span in each language, and an import; its admin's
-    token. The ids are keyed by the collection that names them in a path."""
+    token. The ids are keyed by the collection that names them in a path, a member by their
+    username. The admin may also create projects, so that creating one is fuzzed past its
+    guard."""
     project = team.project
+    team.admin.user_permissions.add(
+        Permission.objects.get(content_type__app_label="annotator", codename="add_project")
+    )
     documents = [
         DocumentFactory(project=project, language=language, external_id=f"fuzz-{language}")
         for language in project.languages
@@ -160,6 +166,7 @@ def rows(team: Team, _keep_the_test_connection: None) -> dict[str, Any]:
         "entities": entity.entity_id,
         "review": flag.pk,
         "releases": release.pk,
+        "members": team.annotator_fr.username,
     }
 
 

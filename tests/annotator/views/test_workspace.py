@@ -1166,3 +1166,23 @@ def test_a_decided_change_keeps_a_finished_document_finished_and_a_reopening_say
     document.refresh_from_db()
     assert document.status == DocumentStatus.IN_PROGRESS
     assert "This document was done" in html.unescape(fragment)
+
+
+def test_a_relabel_that_spans_elsewhere_follow_is_asked_from_the_notice(
+    team: Team, document: Document
+) -> None:
+    """Issue 31, 3: a relabel of a decided span whose entity another document holds asks
+    first, with a button that says what confirming does; confirmed, it goes through."""
+    moshe = span_of(document, "Moshe Chaya")
+    act(team, moshe, action="accept")
+    other = DocumentFactory(project=team.project, language="fr", text="Moshe Chaya écrit.")
+    Span.objects.create(document=other, start=0, end=11, label="PER", source=SpanSource.KNOWN,
+                        entity_id=Span.objects.get(pk=moshe.pk).entity_id)  # fmt: skip
+    moshe.refresh_from_db()
+    refused = act(team, moshe, action="label", label="LOC")
+    assert "1 other span in 1 document (fr)" in refused
+    assert "Relabel it LOC everywhere" in refused
+    assert Span.objects.get(pk=moshe.pk).label == "PER"
+    act(team, moshe, action="label", label="LOC", confirm="on")
+    assert Span.objects.get(pk=moshe.pk).label == "LOC"
+    assert Span.objects.get(document=other).label == "LOC"
