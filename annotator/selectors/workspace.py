@@ -75,6 +75,7 @@ class SpanPlace:
     end: int
     label: str
     status: str
+    decision: str  # the text marks a kept span (hl-kept)
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def span_places(document: Document) -> tuple[SpanPlace, ...]:
         SpanPlace(*values)
         for values in Span.objects.for_document(document)
         .order_by("start", "end", "id")
-        .values_list("pk", "start", "end", "label", "status")
+        .values_list("pk", "start", "end", "label", "status", "decision")
     )
 
 

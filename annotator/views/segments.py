@@ -25,6 +25,8 @@ class SpanLike(Protocol):
     def label(self) -> str: ...
     @property
     def status(self) -> str: ...
+    @property
+    def decision(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,19 @@ class Segment:
     @property
     def all_rejected(self) -> bool:
         return bool(self.spans) and all(span.status == "rejected" for span in self.spans)
+
+    @property
+    def state(self) -> str:
+        """What a person decided of this piece, as the text shows it: "accepted" (or "kept",
+        accepted and kept as it is) once a person's span covers it, "proposed" while only
+        proposals do, "rejected" when every span over it was; "" for plain text."""
+        statuses = {span.status for span in self.spans}
+        if "accepted" in statuses:
+            kept = any(span.status == "accepted" and span.decision == "keep" for span in self.spans)
+            return "kept" if kept else "accepted"
+        if "proposed" in statuses:
+            return "proposed"
+        return "rejected" if statuses else ""
 
 
 def first_strong_direction(text: str) -> str:

@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
 from annotator.languages import language_label
-from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document, SpanStatus
+from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document
 from annotator.permissions import Can, document_or_404
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
@@ -129,19 +129,23 @@ def _text(request: ProjectRequest, document: Document, spans: Iterable[SpanLike]
 def text_cache_key(request: ProjectRequest, document: Document, spans: Iterable[SpanLike]) -> str:
     """Where the whole text of `document` with the marks of `spans` is kept: the document's id
     and a digest of everything its rendering reads (the text, its direction, the schema's
-    labels that give the colours, and each span's id, offsets, label and whether it is
-    rejected). Every span write that changes what the text shows (a reject, a label, an edge
-    moved, a span added or removed, by anyone or any task) changes the digest, so a page
-    never gets marks that are not the spans' now, whether or not the writer thought of this
-    cache; a write the text does not show (an accept, a decision, a pseudonym) keeps it."""
+    labels that give the colours, and each span's id, offsets, label, status and whether it
+    is kept). Every span write that changes what the text shows (an accept, a reject, a
+    label, a keep, an edge moved, a span added or removed, by anyone or any task) changes the
+    digest, so a page never gets marks that are not the spans' now, whether or not the
+    writer thought of this cache; a write the text does not show (a pseudonym, a decision
+    other than keeping) keeps it."""
     digest = hashlib.blake2b(digest_size=20)
     digest.update(document.text.encode("utf-8", "surrogatepass"))
     shape = [MARKUP, document.language, request.project.labels]
     digest.update(json.dumps(shape).encode())
     for span in spans:
-        # Of a span's status the text shows only whether it is rejected (hl-rejected).
-        rejected = "r" if span.status == SpanStatus.REJECTED else ""
-        digest.update(f"\n{span.pk} {span.start} {span.end} {rejected} {span.label}".encode())
+        # The text shows a span's status (hl-proposed, hl-accepted, hl-rejected) and whether
+        # it is kept (hl-kept): segments.Segment.state.
+        kept = "k" if span.decision == "keep" else ""
+        digest.update(
+            f"\n{span.pk} {span.start} {span.end} {span.status}{kept} {span.label}".encode()
+        )
     return f"workspace-text:{document.pk}:{digest.hexdigest()}"
 
 

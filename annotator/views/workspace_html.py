@@ -87,6 +87,11 @@ def text_html(segments: Iterable[tuple[Segment, str, str]], following: str = "")
     return mark_safe("".join(_piece(*piece) for piece in pieces))
 
 
+# How a highlight's title names its state (hover, and read by assistive technology).
+STATE_WORDS = {"proposed": "proposed", "accepted": "accepted", "kept": "accepted, kept",
+               "rejected": "rejected"}  # fmt: skip
+
+
 def _piece(segment: Segment, colour: str, isolate: str, start: int, end: int, label: str) -> str:
     """Characters [start, end) of `segment` as one element, with the labels shown after it."""
     text = segment.text[start:end]
@@ -97,13 +102,15 @@ def _piece(segment: Segment, colour: str, isolate: str, start: int, end: int, la
     classes = f"hl {colour}"
     if segment.is_overlap:
         classes += " hl-overlap"
-    if segment.all_rejected:
-        classes += " hl-rejected"
+    state = segment.state
+    if state:
+        classes += f" hl-{state}"
     direction = f' dir="{isolate}"' if isolate else ""
     return (
         f'<mark{direction} class="{classes}" data-start="{start}" '
         f'data-end="{end}" data-spans="{segment.span_ids}"{labelled} '
-        f'title="{escape(segment.label_text)}">{_text(text)}</mark>'
+        f'title="{escape(segment.label_text)} ({STATE_WORDS.get(state, state)})">'
+        f"{_text(text)}</mark>"
     )
 
 
@@ -133,7 +140,7 @@ def rows_html(
         rejected = ' class="is-rejected"' if span.status == SpanStatus.REJECTED else ""
         reason = (
             f' <span class="muted small">({escape(span.keep_reason)})</span>'
-            if span.keep_reason
+            if span.keep_reason and span.status != SpanStatus.REJECTED
             else ""
         )
         score = "—" if span.score is None else f"{span.score:.2f}"
@@ -163,10 +170,17 @@ def rows_html(
                 f'<td class="span-actions">{accept}{reject}'
                 '<button type="button" value="edit">Change…</button></td>'
             )
+        # A rejected span is no identifier: it reads no decision ("Pseudonymize" misled).
+        decision = (
+            "—"
+            if span.status == SpanStatus.REJECTED
+            else escape(DECISION_LABELS.get(span.decision, span.decision))
+        )
         rows.append(
             f'<tr id="span-{pk}" data-span-id="{pk}" data-version="{span.version}" '
             f'data-order="{span.start} {span.end} {pk}" '
-            f'data-stamp="{row_stamp(span.version, span.replacement)}" tabindex="-1"{rejected}>'
+            f'data-stamp="{row_stamp(span.version, span.replacement)}" '
+            f'data-label="{escape(span.label)}" tabindex="-1"{rejected}>'
             f"<td>{span.start}</td><td>{span.end}</td>"
             f'<td class="surface" dir="{surface_direction}" lang="{lang}">'
             f"{escape(span.surface)}</td>"
@@ -174,7 +188,7 @@ def rows_html(
             f"<td>{escape(SOURCE_LABELS.get(span.source, span.source))}</td>"
             f'<td><span class="status status-{escape(span.status)}">'
             f"{escape(STATUS_LABELS.get(span.status, span.status))}</span>{flag}</td>"
-            f"<td>{escape(DECISION_LABELS.get(span.decision, span.decision))}{reason}</td>"
+            f"<td>{decision}{reason}</td>"
             f'<td dir="{replacement_direction}">{escape(span.replacement) or "—"}</td>'
             f"<td>{score}</td>{actions}</tr>"
         )

@@ -121,6 +121,97 @@
     return { start: first, end: first + codePoints(text.slice(start, end)) };
   }
 
+  // A selection made from the keyboard: `v` selects the word after the focused span (or
+  // after the selection, or the first word), Shift+`v` the word before; Shift+arrows move the
+  // selection's end by a character, and with Ctrl by a word. It is the page's own selection
+  // (window.getSelection), so the label keys and `/` label it as they label the mouse's.
+  function domPoint(point) {
+    for (const piece of textBox().children) {
+      const start = Number(piece.dataset.start);
+      const end = Number(piece.dataset.end);
+      if (point >= start && (point < end || (point === end && !piece.nextElementSibling))) {
+        const node = piece.firstChild || piece;
+        const utf16 = Array.from(piece.textContent).slice(0, point - start).join("").length;
+        return [node, utf16];
+      }
+    }
+    return null;
+  }
+
+  function selectCodePoints(start, end) {
+    const a = domPoint(start);
+    const b = domPoint(end);
+    if (!a || !b) return;
+    const range = document.createRange();
+    range.setStart(a[0], a[1]);
+    range.setEnd(b[0], b[1]);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  const WORD = /[\p{L}\p{N}\p{M}_@#'’-]/u;
+  // A letter, digit or joiner of a word; a dot only between two of them (an address).
+  const wordAt = (chars, i) =>
+    WORD.test(chars[i] || "") ||
+    (chars[i] === "." && WORD.test(chars[i - 1] || "") && WORD.test(chars[i + 1] || ""));
+  // The [start, end) in code points of the word after (step 1) or before (step -1) `point`.
+  function wordNear(chars, point, step) {
+    let at = point;
+    if (step > 0) {
+      while (at < chars.length && !wordAt(chars, at)) at += 1;
+      let end = at;
+      while (end < chars.length && wordAt(chars, end)) end += 1;
+      return at < end ? [at, end] : null;
+    }
+    at -= 1;
+    while (at >= 0 && !wordAt(chars, at)) at -= 1;
+    let start = at;
+    while (start > 0 && wordAt(chars, start - 1)) start -= 1;
+    return at >= 0 ? [start, at + 1] : null;
+  }
+
+  function selectWord(step) {
+    const chars = Array.from(textBox().textContent);
+    const now = selectedSpan();
+    const row = focusedRow();
+    let from = step > 0 ? 0 : chars.length;
+    if (now) from = step > 0 ? now.end : now.start;
+    else if (row) {
+      const [start, end] = order(row);
+      from = step > 0 ? end : start;
+    }
+    const word = wordNear(chars, from, step);
+    if (word) selectCodePoints(word[0], word[1]);
+  }
+
+  function extendSelection(step, byWord) {
+    const now = selectedSpan();
+    if (!now) return false;
+    const chars = Array.from(textBox().textContent);
+    let end = now.end;
+    if (!byWord) end = Math.min(chars.length, Math.max(now.start + 1, end + step));
+    else if (step > 0) {
+      const word = wordNear(chars, end, 1);
+      end = word ? word[1] : end;
+    } else {
+      const word = wordNear(chars, end, -1);
+      const earlier = word ? wordNear(chars, word[0], -1) : null;
+      end = earlier && earlier[1] > now.start ? earlier[1] : end;
+    }
+    selectCodePoints(now.start, end);
+    return true;
+  }
+
+  // The focused span's edges, from the keyboard: `[` `]` its start one word earlier or
+  // later, `,` `.` its end; with Shift (`{` `}` `<` `>`) one character.
+  const EDGE_KEYS = {
+    "[": ["start", "word", true], "]": ["start", "word", false],
+    "{": ["start", "char", true], "}": ["start", "char", false],
+    ",": ["end", "word", false], ".": ["end", "word", true],
+    "<": ["end", "char", false], ">": ["end", "char", true],
+  };
+
   function post(url, values) {
     htmx.ajax("POST", url, {
       target: "#workspace-patch",
@@ -441,11 +532,23 @@
   document.addEventListener("keydown", (event) => {
     const box = workspace();
     if (!box || !box.dataset.addUrl) return;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     if (target instanceof HTMLElement && target.closest("input, select, textarea, button")) {
       return;
     }
+    if (
+      event.shiftKey &&
+      !event.metaKey &&
+      !event.altKey &&
+      (event.key === "ArrowRight" || event.key === "ArrowLeft")
+    ) {
+      // The selection's end, by a character (by a word with Ctrl), in the text's order.
+      const step = event.key === "ArrowRight" ? 1 : -1;
+      const rtl = textBox() && textBox().getAttribute("dir") === "rtl";
+      if (extendSelection(rtl ? -step : step, event.ctrlKey)) event.preventDefault();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
     const key = event.key;
     if (picking && /^[1-5]$/.test(key)) {
       picking = false;
@@ -483,6 +586,21 @@
       move(key === "j" ? 1 : -1);
     } else if (key === "a") {
       act({ action: "accept" });
+    } else if (key === "A") {
+      // Every proposal with the focused span's label, accepted at once.
+      const row = focusedRow();
+      if (!row || !box.dataset.bulkUrl) return;
+      post(box.dataset.bulkUrl, { status: "accepted", label: row.dataset.label });
+    } else if (key === "v" || key === "V") {
+      selectWord(key === "v" ? 1 : -1);
+    } else if (Object.hasOwn(EDGE_KEYS, key)) {
+      const [edge, unit, extend] = EDGE_KEYS[key];
+      const values = { action: "move", edge, unit };
+      if (extend) values.extend = "on";
+      act(values);
+    } else if (key === "d") {
+      const done = document.getElementById("done-form");
+      if (done) done.requestSubmit();
     } else if (key === "x") {
       act({ action: "reject" });
     } else if (/^[1-9]$/.test(key)) {

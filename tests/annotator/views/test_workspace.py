@@ -284,7 +284,7 @@ def test_a_move_patches_the_text_over_the_old_and_the_new_edges(
     moshe = span_of(document, "Moshe Chaya")
     fragment = act(team, moshe, action="move", edge="start", unit="word", extend="on")
     assert patch_of(fragment) == ([str(moshe.pk)], (0, moshe.end))
-    assert '<mark class="hl c0" data-start="0" data-end="15"' in fragment
+    assert '<mark class="hl c0 hl-proposed" data-start="0" data-end="15"' in fragment
 
 
 def test_an_added_span_trims_the_proposal_it_overlaps_and_undo_brings_it_back_whole(
@@ -917,12 +917,12 @@ def test_a_label_waits_for_the_end_of_a_word_its_span_ends_inside(team: Team) ->
     lead = client_for(team.lead)
     page = lead.get(reverse("document_detail", args=[team.project.slug, document.pk]))
     body = text_of(page.content.decode())
-    assert f'data-spans="{span.pk}" title="LOC">مكتب</mark>' in body  # no label inside
+    assert f'data-spans="{span.pk}" title="LOC (proposed)">مكتب</mark>' in body  # no label inside
     assert f'<span data-start="{start + 4}" data-end="{start + 5}" data-label="LOC">ة</span>' in (
         body
     )
     # A span that ends where its word does keeps its label on its own piece.
-    assert 'data-label="PER" title="PER">المدينة</mark>' in body
+    assert 'data-label="PER" title="PER (proposed)">المدينة</mark>' in body
     assert html.unescape(re.sub(r"<[^>]+>", "", body.split(">", 1)[1])) == text
 
     url = reverse("span_action", args=[team.project.slug, document.pk, span.pk])
@@ -978,17 +978,22 @@ def test_the_text_is_rendered_once_until_a_span_write_changes_what_it_shows(
     first = open_page(team, document)
     assert text_of(open_page(team, document)) == text_of(first)
     assert len(renders) == 1  # every open since was served the same rendering
-    # A decision (keep, which accepts the span) changes what its row shows, not the text:
-    # still one rendering.
-    moshe = span_of(document, "Moshe Chaya")
-    act(team, moshe, action="decide", decision="keep", keep_reason="a public figure")
+    # An accept changes the text (a proposal is dashed, an accepted span underlined): the
+    # next open renders it again.
+    act(team, span_of(document, "Moshe Chaya"), action="accept")
+    accepted = open_page(team, document)
+    assert len(renders) == 2 and text_of(accepted) != text_of(first)
+    assert "hl-accepted" in text_of(accepted)
+    # A pseudonym changes what its row shows, not the text: still two renderings.
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
     page = open_page(team, document)
-    assert len(renders) == 1 and text_of(page) == text_of(first)
-    assert "a public figure" in page
+    assert len(renders) == 2 and text_of(page) == text_of(accepted)
+    assert "Raj Avrom" in page
     # A label changes the text: the next open renders it again, and shows the new label.
     act(team, span_of(document, "Moshe Chaya"), action="label", label="LOC")
     page = open_page(team, document)
-    assert len(renders) == 2 and text_of(page) != text_of(first)
+    assert len(renders) == 3 and text_of(page) != text_of(accepted)
     assert 'data-label="LOC"' in text_of(page)
 
 
@@ -1043,9 +1048,9 @@ def test_the_next_open_shows_the_spans_as_they_are_after_each_write(
     assert text_of(after) == text_of(fresh)
     assert rows_of(after) == rows_of(fresh)
     assert rows_of(after) != rows_of(before)
-    # Each of these writes changes what the text shows but an accept (its row alone: the
-    # text marks a rejected span, not an accepted one).
-    assert (text_of(after) == text_of(before)) == (write is _accept)
+    # Each of these writes changes what the text shows, an accept too (the text marks a
+    # proposal, an accepted span and a rejected one apart).
+    assert text_of(after) != text_of(before)
 
 
 def test_a_span_s_urls_are_the_workspace_s_and_its_id(team: Team, document: Document) -> None:
