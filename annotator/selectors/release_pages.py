@@ -267,7 +267,7 @@ def leaking_documents(
                     start=_int_or_none(entry.get("start")),
                     end=_int_or_none(entry.get("end")),
                     uncovered=_pairs(entry.get("uncovered")),
-                    url=f"{url}#span-{span_id}" if url and span_id is not None else url,
+                    url=_finding_url(url, span_id, entry),
                     dismissible=bool(source) and source != ORIGINAL_SOURCE,
                     dismissed_by=who,
                     dismissed_reason=why,
@@ -373,3 +373,18 @@ def manifest_summary(release: Release) -> ManifestSummary:
         left_out=_places(release.project, left_out),
         reopened=_places(release.project, [entry for entry in left_out if entry.get("reopened")]),
     )
+
+
+def _finding_url(url: str, span_id: int | None, entry: Mapping[str, Any]) -> str:
+    """Where a finding's link opens its document: on its span's row, or (a hit no span
+    holds) with the stretch selected in the text (`#at-start-end`, code points), ready for
+    a label key to add the span there."""
+    if not url:
+        return url
+    if span_id is not None:
+        return f"{url}#span-{span_id}"
+    start = _int_or_none(entry.get("document_start"))
+    end = _int_or_none(entry.get("document_end"))
+    if start is not None and end is not None and 0 <= start < end:
+        return f"{url}#at-{start}-{end}"
+    return url

@@ -10,7 +10,7 @@ decision and rationale, nothing of the table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -225,3 +225,36 @@ def review_last_scan(project: Project) -> datetime | None:
         return datetime.fromisoformat(str(value))
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class SpanState:
+    """The span a review item is about, as it is now (not as it was when the item was
+    raised): what the lead's resolution changes."""
+
+    status: str
+    label: str
+    decision: str
+    keep_reason: str
+    pseudonym: str  # the table's for its surface; "" for none or not pseudonymized
+
+
+def span_state(item: ReviewItem, pseudonym_of: Callable[[str], str]) -> SpanState | None:
+    """For the lead (Can.REVIEW) only, as `review_row`. None for an item about no span."""
+    span, document = item.span, item.document
+    if span is None or document is None:
+        return None
+    pseudonym = ""
+    if span.status == "accepted" and span.decision in ("pseudonymize", "invalidate"):
+        pseudonym = pseudonym_of(document.text[span.start : span.end])
+    return SpanState(span.status, span.label, span.decision, span.keep_reason, pseudonym)
+
+
+def next_open_item(project: Project, after: ReviewItem) -> ReviewItem | None:
+    """The open item the queue lists after `after` (oldest first), else the first open one;
+    None when none is left."""
+    items = review_items(project)
+    later = items.filter(
+        Q(created_at__gt=after.created_at) | Q(created_at=after.created_at, pk__gt=after.pk)
+    ).first()
+    return later or items.exclude(pk=after.pk).first()

@@ -22,16 +22,18 @@ from annotator.permissions import Can
 from annotator.selectors.review import (
     ALL_STATUSES,
     flag_counts,
+    next_open_item,
     review_comments,
     review_counts,
     review_items,
     review_last_scan,
     review_row,
+    span_state,
 )
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review import resolve, scan
-from annotator.services.table import review_notes_read
+from annotator.services.table import review_notes_read, surface_choice
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import form_errors, language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -174,6 +176,8 @@ def _detail(
     context = {
         **project_nav(request),
         "row": review_row(item, notes.get(item.pk)),
+        "now": span_state(item, lambda surface: _pseudonym(request, surface)),
+        "next_item": next_open_item(request.project, item) if item.status != "open" else None,
         "item": item,
         "comments": review_comments(item),
         "form": form or ResolveForm(labels=labels, initial=_initial(item)),
@@ -229,8 +233,19 @@ def review_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     verb = "dismissed" if data["action"] == resolve.DISMISS else "resolved"
     if request.htmx:
         return _detail(request, _item(request, pk))
-    messages.success(request, f"Item {item.pk} {verb}.")
-    return redirect("review_list", slug=request.project.slug)
+    # On to the next open item of the queue, as a lead works through it; the queue once
+    # none is left.
+    following = next_open_item(request.project, item)
+    if following is None:
+        messages.success(request, f"Item {item.pk} {verb}. Nothing is left open.")
+        return redirect("review_list", slug=request.project.slug)
+    messages.success(request, f"Item {item.pk} {verb}. Next: #{following.pk}.")
+    return redirect("review_detail", slug=request.project.slug, pk=following.pk)
+
+
+def _pseudonym(request: HtmxProjectRequest, surface: str) -> str:
+    choice = surface_choice(request.project, surface)
+    return choice.replacement if choice is not None else ""
 
 
 @project_page(Can.REVIEW)

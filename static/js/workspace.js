@@ -790,6 +790,18 @@
   function focusFromAddress() {
     const match = /^#span-(\d+)$/.exec(window.location.hash);
     if (match) focusRow(rows().find((row) => row.dataset.spanId === match[1]) || null);
+    // A stretch no span holds (a release's refusal links to what nobody decided): selected
+    // in the text, in view, for a label key to add the span.
+    const stretch = /^#at-(\d+)-(\d+)$/.exec(window.location.hash);
+    if (stretch && textBox()) {
+      selectCodePoints(Number(stretch[1]), Number(stretch[2]));
+      const selection = window.getSelection();
+      if (selection.rangeCount) {
+        const node = selection.getRangeAt(0).startContainer;
+        const element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+        if (element) element.scrollIntoView({ block: "center" });
+      }
+    }
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", focusFromAddress);

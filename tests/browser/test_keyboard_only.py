@@ -130,3 +130,18 @@ def test_a_whole_document_worked_without_the_mouse(
         page.keyboard.press("d")
     letter.refresh_from_db()
     assert letter.status == DocumentStatus.DONE
+
+
+def test_a_link_to_a_stretch_selects_it_for_a_label_key(
+    team: Team, letter: Document, browser: Any, live_server: Any
+) -> None:
+    """A release's refusal links a hit no span holds as `#at-start-end`: the page opens with
+    that stretch selected, and a label key adds the span there."""
+    page = logged_in(browser, live_server, team.annotator_en.username)
+    start = TEXT.index("Karim Haddad")
+    url = f"{live_server.url}/projects/{team.project.slug}/documents/{letter.pk}/"
+    page.goto(f"{url}#at-{start}-{start + len('Karim Haddad')}")
+    page.wait_for_function("String(window.getSelection()) === 'Karim Haddad'")
+    press(page, str(team.project.labels.index("PER") + 1))
+    added = Span.objects.get(document=letter, source=SpanSource.HUMAN)
+    assert (added.start, added.end) == (start, start + len("Karim Haddad"))

@@ -151,3 +151,36 @@ def test_the_annotator_sees_the_lead_s_resolution_on_their_document(
     assert "resolutions on this document" in page
     assert f'href="#span-{flagged["span"].pk}"' in page
     assert "A well-known singer." in page and "<strong>Keep" in page
+
+
+def test_an_item_shows_its_span_as_it_is_now_and_a_resolution_leads_to_the_next(
+    team: Team, flagged: dict[str, Any]
+) -> None:
+    """Issue 31: the item shows the span now (status, decision, pseudonym), and resolving
+    one goes on to the next open item, as a lead works through the queue."""
+    item = flagged["item"]
+    other_document = DocumentFactory(project=team.project, text=TEXT, external_id="tweet-2")
+    other = SpanFactory(document=other_document, source=SpanSource.HUMAN,
+                        status=SpanStatus.ACCEPTED, decision="pseudonymize",
+                        entity_id=flagged["span"].entity_id)  # fmt: skip
+    span_update(document=other_document, span_id=other.pk, actor=team.annotator_en,
+                version=other.version, change=SpanChange(flag="Him again?"))  # fmt: skip
+    second = ReviewItem.objects.exclude(pk=item.pk).get(kind=ReviewKind.FLAG)
+    client = client_for(team.lead)
+
+    page = client.get(url("review_detail", team, pk=item.pk)).content.decode()
+    now = page.split('id="span-now"', 1)[1].split("</dl>", 1)[0]
+    assert "Accepted" in now and "Pseudonymize" in now and "Raj Avrom" in now
+
+    resolution = {"action": "resolve", "decision": "keep", "rationale": "Public."}
+    done = client.post(url("review_detail", team, pk=item.pk), resolution)
+    assert done.status_code == 302
+    assert done["Location"] == url("review_detail", team, pk=second.pk)
+    resolved = client.get(url("review_detail", team, pk=item.pk)).content.decode()
+    assert 'id="review-next"' in resolved and f"#{second.pk}" in resolved
+    now = resolved.split('id="span-now"', 1)[1].split("</dl>", 1)[0]
+    assert "Keep" in now and "Raj Avrom" not in now  # as it is now: kept, no pseudonym
+
+    last = client.post(url("review_detail", team, pk=second.pk),
+                       {"action": "dismiss", "rationale": "Seen."})  # fmt: skip
+    assert last["Location"] == url("review_list", team)
