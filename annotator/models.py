@@ -583,6 +583,7 @@ class ReviewKind(models.TextChoices):
     ENTITY_CONFLICT = "entity_conflict", "One entity, two pseudonyms"
     KEEP_CONFLICT = "keep_conflict", "Kept in one language, replaced in another"
     ORIGINAL_REPLACEMENT = "original_replacement", "A pseudonym that is an original elsewhere"
+    NAMED_APART = "named_apart", "One name with and without a head word, two entities"
 
 
 class ReviewStatus(models.TextChoices):

@@ -23,6 +23,7 @@ from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.words import query_digests, replacement_digests
 from annotator.routers import keys_alias
+from pseudonymizer.pseudonyms.heads import HEAD_LABELS, cores
 from pseudonymizer.vocabulary import Decision
 
 DEFAULT_LIMIT = 25
@@ -342,3 +343,39 @@ def release_aliases(scope: Scope) -> Iterator[tuple[str, str, bool]]:
     )
     for alias in rows.iterator(chunk_size=2000):
         yield alias.original, alias.entity.label, alias.entity.decision == Decision.KEEP.value
+
+
+def named_apart(scope: Scope, chunk: int) -> Iterator[tuple[int, int, str]]:
+    """(entity of the wider name, entity of the name it holds, label) for each name that
+    names, through a head word, a title or a proclitic (`pseudonymizer.pseudonyms.heads`),
+    what a name of another entity of the label names: "مدينة الإسكندرية" and "الإسكندرية"
+    decided apart, before such names joined one entity. Decrypts the originals of the
+    labels that take heads, `chunk` at a time, in memory only."""
+    aliases = Alias.objects.using(keys_alias()).filter(
+        project_id=scope.project_id, parent__isnull=True, entity__label__in=HEAD_LABELS
+    )
+    seen: set[tuple[int, int]] = set()
+    rows = aliases.select_related("entity").order_by("pk")
+    last = 0
+    while True:
+        batch = list(rows.filter(pk__gt=last)[:chunk])
+        if not batch:
+            return
+        last = batch[-1].pk
+        wanted: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for alias in batch:
+            label = alias.entity.label
+            for head in cores(alias.original, label):
+                digest = crypto.surface_digest(scope.secret, head.core)
+                wanted[digest].append((alias.entity_id, label))
+        if not wanted:
+            continue
+        found = aliases.filter(original_digest__in=list(wanted)).values_list(
+            "original_digest", "entity_id", "entity__label"
+        )
+        for digest, entity_id, label in found:
+            for wider, wider_label in wanted[digest]:
+                pair = (wider, entity_id)
+                if wider != entity_id and wider_label == label and pair not in seen:
+                    seen.add(pair)
+                    yield wider, entity_id, label

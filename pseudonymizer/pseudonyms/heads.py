@@ -48,6 +48,7 @@ _WORD = re.compile(r"\S+")
 
 # The labels of `pseudonymizer.labels` that take heads.
 _HEADS: dict[str, frozenset[str]] = {"PER": _PERSON, "LOC": _PLACE, "GPE": _PLACE}
+HEAD_LABELS = tuple(_HEADS)
 
 
 @dataclass(frozen=True)

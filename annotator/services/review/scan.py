@@ -17,6 +17,11 @@ the corpus, never of a replica given to a second annotator, and the corresponden
   replacement for a one-word original); words replaced by themselves, or with fewer than two
   letters or digits, are not paired (as `pseudonymizer.keytable.token_aliases`). "Moshe" →
   "Raj" beside "Moshe Cohen" → "Dov Levi" after a merge is one.
+- NAMED_APART, one person or place as two entities: a name that names, through a head word,
+  a title or a proclitic ("مدينة الإسكندرية", "brother Victor Kaur"), what a name of another
+  entity of the label names ("الإسكندرية", "Victor Kaur"), each with its own pseudonym. New
+  decisions join such names to one entity (`annotator.keys.surfaces`); these were decided
+  apart before that, or by two people at once. The lead merges them in the key table.
 - ORIGINAL_REPLACEMENT, a pseudonym that is an original somewhere: a replacement of the table,
   folded as the known-entity matcher folds text (`pseudonymizer.folding.fold`),
   occurs as whole words in the folded text (`Document.search_text`) of a document of the
@@ -64,6 +69,7 @@ from annotator.services.review.resolve import DISMISS
 from annotator.services.table import (
     NamedAlias,
     entity_decisions,
+    named_apart,
     normalise_surface,
     pseudonym_digest,
     replaced_groups,
@@ -380,6 +386,16 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
             )
 
 
+def _scan_named_apart(project: Project, raiser: _Raiser) -> None:
+    for wider, held, label in named_apart(project, CHUNK):
+        raiser.raise_item(
+            ReviewKind.NAMED_APART,
+            _fingerprint(ReviewKind.NAMED_APART, wider, held),
+            entity_id=wider,
+            detail={"entities": [wider, held], "label": label},
+        )
+
+
 def review_scan(*, project: Project) -> ScanSummary:
     """Look over the project for every kind of conflict (the module's docstring) and open an
     item for each not raised yet. Safe to run twice, and concurrently."""
@@ -388,6 +404,7 @@ def review_scan(*, project: Project) -> ScanSummary:
     entities = entity_decisions(project)
     _scan_decisions(project, entities, raiser)
     _scan_aliases(project, raiser)
+    _scan_named_apart(project, raiser)
     _scan_originals(project, raiser)
     cache.set(scanned_key(project.pk), timezone.now().isoformat(), timeout=None)
     logger.info("review scan of %s raised %s item(s)", project.slug, summary.total)

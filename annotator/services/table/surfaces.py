@@ -168,6 +168,12 @@ def replacements(project: Project, chunk: int) -> Iterator[tuple[int, int, str, 
     return reads.replacements(scope_of(project), chunk)
 
 
+def named_apart(project: Project, chunk: int) -> Iterator[tuple[int, int, str]]:
+    """(entity of the wider name, entity of the name it holds, label): one place or person
+    decided as two entities, with and without a head word (`annotator.keys.reads`)."""
+    return reads.named_apart(scope_of(project), chunk)
+
+
 def entity_names(project: Project, entity_id: int) -> dict[int, str]:
     """The entity's full aliases (not the words cut from them) → their replacements."""
     return reads.entity_names(scope_of(project), entity_id)

@@ -97,3 +97,30 @@ def test_an_address_that_holds_a_decided_name_follows_its_pseudonym(
     else:
         assert followed.startswith(f"@{first}{last}".replace(" ", "").replace("-", ""))
         assert followed[-2:].isdigit() and followed[-2:] != "82"
+
+
+def test_a_city_decided_apart_with_its_head_word_is_a_review_item(team: Team) -> None:
+    """Trap 5: "Look for conflicts now" found nothing for الإسكندرية → البويرة beside
+    مدينة الإسكندرية → مدينة المغير. Two such entities (decided before names joined, or
+    with a pseudonym typed for each) are one item for the lead, raised once."""
+    from annotator.models import ReviewItem, ReviewKind
+    from annotator.services.review.scan import review_scan
+    from annotator.services.table import surface_decide
+
+    city = surface_decide(project=team.project, surface="الإسكندرية", language="ar",
+                          label="LOC", decision="pseudonymize", replacement="البويرة")  # fmt: skip
+    headed = surface_decide(project=team.project, surface="مدينة الإسكندرية", language="ar",
+                            label="LOC", decision="pseudonymize",
+                            replacement="مدينة المغير")  # fmt: skip
+    assert city.entity_id != headed.entity_id
+    surface_decide(project=team.project, surface="Victor Kaur", language="en", label="PER",
+                   decision="pseudonymize", replacement="Kieran Lamb")  # fmt: skip
+    surface_decide(project=team.project, surface="Victor Kaurismaki", language="en",
+                   label="PER", decision="pseudonymize", replacement="Ari Lund")  # fmt: skip
+
+    assert review_scan(project=team.project).raised == {ReviewKind.NAMED_APART: 1}
+    (item,) = ReviewItem.objects.filter(kind=ReviewKind.NAMED_APART)
+    assert item.entity_id == headed.entity_id
+    assert item.detail == {"entities": [headed.entity_id, city.entity_id], "label": "LOC"}
+    assert "الإسكندرية" not in str(item.detail)
+    assert review_scan(project=team.project).total == 0  # raised once
