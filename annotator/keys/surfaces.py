@@ -24,13 +24,13 @@ from functools import lru_cache
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from annotator.keys import crypto
 from annotator.keys.errors import Refused, ReplacementRefused, Taken
-from annotator.keys.models import Alias, Entity
+from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
-from annotator.keys.words import words_write
+from annotator.keys.words import replacement_words_rewrite, word_digest, words_of, words_write
 from annotator.routers import keys_alias
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
@@ -589,6 +589,43 @@ def _followed(scope: Scope, surface: str, label: str, drawn: str) -> str | None:
     return followed
 
 
+def _refollow(scope: Scope, name: str, in_corpus: InCorpus) -> None:
+    """The e-mails and handles already in the table that hold every word of the person's
+    `name` just decided, with a pseudonym the server drew: drawn again to follow the name's
+    (`_followed`), so that an address decided before the name follows it too. One a person
+    typed stays theirs."""
+    digests = {word_digest(scope.secret, word) for word in words_of(name)}
+    if len(digests) < 2:
+        return  # one word ("Sara") would pull in every address that holds it
+    holding = (
+        AliasWord.objects.using(keys_alias())
+        .filter(project_id=scope.project_id, digest__in=digests)
+        .values("alias_id")
+        .annotate(n=Count("id"))
+        .filter(n=len(digests))
+        .values_list("alias_id", flat=True)
+    )
+    candidates = (
+        _aliases(scope)
+        .select_related("entity")
+        .filter(pk__in=list(holding), parent__isnull=True, replacement_typed=False)
+        .filter(entity__label__in=("EMAIL", "USERNAME"), entity__decision=Decision.PSEUDONYMIZE)
+    )
+    for alias in candidates:
+        followed = _followed(scope, alias.original, alias.entity.label, alias.replacement)
+        if followed is None or followed == alias.replacement:
+            continue
+        try:
+            check_replacement(scope, alias.original, followed, in_corpus, alias_id=alias.pk)
+            with transaction.atomic(using=keys_alias()):
+                alias.set_replacement(followed)
+                alias.save(using=keys_alias(), update_fields=["replacement", "replacement_key"])
+                replacement_words_rewrite(scope.secret, alias)
+        except (ReplacementRefused, IntegrityError):
+            continue
+        logger.info("alias %s follows a name decided in project %s", alias.pk, scope.project_id)
+
+
 def _create(
     scope: Scope,
     *,
@@ -673,6 +710,8 @@ def _create(
         break
     if decision == Decision.PSEUDONYMIZE:
         _add_token_aliases(scope, alias, surface, chosen, label, language, user_id)
+        if label == "PER":
+            _refollow(scope, surface, in_corpus)
     logger.info("entity %s decided (%s) in project %s", entity.pk, decision, scope.project_id)
     return replace(_choice(alias), created=True)
 

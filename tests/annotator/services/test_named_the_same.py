@@ -124,3 +124,19 @@ def test_a_city_decided_apart_with_its_head_word_is_a_review_item(team: Team) ->
     assert item.detail == {"entities": [headed.entity_id, city.entity_id], "label": "LOC"}
     assert "الإسكندرية" not in str(item.detail)
     assert review_scan(project=team.project).total == 0  # raised once
+
+
+def test_an_address_decided_before_the_name_follows_it_once_the_name_is_decided(
+    team: Team,
+) -> None:
+    """In every order: the address first (drawn), then Margaret: the address follows her."""
+    address = "margaret.thornbury@thornbury-law.co.uk"
+    text = f"Write to {address}; Margaret Thornbury answers."
+    document = DocumentFactory(project=team.project, text=text, assignee=team.annotator_en)
+    _add(team, document, text, address, "EMAIL")
+    drawn = surface_choice(team.project, address).replacement
+    _add(team, document, text, "Margaret Thornbury", "PER")
+    first, last = surface_choice(team.project, "Margaret Thornbury").replacement.split(" ", 1)
+    followed = surface_choice(team.project, address).replacement
+    assert followed != drawn
+    assert followed.split("@")[0] == f"{first}.{last}".lower().replace(" ", "").replace("-", "")
