@@ -219,7 +219,27 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
     push(request, document, form.cleaned_data["action"], entry, comment)
     changed = [item["id"] for item in entry] or [span_id]
     window = snapshot_window(before, low, high, (span_id,))
-    return _answer(request, document, changed=changed, ranges=[window], anchor=f"#span-{span_id}")
+    return _answer(request, document, _redrawn(document, before.get(span_id), span_id),
+                   changed=changed, ranges=[window], anchor=f"#span-{span_id}")  # fmt: skip
+
+
+def _redrawn(document: Document, before: dict[str, Any] | None, span_id: int) -> str:
+    """What the page says when an edge moved made the span a new surface with a pseudonym
+    of its own: never drawn silently (issue 31, 4). "" otherwise (the same person with a
+    title or a particle keeps the pseudonym: annotator.keys.surfaces._join_named)."""
+    if before is None or not before.get("replacement"):
+        return ""
+    span = Span.objects.filter(pk=span_id, document=document).first()
+    if span is None or (span.start, span.end) == (before["start"], before["end"]):
+        return ""
+    choice = span_choices(document, [span]).get(span.pk)
+    if choice is None or choice.entity_id == before["entity_id"] or not choice.replacement:
+        return ""
+    return (
+        f"The span now holds another surface, which has a pseudonym of its own: "
+        f"{choice.replacement} (it was {before['replacement']}). Move the edge back (or "
+        "press u) to keep the one it had."
+    )
 
 
 @require_POST

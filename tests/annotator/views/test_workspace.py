@@ -1191,3 +1191,18 @@ def test_a_relabel_that_spans_elsewhere_follow_is_asked_from_the_notice(
     act(team, moshe, action="label", label="LOC", confirm="on")
     assert Span.objects.get(pk=moshe.pk).label == "LOC"
     assert Span.objects.get(document=other).label == "LOC"
+
+
+def test_an_edge_move_that_draws_a_new_pseudonym_says_so(team: Team, document: Document) -> None:
+    """Issue 31, 4: a move to a surface new to the table gets a pseudonym of its own, and the
+    page says so, with the old one; never silently."""
+    moshe = span_of(document, "Moshe Chaya")
+    act(team, moshe, action="accept")
+    moshe.refresh_from_db()
+    before = surface_choice(team.project, "Moshe Chaya")
+    assert before is not None
+    answer = act(team, moshe, action="move", edge="start", unit="word", extend="on")
+    after = surface_choice(team.project, "Met Moshe Chaya")
+    assert after is not None and after.replacement != before.replacement
+    assert "has a pseudonym of its own" in answer
+    assert html.escape(after.replacement) in answer and html.escape(before.replacement) in answer
