@@ -235,9 +235,10 @@ def test_a_new_password_for_a_member_is_validated_and_a_refusal_keeps_the_old_on
     team: Team,
 ) -> None:
     with pytest.raises(DomainError, match="password refused"):
-        membership_set(
-            project=team.project, username=team.lead.username, role=Role.ADMIN, password="abc"
-        )
+        membership_set(  # as the command line does: the only way to reset one
+            project=team.project, username=team.lead.username, role=Role.ADMIN, password="abc",
+            password_resets=True,
+        )  # fmt: skip
 
     team.lead.refresh_from_db()
     assert team.lead.check_password(PASSWORD)

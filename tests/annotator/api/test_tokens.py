@@ -150,9 +150,10 @@ def test_the_password_forms_revoke_the_tokens(team: Team, form: str) -> None:
 def test_a_password_set_by_add_member_revokes_the_tokens(team: Team) -> None:
     token = api_token_issue(user=team.lead).token
 
-    membership_set(
-        project=team.project, username=team.lead.username, role=Role.LEAD, password=NEW_PASSWORD
-    )
+    membership_set(  # as add_member does
+        project=team.project, username=team.lead.username, role=Role.LEAD, password=NEW_PASSWORD,
+        password_resets=True,
+    )  # fmt: skip
 
     assert members(token) == 401
 
