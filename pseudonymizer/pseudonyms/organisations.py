@@ -9,13 +9,23 @@ platform name.
 from __future__ import annotations
 
 import random
+import re
 
 from pseudonymizer.pseudonyms.shape import lookup_key, lookup_keys, script_of
 from pseudonymizer.pseudonyms.towns import towns
 
-BANK, PLATFORM, TELECOM, CLUB, NEWS, COMPANY = (
-    "bank", "platform", "telecom", "club", "news", "company",
+BANK, PLATFORM, TELECOM, CLUB, NEWS, COMPANY, MINISTRY = (
+    "bank", "platform", "telecom", "club", "news", "company", "ministry",
 )  # fmt: skip
+
+# A word that tells the kind wherever it stands in the name: "Ministère de l'Intérieur",
+# "Stade Rennais" (a club's own words are names, which a company's pseudonym would replace).
+_KIND_WORDS: dict[str, frozenset[str]] = {
+    MINISTRY: lookup_keys("ministry ministère ministere minister département وزارة".split()),
+    CLUB: lookup_keys(
+        "stade olympique sporting athletic racing club fc نادي".split()
+    ),
+}
 
 _KNOWN: dict[str, frozenset[str]] = {
     BANK: lookup_keys(
@@ -166,8 +176,14 @@ _KNOWN: dict[str, frozenset[str]] = {
     ),
 }
 
-# Patterns per kind and language; {town} is a real town of the language.
+# Patterns per kind and language; {town} is a real town of the language, {portfolio} a
+# ministry's field.
 _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
+    MINISTRY: {
+        "en": ("Ministry of {portfolio}", "Department of {portfolio}"),
+        "fr": ("Ministère {portfolio}",),
+        "ar": ("وزارة {portfolio}",),
+    },
     BANK: {
         "en": ("{town} Bank", "Bank of {town}", "{town} Building Society", "{town} Savings"),
         "fr": ("Banque de {town}", "Crédit de {town}", "Caisse d'Épargne de {town}"),
@@ -194,6 +210,15 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
         "ar": ("شركة {town}", "مجموعة {town}", "مؤسسة {town}"),
     },
 }
+_PORTFOLIOS = {
+    "en": ("Health", "Education", "Transport", "Agriculture", "Culture", "Justice", "Energy",
+           "Housing", "Labour", "Finance", "Trade", "Environment", "Sport", "Tourism"),
+    "fr": ("de la Santé", "de l'Éducation nationale", "des Transports", "de l'Agriculture",
+           "de la Culture", "de la Justice", "du Travail", "des Finances", "du Logement",
+           "des Sports", "du Tourisme", "de la Transition écologique"),
+    "ar": ("الصحة", "التعليم", "النقل", "الزراعة", "الثقافة", "العدل", "الطاقة", "السكن",
+           "العمل", "المالية", "التجارة", "البيئة", "الرياضة", "السياحة"),
+}  # fmt: skip
 # Invented platform names: a stem and an ending, never a word of the lists above.
 _PLATFORM_STEMS = (
     "Chirp", "Vid", "Talk", "Pix", "Loop", "Buzz", "Snap", "Glim", "Echo", "Wave", "Zap",
@@ -203,10 +228,15 @@ _PLATFORM_ENDINGS = ("ly", "nest", "line", "ora", "chat", "gram", "stream", "cas
 
 
 def kind_of(original: str) -> str | None:
-    """The kind of a well-known organisation, or None."""
+    """The kind of a well-known organisation, or of one whose words tell it (a ministry, a
+    club), or None."""
     key = lookup_key(" ".join(original.split()))
     for kind, names in _KNOWN.items():
         if key in names:
+            return kind
+    words = {lookup_key(word).strip(".,'’") for word in original.split()}
+    for kind, triggers in _KIND_WORDS.items():
+        if words & triggers:
             return kind
     return None
 
@@ -224,4 +254,5 @@ def organisation_of_kind(rng: random.Random, original: str, language: str, kind:
         return rng.choice(_PLATFORM_STEMS) + rng.choice(_PLATFORM_ENDINGS)
     code = _language(original, language)
     pattern = rng.choice(_PATTERNS[kind][code])
-    return pattern.format(town=rng.choice(towns(code)))
+    name = pattern.format(town=rng.choice(towns(code)), portfolio=rng.choice(_PORTFOLIOS[code]))
+    return re.sub(r"\bde (?=[AEIOUYÉÈÊÀÂÎÔÛ])", "d'", name) if code == "fr" else name

@@ -277,6 +277,27 @@ class _Composed:
             name = self.names.last(avoid=part.text, al=al)
         return apply_case(case_of(part.text), name)
 
+    def _after(self, slot: Slot, index: int) -> str:
+        """The kept word just before part `index` of `slot` (in the slot, else the token
+        before it), as a lookup key; "" for none."""
+        if index > 0:
+            before = slot.parts[index - 1]
+            return lookup_key(before.text).rstrip("-") if before.keep else ""
+        if slot.start == 0:
+            return ""
+        return lookup_key(self.tokens[slot.start - 1])
+
+    def _street_noun(self, article: str, part: Part) -> str:
+        """A French street's name after its article: "rue de la Paix", "rue du Moulin"."""
+        nouns = _ARTICLE_NOUNS[article]
+        choices = [noun for noun in nouns if lookup_key(noun) != lookup_key(part.text)]
+        return apply_case(case_of(part.text), self.draws.random.choice(choices))
+
+    def _saint(self, saint: str, part: Part) -> str:
+        """A saint's name after Saint (Sainte, San…): a first name, of the saint's gender."""
+        gender = "female" if saint in ("sainte", "ste", "santa") else "male"
+        return apply_case(case_of(part.text), self.names.first(gender, avoid=part.text))
+
     def __call__(self) -> str:
         rng = self.draws.random
         if self.kind == "place" and not any(
@@ -297,15 +318,56 @@ class _Composed:
                 core = "-".join(part.text for part in slot.parts)
                 tokens[slot.start] = slot.prefix + random_letters(rng, core) + slot.suffix
             else:
-                new = [
-                    part.text if part.keep else self._replace_part(slot, part, gender)
-                    for part in slot.parts
-                ]
+                new = []
+                for index, part in enumerate(slot.parts):
+                    if part.keep:
+                        new.append(part.text)
+                        continue
+                    after = self._after(slot, index)
+                    new.append(
+                        self._street_noun(after, part)
+                        if after in _ARTICLE_NOUNS and self.kind == "address"
+                        else self._saint(after, part)
+                        if after in _SAINTS
+                        else self._replace_part(slot, part, gender)
+                    )
                 joined = ""
                 for text in new:
                     joined += text if (not joined or joined.endswith(("'", "’"))) else "-" + text
-                tokens[slot.start] = slot.prefix + joined + slot.suffix
-        return join_whitespace(tokens, self.separators)
+                tokens[slot.start] = slot.prefix + _elided(joined) + slot.suffix
+        return french_de(join_whitespace(tokens, self.separators), self.locale)
+
+
+# A French elision kept from the original before a drawn name that starts with a consonant:
+# "de l'Intérieur" → "de Chartres", not "de l'Chartres"; "d'" → "de ".
+_ELIDED = re.compile(r"\b([lLdD])['’](?=[^\WaeiouyhàâäéèêëîïôöûùüAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÙÜ\d_])")
+
+
+_DE_VOWEL = re.compile(r"\b([Dd])e (?=[AEIOUYÉÈÊÀÂÎÔÛaeiouyéèêàâîôû])")
+
+
+def french_de(text: str, locale: str) -> str:
+    """ "de" elided before a vowel in French ("Stade d'Angoulême", not "de Angoulême")."""
+    return _DE_VOWEL.sub(r"\1'", text) if locale.startswith("fr") else text
+
+
+def _elided(text: str) -> str:
+    return _ELIDED.sub(lambda m: "" if m[1] in "lL" else m[1] + "e ", _ARTICLE_L.sub("", text))
+
+
+# "l'" kept before a drawn proper name, vowel or not: a town takes no article ("de Épinal",
+# elided by `french_de`).
+_ARTICLE_L = re.compile(r"\b[lL]['’](?=[A-ZÀ-Ý])")
+_SAINTS = lookup_keys("saint sainte st ste san santa santo sao".split())
+# What a French street is named after its article.
+_ARTICLE_NOUNS = {
+    "la": ("Paix", "Liberté", "Gare", "Fontaine", "Poste", "Mairie", "Forge", "Croix",
+           "Source", "Chapelle", "Halle", "Tour", "Prairie", "Vigne"),
+    "du": ("Moulin", "Marché", "Château", "Port", "Pont", "Parc", "Stade", "Lavoir",
+           "Calvaire", "Four", "Puits", "Verger"),
+    "des": ("Lilas", "Écoles", "Tilleuls", "Vignes", "Jardins", "Acacias", "Peupliers",
+            "Remparts", "Moulins", "Prés"),
+}  # fmt: skip
 
 
 _KEPT_LETTER_SUFFIXES = {"bis", "ter", "quater", "a", "b", "c", "d", "th", "st", "nd", "rd", "er"}

@@ -52,7 +52,13 @@ def test_names_places_and_addresses_keep_tokens_case_and_script(span: GoldSpan) 
         return
     before = split_whitespace(span.text)[0]
     for suggestion in suggestions:
-        after = split_whitespace(suggestion)[0]
+        # French elides "de" before a vowel: "d'Angoulême" holds the original's two words.
+        shape = (
+            re.sub(r"\bd['’](?=[A-ZÀ-Ý])", "de ", suggestion)
+            if span.language == "fr"
+            else suggestion
+        )
+        after = split_whitespace(shape)[0]
         assert len(after) == len(before), suggestion
         assert [case_of(token) for token in after] == [case_of(token) for token in before]
         for old, new in zip(before, after, strict=True):
