@@ -22,9 +22,7 @@ BANK, PLATFORM, TELECOM, CLUB, NEWS, COMPANY, MINISTRY = (
 # "Stade Rennais" (a club's own words are names, which a company's pseudonym would replace).
 _KIND_WORDS: dict[str, frozenset[str]] = {
     MINISTRY: lookup_keys("ministry ministère ministere minister département وزارة".split()),
-    CLUB: lookup_keys(
-        "stade olympique sporting athletic racing club fc نادي".split()
-    ),
+    CLUB: lookup_keys("stade olympique sporting athletic racing club fc نادي".split()),
 }
 
 _KNOWN: dict[str, frozenset[str]] = {

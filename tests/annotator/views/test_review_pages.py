@@ -184,3 +184,19 @@ def test_an_item_shows_its_span_as_it_is_now_and_a_resolution_leads_to_the_next(
     last = client.post(url("review_detail", team, pk=second.pk),
                        {"action": "dismiss", "rationale": "Seen."})  # fmt: skip
     assert last["Location"] == url("review_list", team)
+
+
+def test_one_city_decided_apart_links_both_entities_for_the_lead_to_merge(team: Team) -> None:
+    from annotator.services.review.scan import review_scan
+
+    city = surface_decide(project=team.project, surface="الإسكندرية", language="ar",
+                          label="LOC", decision="pseudonymize", replacement="البويرة")  # fmt: skip
+    headed = surface_decide(project=team.project, surface="مدينة الإسكندرية", language="ar",
+                            label="LOC", decision="pseudonymize",
+                            replacement="مدينة المغير")  # fmt: skip
+    review_scan(project=team.project)
+    item = ReviewItem.objects.get(kind=ReviewKind.NAMED_APART)
+    page = client_for(team.lead).get(url("review_detail", team, pk=item.pk)).content.decode()
+    assert 'id="named-apart"' in page
+    for entity_id in (city.entity_id, headed.entity_id):
+        assert url("key_entity", team, pk=entity_id) in page
