@@ -7,7 +7,8 @@ and by the database, which denies the role of DATABASE_URL the schema of the key
 The keys are sealed with CLOAK_KEYS_SECRET. Deployed (DEBUG off) without one, they would be
 sealed with DJANGO_SECRET_KEY, whose loss is meant to cost sign-ins only: that is an error
 (cloak.E001) of every check, and the servers, which run no checks, refuse to start on it
-(`require_keys_secret`, called by annotator.wsgi and annotator.celery).
+(`require_keys_secret`, called by annotator.wsgi and annotator.celery). So is one that would
+sign sessions with the development DJANGO_SECRET_KEY (cloak.E002).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from django.core.checks import CheckMessage, Tags, register
 from django.core.checks import Error as CheckError
 from django.core.checks import Warning as CheckWarning
 from django.core.exceptions import ImproperlyConfigured
+
+from annotator.env import DEVELOPMENT_SECRET_KEY
 
 _HINT = (
     "Give the keys a PostgreSQL schema and role of their own: set KEYS_DATABASE_URL "
@@ -98,11 +101,29 @@ def keys_secret_errors(*, debug: bool, keys_secret: str, secret_key: str) -> lis
     ]
 
 
+def secret_key_errors(*, debug: bool, secret_key: str) -> list[CheckMessage]:
+    """An error for a deployed install (DEBUG off) that signs sessions, CSRF tokens and
+    password resets with the development key every copy of Cloak knows, or none."""
+    if debug or (secret_key and secret_key != DEVELOPMENT_SECRET_KEY):
+        return []
+    return [
+        CheckError(
+            "DJANGO_SECRET_KEY is not set with DEBUG off: sessions and CSRF tokens would be "
+            "signed with the development key that every copy of Cloak knows.",
+            hint="Set DJANGO_SECRET_KEY to a long random value (docker-compose.yml requires it).",
+            id="cloak.E002",
+        )
+    ]
+
+
 def _keys_secret_errors() -> list[CheckMessage]:
-    return keys_secret_errors(
-        debug=bool(settings.DEBUG),
-        keys_secret=str(settings.CLOAK_KEYS_SECRET),
-        secret_key=str(settings.SECRET_KEY),
+    debug = bool(settings.DEBUG)
+    return secret_key_errors(debug=debug, secret_key=str(settings.SECRET_KEY)) + (
+        keys_secret_errors(
+            debug=debug,
+            keys_secret=str(settings.CLOAK_KEYS_SECRET),
+            secret_key=str(settings.SECRET_KEY),
+        )
     )
 
 

@@ -106,3 +106,8 @@ def database_from_url(url: str) -> dict[str, object]:
     raise ValueError(
         f"unsupported database URL scheme {parts.scheme!r} (use postgres:// or sqlite://)"
     )
+
+
+# The session key of a development install (`make run`): a deployed one (DEBUG off) that runs
+# on it is refused (annotator.checks, cloak.E002), as one without a keys secret is.
+DEVELOPMENT_SECRET_KEY = "cloak-insecure-development-key-change-me"

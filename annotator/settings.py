@@ -8,7 +8,14 @@ from pathlib import Path
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from annotator.env import database_from_url, env_bool, env_int, env_list, env_str
+from annotator.env import (
+    DEVELOPMENT_SECRET_KEY,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+)
 from pseudonymizer.detection import DEFAULT_NER_MODELS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -17,7 +24,7 @@ VAR_DIR = Path(env_str("CLOAK_VAR_DIR", str(BASE_DIR / "var")))
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # A stable development key keeps sessions valid across restarts of `make run`; a deployment
 # sets its own (docker-compose.yml requires it).
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "cloak-insecure-development-key-change-me")
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEVELOPMENT_SECRET_KEY)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
@@ -246,6 +253,11 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-reap": {
         "task": "annotator.tasks.jobs_reap",
         "schedule": float(env_int("CLOAK_JOBS_REAP_EVERY", 300)),
+    },
+    # Expired sessions go (issue 32): the web role reads their table.
+    "sessions-clear": {
+        "task": "annotator.tasks.sessions_clear",
+        "schedule": float(env_int("CLOAK_SESSIONS_CLEAR_EVERY", 3600)),
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")

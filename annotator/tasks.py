@@ -46,6 +46,17 @@ def jobs_reap() -> dict[str, int]:
     return counts
 
 
+@shared_task(name="annotator.tasks.sessions_clear")
+def sessions_clear() -> int:
+    """Delete the expired sessions (Django's `clearsessions`), run by beat: a session row,
+    readable by the web role, outlived its use by up to two weeks. The rows deleted."""
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    deleted, _ = Session.objects.filter(expire_date__lt=timezone.now()).delete()
+    return int(deleted)
+
+
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)
 def quality_warm(project_id: int) -> bool:
     """Compute a project's quality numbers into the cache, so the page opens at once."""

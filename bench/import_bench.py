@@ -145,6 +145,7 @@ def django_on_fresh_database(*, keep_db: bool = False, migrate: bool = True) -> 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
     # Deployed settings (DEBUG off) refuse to start without a keys secret of their own.
     os.environ.setdefault("CLOAK_KEYS_SECRET", "bench-keys-secret")
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-session-key-not-for-deployments")
     if not keep_db:
         reset_database(url)
 

@@ -67,6 +67,8 @@ def environment(folder: Path, baseline: bool) -> dict[str, str]:
         "CELERY_BROKER_URL": "",
         "CLOAK_VAR_DIR": str(folder),
         "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-session-key"),
+        "CLOAK_KEYS_SECRET": os.environ.get("CLOAK_KEYS_SECRET", "bench-keys-secret"),
     }
     if baseline:
         env["CLOAK_BENCH_BASELINE"] = "1"

@@ -61,8 +61,15 @@ class KeySearchForm(forms.Form):
         label="Search",
         required=False,
         max_length=200,
+        # An original typed here must not outlive the sign-out in the browser's autofill
+        # database (issue 32): no autocomplete, no spell-check sent to a service.
         widget=forms.TextInput(
-            attrs={"type": "search", "placeholder": "a name, a pseudonym or #id"}
+            attrs={
+                "type": "search",
+                "placeholder": "a name, a pseudonym or #id",
+                "autocomplete": "off",
+                "spellcheck": "false",
+            }
         ),
     )
     label = forms.ChoiceField(label="Label", required=False)

@@ -15,7 +15,8 @@ import pytest
 import yaml
 from django.urls import reverse
 
-from annotator.checks import keys_database_warnings, keys_secret_errors
+from annotator.checks import keys_database_warnings, keys_secret_errors, secret_key_errors
+from annotator.env import DEVELOPMENT_SECRET_KEY
 from tests.conftest import client_for
 from tests.test_docker_compose import _compose
 
@@ -115,6 +116,7 @@ def test_an_install_on_sqlite_says_once_that_only_django_guards_the_keys(tmp_pat
         "DATABASE_URL": f"sqlite:///{tmp_path / 'cloak.sqlite3'}",
         "CLOAK_VAR_DIR": str(tmp_path),
         "CLOAK_KEYS_SECRET": secrets.token_urlsafe(32),
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
     }
 
     result = _run(["manage.py", "check"], env)
@@ -212,6 +214,29 @@ def test_servers_refuse_to_start_without_a_keys_secret(tmp_path: Path, command: 
 
     assert result.returncode != 0
     assert "cloak.E001" in result.stdout + result.stderr
+
+
+def test_a_deployed_install_on_the_development_session_key_is_refused() -> None:
+    """Issue 32: DEBUG off and no DJANGO_SECRET_KEY started Cloak on the key every copy knows."""
+
+    def ids(**kw: Any) -> list[str]:
+        return [str(e.id) for e in secret_key_errors(**kw)]
+
+    assert ids(debug=False, secret_key=DEVELOPMENT_SECRET_KEY) == ["cloak.E002"]
+    assert ids(debug=False, secret_key="") == ["cloak.E002"]
+    assert ids(debug=False, secret_key="s" * 50) == []
+    assert ids(debug=True, secret_key=DEVELOPMENT_SECRET_KEY) == []
+
+
+def test_check_deploy_fails_on_the_development_session_key(tmp_path: Path) -> None:
+    env = _compose_environment("web")
+    del env["DJANGO_SECRET_KEY"]
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'cloak.sqlite3'}", CLOAK_VAR_DIR=str(tmp_path),
+               CELERY_BROKER_URL="", REDIS_URL="", CACHE_URL="")  # fmt: skip
+    env.pop("KEYS_DATABASE_URL", None)
+    result = _run(["manage.py", "check", "--deploy"], env)
+    assert result.returncode != 0
+    assert "cloak.E002" in result.stdout + result.stderr
 
 
 def test_the_keys_secret_error_matrix() -> None:

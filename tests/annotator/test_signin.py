@@ -273,3 +273,28 @@ def test_load_demo_makes_passwords_as_long_as_the_minimum_asks(
     for username, password in credentials.items():
         assert len(password) >= 20
         assert get_user_model().objects.get(username=username).check_password(password)
+
+
+def test_beat_clears_the_expired_sessions(team: Team, settings: Any) -> None:
+    """Issue 32: a session row, which the web role reads, lived two weeks past its use and
+    nothing cleared it: beat runs sessions_clear."""
+    from datetime import timedelta
+
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    from annotator import tasks
+
+    old, live = SessionStore(), SessionStore()
+    old["x"], live["x"] = 1, 2
+    old.create()
+    live.create()
+    Session.objects.filter(session_key=old.session_key).update(
+        expire_date=timezone.now() - timedelta(seconds=1)
+    )
+    assert tasks.sessions_clear() == 1
+    assert list(Session.objects.values_list("session_key", flat=True)) == [live.session_key]
+    assert (
+        settings.CELERY_BEAT_SCHEDULE["sessions-clear"]["task"] == "annotator.tasks.sessions_clear"
+    )

@@ -227,3 +227,11 @@ def test_no_key_page_shows_an_original_to_an_annotator(team: Team, role: str) ->
     response = client.post(url(team, "key_entity", choice.entity_id), {"version": 1})
     assert response.status_code in (403, 404)
     assert not AuditEvent.objects.exists()
+
+
+def test_the_key_search_field_is_kept_out_of_the_browser_s_autofill(team: Team) -> None:
+    """Issue 32: the search's `q` (an original, typed) was saved in Chromium's autofill
+    database, where it outlived the sign-out."""
+    page = client_for(team.lead).get(reverse("key_list", args=[team.project.slug]))
+    field = page.content.decode().split('name="q"', 1)[1].split(">", 1)[0]
+    assert 'autocomplete="off"' in field and 'spellcheck="false"' in field
