@@ -131,6 +131,7 @@ AUTH_PASSWORD_VALIDATORS = [
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "annotator.passwords.VarietyValidator"},
 ]
 
 # Failed sign-ins (the login page, the admin's, POST /api/auth/token/) are counted by

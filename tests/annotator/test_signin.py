@@ -21,7 +21,7 @@ from annotator.api.authentication import SignInRateThrottle
 from annotator.models import Membership, Role
 from annotator.services.errors import DomainError
 from annotator.services.projects import membership_set
-from tests.conftest import PASSWORD, Team
+from tests.conftest import PASSWORD, Team, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -298,3 +298,32 @@ def test_beat_clears_the_expired_sessions(team: Team, settings: Any) -> None:
     assert (
         settings.CELERY_BEAT_SCHEDULE["sessions-clear"]["task"] == "annotator.tasks.sessions_clear"
     )
+
+
+@pytest.mark.parametrize("password", [" " * 12, "a" * 12, "ann_en_ann_en_", "abcdefabcdef"])
+def test_a_password_of_little_variety_is_refused_on_every_path(team: Team, password: str) -> None:
+    """Issue 32: twelve spaces, "aaaaaaaaaaaa" and "ann_en_ann_en_" passed every path."""
+    with pytest.raises(DomainError, match="password refused"):
+        membership_set(project=team.project, username="newcomer-x", role=Role.LEAD,
+                       password=password)  # fmt: skip
+    assert not get_user_model().objects.filter(username="newcomer-x").exists()
+
+
+def test_deactivating_a_person_ends_their_sessions_and_tokens(team: Team) -> None:
+    """Issue 32: a deactivated person's tokens and sessions came back with a reactivation."""
+    from django.contrib.sessions.models import Session
+
+    from annotator.services.tokens import AuthToken, api_token_issue
+
+    api_token_issue(user=team.lead)
+    client_for(team.lead).get(reverse("home"))
+    client_for(team.admin).get(reverse("home"))
+    assert AuthToken.objects.filter(user=team.lead).exists()
+    sessions = Session.objects.count()
+    team.lead.is_active = False
+    team.lead.save(update_fields=["is_active"])
+    assert not AuthToken.objects.filter(user=team.lead).exists()
+    assert Session.objects.count() == sessions - 1  # the lead's; the admin's stays
+    team.lead.is_active = True
+    team.lead.save(update_fields=["is_active"])
+    assert Session.objects.count() == sessions - 1

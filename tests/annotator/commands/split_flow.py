@@ -51,7 +51,7 @@ def main() -> None:
     admin = get_user_model().objects.create_superuser("flow-admin", password="x" * 16)
     project = project_create(slug="flow", languages=["en"], created_by=admin)
     membership_set(project=project, username="flow-annotator", role="annotator",
-                   languages=["en"], password="y" * 16, actor=admin)  # fmt: skip
+                   languages=["en"], password="yellow-kite-44-river", actor=admin)  # fmt: skip
     annotator = get_user_model().objects.get(username="flow-annotator")
     documents = [
         Document.objects.create(
