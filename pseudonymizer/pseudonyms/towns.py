@@ -10,6 +10,13 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from pseudonymizer.pseudonyms.locales import (
+    is_first_name,
+    is_last_name,
+    locale_for,
+    lookup_locales,
+)
+
 _EN = """
 Aldershot Ashford Barnsley Basingstoke Bedford Blackburn Bolton Bournemouth Bracknell
 Burnley Carlisle Chelmsford Cheltenham Chesterfield Colchester Crawley Darlington Derby
@@ -53,8 +60,19 @@ _LISTS = {"en": _EN, "fr": _FR, "ar": _AR}
 @cache
 def towns(language: str) -> tuple[str, ...]:
     """The towns of `language`'s list (English for a language without one); a town of more
-    than one word is written with its spaces."""
-    text = _LISTS.get(language.split("_")[0].split("-")[0].lower(), _EN)
+    than one word is written with its spaces. None that is also a first name or a surname
+    of the language ("Preston", "Madison"): a place's pseudonym would then be a person's
+    surname pseudonym too, and the key table gives one pseudonym to one surface only, so
+    the person's word would lose its own (the token "Marchbanks" of a name went unpaired)."""
+    code = language.split("_")[0].split("-")[0].lower()
+    text = _LISTS.get(code, _EN)
     # Split at plain spaces and newlines only: str.split() would cut at the no-break spaces.
-    names = re.split(r"[ \n]+", text.strip())
-    return tuple(sorted({name.replace("\u00a0", " ") for name in names}))
+    names = {name.replace("\u00a0", " ") for name in re.split(r"[ \n]+", text.strip())}
+    people = lookup_locales(locale_for(code if code in _LISTS else "en"))
+    return tuple(
+        sorted(
+            name
+            for name in names
+            if not any(is_first_name(w, people) or is_last_name(w, people) for w in name.split())
+        )
+    )
