@@ -130,14 +130,7 @@ def membership_set(
         raise DomainError(
             f"{username!r} already has an account: a password is only for creating one"
         )
-    if (
-        user is not None
-        and role != Role.ADMIN
-        and Membership.objects.filter(project=project, user=user, role=Role.ADMIN).exists()
-        and not Membership.objects.filter(project=project, role=Role.ADMIN)
-        .exclude(user=user)
-        .exists()
-    ):
+    if user is not None and role != Role.ADMIN and _last_admin(project, user.pk):
         raise DomainError("the project's last admin stays admin: make someone else admin first")
     if user is None:
         if not password:
@@ -188,12 +181,7 @@ def membership_remove(
     )
     if membership is None:
         raise DomainError(f"{username!r} is not a member of project {project.slug}")
-    if (
-        membership.role == Role.ADMIN
-        and not Membership.objects.filter(project=project, role=Role.ADMIN)
-        .exclude(pk=membership.pk)
-        .exists()
-    ):
+    if _last_admin(project, membership.user_id):
         raise DomainError("the project's last admin cannot leave it: make someone else admin first")
     user = membership.user
     held = Document.objects.filter(project=project, assignee=user).exclude(
@@ -211,6 +199,12 @@ def membership_remove(
         ip_address=ip_address,
     )
     return int(released)
+
+
+def _last_admin(project: Project, user_id: int) -> bool:
+    """Whether `user_id` is the project's only admin: nobody could manage it without them."""
+    admins = Membership.objects.filter(project=project, role=Role.ADMIN)
+    return admins.filter(user_id=user_id).exists() and not admins.exclude(user_id=user_id).exists()
 
 
 def schema_compose(
