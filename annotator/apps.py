@@ -7,7 +7,7 @@ class AnnotatorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.contrib.auth import get_user_model
+        from django.contrib.auth import get_user_model, user_logged_out
         from django.db.models.signals import post_save
 
         # Registers the system checks (a warning while the keys have no database guard).
@@ -24,6 +24,7 @@ class AnnotatorConfig(AppConfig):
             runs,
         )
         from annotator.services.review import attempts  # noqa: F401
-        from annotator.signals import user_saved
+        from annotator.signals import signed_out, user_saved
 
         post_save.connect(user_saved, sender=get_user_model(), dispatch_uid="cloak-user-saved")
+        user_logged_out.connect(signed_out, dispatch_uid="cloak-signed-out")

@@ -658,6 +658,29 @@ class Comment(models.Model):
         return f"comment #{self.pk} on review #{self.review_item_id}"
 
 
+class UndoStep(models.Model):
+    """One action a person took on a document's spans from the page, as undo puts it back
+    (`annotator.services.undo`): each span it changed, by id, with its version after and its
+    state before (offsets, label, status, decision; null for a span it made). Never a
+    pseudonym or an original: the pseudonyms the spans had are kept with the keys
+    (`annotator.keys.UndoNote`). A person's steps on a document are their stack, newest
+    last, shared by their tabs; they go when the person signs out."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    action = models.CharField(max_length=32)
+    spans = models.JSONField(default=list)
+    # The comment a flag wrote, which its undo takes back.
+    comment_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "document", "-id"], name="undostep_stack_idx")]
+
+    def __str__(self) -> str:
+        return f"undo step #{self.pk} ({self.action})"
+
+
 class ReleaseFormat(models.TextChoices):
     JSONL = "jsonl", "JSONL"
     CSV = "csv", "CSV"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from annotator.services.tokens import api_tokens_revoke
+from annotator.services.undo import undo_forget
 
 
 def user_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
@@ -23,6 +24,7 @@ def user_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None
         # reactivation (issue 32).
         api_tokens_revoke(user=instance)
         sessions_end(instance)
+        undo_forget(instance)
         return
     if update_fields is not None and "password" not in update_fields:
         return
@@ -44,3 +46,9 @@ def sessions_end(user: Any) -> int:
     ]
     Session.objects.filter(pk__in=mine).delete()
     return len(mine)
+
+
+def signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """A sign-out takes the person's undo stacks with it, as it takes their session."""
+    if user is not None:
+        undo_forget(user)

@@ -49,12 +49,15 @@ def jobs_reap() -> dict[str, int]:
 @shared_task(name="annotator.tasks.sessions_clear")
 def sessions_clear() -> int:
     """Delete the expired sessions (Django's `clearsessions`), run by beat: a session row,
-    readable by the web role, outlived its use by up to two weeks. The rows deleted."""
+    readable by the web role, outlived its use by up to two weeks; and the undo steps as old
+    as a session lives. The rows deleted."""
     from django.contrib.sessions.models import Session
     from django.utils import timezone
 
+    from annotator.services.undo import undo_expire
+
     deleted, _ = Session.objects.filter(expire_date__lt=timezone.now()).delete()
-    return int(deleted)
+    return int(deleted) + undo_expire()
 
 
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)

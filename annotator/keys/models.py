@@ -153,3 +153,25 @@ class ReviewNote(models.Model):
     def __str__(self) -> str:
         # Never a pseudonym: this string ends up in logs and admin history.
         return f"note of review item #{self.item_id}"
+
+
+class UndoNote(models.Model):
+    """The pseudonyms an undo step puts back (`annotator.UndoStep`): the step, in the web
+    role's tables, holds a document's span ids, offsets and versions; with the document's
+    text, a pseudonym beside them would pair an original with its replacement for whoever
+    reads those tables (the page's undo stack did, in the session, before issue 32). So the
+    pseudonyms the spans had before the step are kept here, by span id, and read back
+    through the door when the step is undone."""
+
+    # By id and without a database constraint: this table may live in another database.
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    step_id = models.BigIntegerField(unique=True, help_text="The annotator.UndoStep's id")
+    # {span id: the pseudonym its surface had before the step}
+    pseudonyms = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        # Never a pseudonym: this string ends up in logs and admin history.
+        return f"note of undo step #{self.step_id}"

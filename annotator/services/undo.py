@@ -1,34 +1,43 @@
 """Undo: what one action did to a document's spans, and putting it back.
 
 An action (accept, reject, relabel, move, decide, flag, add, accept-all) changes one span
-or several: moving or adding a span rejects the proposals it now overlaps. Before it, the
-caller takes a `Snapshot` of the spans it may touch; after it, `undo_entry` keeps the
-state before of each span whose version moved (or None for a span the action created) and
-its version after. `undo_apply` puts those states back in one transaction, and only if no
-span changed since (someone else's change is never undone by mistake: StaleVersion, and
-nothing moves). A decision goes back through the correspondence table, as any decision
+or several: moving or adding a span rejects the proposals it now overlaps. The page runs it
+inside `undoable`, one transaction: the spans it may touch are read first (`take_snapshot`),
+then the action runs, then an `UndoStep` keeps the state before of each span whose version
+moved (or None for a span the action created) and its version after. `undo_last` puts the
+newest step of a person's stack on a document back, in one transaction, and only if no span
+changed since (someone else's change is never undone by mistake: nothing moves, and the
+answer says why). A decision goes back through the correspondence table, as any decision
 does, so the surface's pseudonym is the one it had (a relabel undone relabels its entity
-back, and every span that followed it); and what the action put in the table
-goes back out of it: an entity the undone spans held, that none of them holds any more,
-made by this person and relied on by nothing else ("Met Moshe Chaya" after an edge moved
-and came back, a one-letter slip added and undone), is withdrawn, audited.
+back, and every span that followed it); and what the action put in the table goes back out
+of it: an entity the undone spans held, that none of them holds any more, made by this
+person and relied on by nothing else ("Met Moshe Chaya" after an edge moved and came back, a
+one-letter slip added and undone), is withdrawn, audited.
 
-An entry is plain JSON (it lives in the session): offsets, labels, statuses, decisions,
-the pseudonym chosen (a replacement, never an original) and ids.
+A step, in the web role's tables, holds offsets, labels, statuses, decisions and ids, never a
+pseudonym or an original: the pseudonyms the spans had before it are kept with the keys
+(`annotator.services.table.undo_note_write`) and read back through the door by its undo.
+A person's steps are theirs on every tab, and go when they sign out (`undo_forget`), when
+the stack grows past `UNDO_DEPTH`, or after a session's age (`undo_expire`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus
+from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus, UndoStep
 from annotator.permissions import acting_user
-from annotator.services.errors import StaleVersion
+from annotator.services.errors import DomainError, StaleVersion
 from annotator.services.spans import (
     _decide,
     _locked_document,
@@ -37,20 +46,31 @@ from annotator.services.spans import (
     _withdraw,
     span_choices,
 )
+from annotator.services.table import undo_note_read, undo_note_write, undo_notes_delete
+
+# What the Undo button says it takes back, by action.
+ACTIONS = {
+    "accept": "the accept",
+    "reject": "the reject",
+    "label": "the new label",
+    "move": "the boundary move",
+    "decide": "the decision",
+    "flag": "the flag",
+    "add": "the span added",
+    "bulk-accepted": "accept all",
+    "bulk-rejected": "reject all",
+}
+# A person's stack keeps this many steps a document.
+UNDO_DEPTH = 30
 
 # The fields of a span an action may change, and undo puts back.
 FIELDS = ("start", "end", "label", "status", "decision", "keep_reason", "entity_id",
           "decided_by_id")  # fmt: skip
 
 
-# The spans of a document in [start, end) (and `extra` ids) as they were, by id.
-Snapshot = dict[int, dict[str, Any]]
-
-
-def _state(span: Span, replacement: str | None) -> dict[str, Any]:
+def _state(span: Span) -> dict[str, Any]:
     state: dict[str, Any] = {name: getattr(span, name) for name in FIELDS}
     state["decided_at"] = span.decided_at.isoformat() if span.decided_at else None
-    state["replacement"] = replacement
     state["version"] = span.version
     return state
 
@@ -75,55 +95,193 @@ def _window(
     return low, high
 
 
-def take_snapshot(
-    document: Document, start: int, end: int, extra: tuple[int, ...] = ()
-) -> Snapshot:
+@dataclass
+class Step:
+    """An action `undoable` is recording: the spans it may change as they were (`before`,
+    by id), the pseudonym of those accepted (`pseudonyms`, by id: kept with the keys, never
+    in the step), and once it ran, what it did (`entry`)."""
+
+    document: Document
+    start: int
+    end: int
+    extra: list[int]
+    before: dict[int, dict[str, Any]]
+    pseudonyms: dict[int, str]
+    entry: list[dict[str, Any]] = field(default_factory=list)
+    # The comment a flag wrote, which its undo takes back.
+    comment_id: int | None = None
+
+    def also(self, span_id: int) -> None:
+        """The action made or touched span `span_id`, outside [start, end) perhaps."""
+        self.extra.append(span_id)
+
+    @property
+    def window(self) -> tuple[int, int]:
+        """The stretch of the document the action may have changed."""
+        places = [(span_id, state["start"], state["end"]) for span_id, state in self.before.items()]
+        return _window(places, self.start, self.end, tuple(self.extra))
+
+    @property
+    def changed(self) -> list[int]:
+        """The ids of the spans the action changed or made."""
+        return [item["id"] for item in self.entry]
+
+
+def take_snapshot(document: Document, start: int, end: int, extra: tuple[int, ...] = ()) -> Step:
     """The state of every span of `document` that an action on [start, end) (and `extra`)
-    may change (`_window`); the pseudonym of those accepted (a decision undone goes back to
-    it)."""
+    may change (`_window`), and the pseudonym of those accepted (a decision undone goes back
+    to it)."""
     places = list(_overlapping(document, start, end, extra).values_list("pk", "start", "end"))
     spans = list(_overlapping(document, *_window(places, start, end, extra), extra))
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     choices = span_choices(document, accepted) if accepted else {}
-    return {
-        span.pk: _state(span, choices[span.pk].replacement if span.pk in choices else None)
-        for span in spans
-    }
+    return Step(
+        document=document, start=start, end=end, extra=list(extra),
+        before={span.pk: _state(span) for span in spans},
+        pseudonyms={
+            span_id: choice.replacement for span_id, choice in choices.items()
+            if choice.replacement
+        },
+    )  # fmt: skip
 
 
-def snapshot_window(
-    before: Snapshot, start: int, end: int, extra: tuple[int, ...] = ()
-) -> tuple[int, int]:
-    """The stretch of the document `take_snapshot` looked at for this action."""
-    places = [(span_id, state["start"], state["end"]) for span_id, state in before.items()]
-    return _window(places, start, end, extra)
-
-
-def undo_entry(
-    document: Document, before: Snapshot, start: int, end: int, extra: tuple[int, ...] = ()
-) -> list[dict[str, Any]]:
+def _entry(step: Step) -> list[dict[str, Any]]:
     """What the action did, as undo needs it: each span the snapshot looked at, or made since
     in its stretch, whose version moved, with its version now and its state before (None: the
     action made it)."""
-    window = snapshot_window(before, start, end, extra)
-    after = _overlapping(document, *window, extra).values_list("pk", "version")
+    after = _overlapping(step.document, *step.window, tuple(step.extra)).values_list(
+        "pk", "version"
+    )
     entry = []
     for span_id, version in after:
-        old = before.get(span_id)
+        old = step.before.get(span_id)
         if old is None or old["version"] != version:
             entry.append({"id": span_id, "version": version, "before": old})
     # Spans the action removed are not undone (no action removes a span but undo itself).
     return entry
 
 
-@transaction.atomic
-def undo_apply(
-    *, document: Document, actor: Any, entry: list[dict[str, Any]], comment_id: int | None = None
-) -> list[int]:
-    """Put each span of `entry` back as it was; the ids of the spans changed. Raises
-    StaleVersion (and changes nothing) when any of them changed since."""
-    document = _locked_document(document)
+@contextmanager
+def undoable(
+    *, document: Document, actor: Any, action: str, start: int, end: int,
+    extra: tuple[int, ...] = (),
+) -> Iterator[Step]:  # fmt: skip
+    """Run an action on [start, end) of `document` (and the spans `extra`) as a step of the
+    person's undo stack, in one transaction: the spans it may change are read, it runs in
+    the `with` block, and what it did is kept (`UndoStep`, the pseudonyms with the keys).
+
+    An action refused (a DomainError) changed no span, and no step is kept; what it recorded
+    of its refusal (a conflict for the lead's review) commits, and the error goes on."""
+    if action not in ACTIONS:
+        raise ValueError(f"not an undoable action: {action}")
+    refused: DomainError | None = None
+    with transaction.atomic():
+        document = _locked_document(document)
+        step = take_snapshot(document, start, end, extra)
+        try:
+            yield step
+        except DomainError as error:
+            refused = error
+        else:
+            step.entry = _entry(step)
+            _keep(actor, action, step)
+    if refused is not None:
+        raise refused
+
+
+def _keep(actor: Any, action: str, step: Step) -> None:
+    if not step.entry and step.comment_id is None:
+        return
     user = acting_user(actor)
+    row = UndoStep.objects.create(
+        user=user, document=step.document, action=action, spans=step.entry,
+        comment_id=step.comment_id,
+    )  # fmt: skip
+    undo_note_write(
+        project=step.document.project,
+        step_id=row.pk,
+        pseudonyms={
+            item["id"]: step.pseudonyms[item["id"]]
+            for item in step.entry
+            if item["before"] is not None and item["id"] in step.pseudonyms
+        },
+    )
+    deeper = list(
+        UndoStep.objects.filter(user=user, document=step.document)
+        .order_by("-pk")
+        .values_list("pk", flat=True)[UNDO_DEPTH:]
+    )
+    if deeper:
+        UndoStep.objects.filter(pk__in=deeper).delete()
+        undo_notes_delete(deeper)
+
+
+def undo_label(document: Document, user: Any) -> str:
+    """What undo would take back on `document` for `user`, for the button; "" when nothing."""
+    action = (
+        UndoStep.objects.filter(user=acting_user(user), document=document)
+        .order_by("-pk")
+        .values_list("action", flat=True)
+        .first()
+    )
+    return ACTIONS.get(action, "the last action") if action else ""
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What `undo_last` took back (`what`, for the page), the spans it changed or would
+    have, the stretches they cover before and after, and why nothing moved (`refused`)."""
+
+    what: str
+    span_ids: list[int]
+    ranges: list[tuple[int, int]]
+    refused: str = ""
+
+
+def undo_last(*, document: Document, actor: Any) -> Undone | None:
+    """Take back the person's last step on `document` (None: there is none), unless a span
+    it changed has changed again since: then nothing moves, the step is gone all the same
+    (a second try would be refused again), and `refused` says why."""
+    user = acting_user(actor)
+    with transaction.atomic():
+        document = _locked_document(document)
+        step = (
+            UndoStep.objects.select_for_update()
+            .filter(user=user, document=document)
+            .order_by("-pk")
+            .first()
+        )
+        if step is None:
+            return None
+        step_id = step.pk
+        step.delete()
+        transaction.on_commit(lambda: undo_notes_delete([step_id]))
+        ids = [item["id"] for item in step.spans]
+        ranges = list(Span.objects.filter(pk__in=ids).values_list("start", "end"))
+        ranges += [
+            (item["before"]["start"], item["before"]["end"]) for item in step.spans
+            if item["before"]
+        ]  # fmt: skip
+        undone = Undone(what=ACTIONS.get(step.action, "the last action"), span_ids=ids,
+                        ranges=ranges)  # fmt: skip
+        pseudonyms = undo_note_read(project=document.project, step_id=step_id)
+        try:
+            with transaction.atomic():
+                _put_back(document, user, step.spans, pseudonyms, step.comment_id)
+        except DomainError as refused:
+            return Undone(what=undone.what, span_ids=ids, ranges=ranges, refused=str(refused))
+    return undone
+
+
+def _put_back(
+    document: Document,
+    user: Any,
+    entry: list[dict[str, Any]],
+    pseudonyms: dict[int, str],
+    comment_id: int | None,
+) -> None:
+    """Put each span of `entry` back as it was, with the pseudonym it had (`pseudonyms`, by
+    span id). Raises StaleVersion (the caller rolls back) when any of them changed since."""
     ids = [item["id"] for item in entry]
     spans = {span.pk: span for span in Span.objects.select_for_update().filter(pk__in=ids)}
     for item in entry:
@@ -157,12 +315,13 @@ def undo_apply(
         span.version += 1
         span.updated_by = user
         span.updated_at = now
+        pseudonym = pseudonyms.get(span.pk)
         if relabelled and span.entity_id is not None:
             # A relabel undone: its entity, and every span that followed it, go back to the
             # label, with the pseudonym the surface had under it.
-            _relabel(document, span, user, was=label, confirm=True, back=before["replacement"])
+            _relabel(document, span, user, was=label, confirm=True, back=pseudonym)
         if span.status == SpanStatus.ACCEPTED:
-            _decide(span, document, user, before["replacement"])
+            _decide(span, document, user, pseudonym)
         span.save()
     kept = {span.entity_id for span in spans.values() if span.pk is not None}
     for entity_id, span in held.items():
@@ -178,4 +337,22 @@ def undo_apply(
             if review.status == ReviewStatus.OPEN and not review.comments.exists():
                 review.delete()
     _touch_document(document)
-    return ids
+
+
+def undo_forget(user: Any) -> int:
+    """Delete every step of `user`'s stacks (they signed out, or were deactivated), and the
+    pseudonyms kept for them; the steps deleted."""
+    ids = list(UndoStep.objects.filter(user=acting_user(user)).values_list("pk", flat=True))
+    if ids:
+        UndoStep.objects.filter(pk__in=ids).delete()
+        undo_notes_delete(ids)
+    return len(ids)
+
+
+def undo_expire() -> int:
+    """Delete the steps, and their notes, older than a session lives (run by beat): no
+    session that took them is still signed in. The steps deleted."""
+    before = timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    deleted, _ = UndoStep.objects.filter(created_at__lt=before).delete()
+    undo_notes_delete(before=before)
+    return int(deleted)

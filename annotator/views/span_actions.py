@@ -49,11 +49,10 @@ from annotator.services.spans import (
     span_update,
     spans_decide_all,
 )
-from annotator.services.undo import snapshot_window, take_snapshot, undo_apply, undo_entry
+from annotator.services.undo import Step, undo_label, undo_last, undoable
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
 from annotator.views.nav import HtmxProjectRequest
-from annotator.views.undo_stack import UNDO_KEY, UNDO_LABELS, push, stacks_of, undo_label
 from annotator.views.workspace import (
     label_colour,
     open_document,
@@ -115,7 +114,7 @@ def _answer(
     if was == DocumentStatus.DONE and document.status != DocumentStatus.DONE and not error:
         notice = f"{notice} {REOPENED}".strip()
     if request.htmx:
-        status = {"notice": notice, "error": error, "undo": undo_label(request, document),
+        status = {"notice": notice, "error": error, "undo": undo_label(document, request.user),
                   "confirm": confirm}  # fmt: skip
         try:
             state = page_state(request.POST)
@@ -189,15 +188,25 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
     change = _change(form, document, span)
     low = min(span.start, change.start if change.start is not None else span.start)
     high = max(span.end, change.end if change.end is not None else span.end)
-    before = take_snapshot(document, low, high, (span_id,))
     try:
-        span_update(
-            document=document,
-            span_id=span_id,
-            actor=request.user,
-            version=form.cleaned_data["version"],
-            change=change,
-        )
+        with undoable(
+            document=document, actor=request.user, action=form.cleaned_data["action"],
+            start=low, end=high, extra=(span_id,),
+        ) as step:  # fmt: skip
+            span_update(
+                document=document,
+                span_id=span_id,
+                actor=request.user,
+                version=form.cleaned_data["version"],
+                change=change,
+            )
+            if change.flag is not None:
+                step.comment_id = (
+                    Comment.objects.filter(review_item__span_id=span_id, author_id=request.user.pk)
+                    .values_list("pk", flat=True)
+                    .order_by("-pk")
+                    .first()
+                )
     except StaleVersion:
         return _answer(request, document, STALE, True, changed=[span_id], ranges=here)
     except NotFoundError:  # removed between the read above and the write
@@ -207,27 +216,17 @@ def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpRespo
                        confirm=_confirmable(request, refused))  # fmt: skip
     except DomainError as refused:
         return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
-    entry = undo_entry(document, before, low, high, (span_id,))
-    comment = None
-    if change.flag is not None:
-        comment = (
-            Comment.objects.filter(review_item__span_id=span_id, author_id=request.user.pk)
-            .values_list("pk", flat=True)
-            .order_by("-pk")
-            .first()
-        )
-    push(request, document, form.cleaned_data["action"], entry, comment)
-    changed = [item["id"] for item in entry] or [span_id]
-    window = snapshot_window(before, low, high, (span_id,))
-    return _answer(request, document, _redrawn(document, before.get(span_id), span_id),
-                   changed=changed, ranges=[window], anchor=f"#span-{span_id}")  # fmt: skip
+    return _answer(request, document, _redrawn(document, step, span_id),
+                   changed=step.changed or [span_id], ranges=[step.window],
+                   anchor=f"#span-{span_id}")  # fmt: skip
 
 
-def _redrawn(document: Document, before: dict[str, Any] | None, span_id: int) -> str:
+def _redrawn(document: Document, step: Step, span_id: int) -> str:
     """What the page says when an edge moved made the span a new surface with a pseudonym
     of its own: never drawn silently (issue 31, 4). "" otherwise (the same person with a
     title or a particle keeps the pseudonym: annotator.keys.surfaces._join_named)."""
-    if before is None or not before.get("replacement"):
+    before, was = step.before.get(span_id), step.pseudonyms.get(span_id)
+    if before is None or not was:
         return ""
     span = Span.objects.filter(pk=span_id, document=document).first()
     if span is None or (span.start, span.end) == (before["start"], before["end"]):
@@ -237,7 +236,7 @@ def _redrawn(document: Document, before: dict[str, Any] | None, span_id: int) ->
         return ""
     return (
         f"The span now holds another surface, which has a pseudonym of its own: "
-        f"{choice.replacement} (it was {before['replacement']}). Move the edge back (or "
+        f"{choice.replacement} (it was {was}). Move the edge back (or "
         "press u) to keep the one it had."
     )
 
@@ -251,27 +250,28 @@ def span_add(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _answer(request, document, form_errors(form), True)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    before = take_snapshot(document, start, end)
     try:
-        span = span_create(
-            document=document,
-            actor=request.user,
-            start=start,
-            end=end,
-            label=form.cleaned_data["label"],
-            confirm=form.cleaned_data["confirm"],
-        )
+        with undoable(
+            document=document, actor=request.user, action="add", start=start, end=end
+        ) as step:
+            span = span_create(
+                document=document,
+                actor=request.user,
+                start=start,
+                end=end,
+                label=form.cleaned_data["label"],
+                confirm=form.cleaned_data["confirm"],
+            )
+            step.also(span.pk)
     except NeedsConfirmation as refused:
         return _answer(
             request, document, str(refused), True, confirm=_confirmable(request, refused)
         )
     except DomainError as refused:
         return _answer(request, document, str(refused), True)
-    entry = undo_entry(document, before, start, end, (span.pk,))
-    push(request, document, "add", entry)
     return _answer(
-        request, document, changed=[item["id"] for item in entry],
-        ranges=[snapshot_window(before, start, end, (span.pk,))], anchor=f"#span-{span.pk}",
+        request, document, changed=step.changed, ranges=[step.window],
+        anchor=f"#span-{span.pk}",
     )  # fmt: skip
 
 
@@ -284,17 +284,17 @@ def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _answer(request, document, form_errors(form), True)
     status = form.cleaned_data["status"]
-    whole = (0, len(document.text))
-    before = take_snapshot(document, *whole)
-    outcome = spans_decide_all(
-        document=document,
-        actor=request.user,
-        status=status,
-        label=form.cleaned_data["label"] or None,
-        source=form.cleaned_data["source"] or None,
-    )
-    entry = undo_entry(document, before, *whole)
-    push(request, document, f"bulk-{status}", entry)
+    with undoable(
+        document=document, actor=request.user, action=f"bulk-{status}", start=0,
+        end=len(document.text),
+    ) as step:  # fmt: skip
+        outcome = spans_decide_all(
+            document=document,
+            actor=request.user,
+            status=status,
+            label=form.cleaned_data["label"] or None,
+            source=form.cleaned_data["source"] or None,
+        )
     verb = "accepted" if status == SpanStatus.ACCEPTED else "rejected"
     notice = f"{outcome.changed} proposal{'s' if outcome.changed != 1 else ''} {verb}."
     if outcome.conflicts:
@@ -302,8 +302,7 @@ def spans_bulk(request: HtmxProjectRequest, pk: int) -> HttpResponse:
             f" {outcome.conflicts} left: their surface is decided otherwise in the project,"
             " or they overlap a decided span; decide them one by one."
         )
-    changed = [item["id"] for item in entry]
-    return _answer(request, document, notice, bool(outcome.conflicts), changed=changed)
+    return _answer(request, document, notice, bool(outcome.conflicts), changed=step.changed)
 
 
 @require_POST
@@ -312,23 +311,14 @@ def span_undo(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     """Take back the last action on this document from this session, unless a span it
     changed has changed again since (then nothing moves, and the notice says so)."""
     document = open_document(request, pk)
-    stacks = stacks_of(request)
-    stack = stacks.get(str(document.pk))
-    if not stack:
+    undone = undo_last(document=document, actor=request.user)
+    if undone is None:
         return _answer(request, document, "Nothing to undo on this document.", True)
-    action = stack.pop()
-    request.session[UNDO_KEY] = stacks
-    ids = [item["id"] for item in action["spans"]]
-    ranges = list(Span.objects.filter(pk__in=ids).values_list("start", "end"))
-    befores = [item["before"] for item in action["spans"] if item["before"]]
-    ranges += [(before["start"], before["end"]) for before in befores]
-    try:
-        undo_apply(document=document, actor=request.user, entry=action["spans"],
-                   comment_id=action["comment"])  # fmt: skip
-    except (StaleVersion, DomainError) as refused:
-        return _answer(request, document, str(refused), True, changed=ids, ranges=ranges)
-    what = UNDO_LABELS.get(action["what"], "the last action")
-    return _answer(request, document, f"Undone: {what}.", changed=ids, ranges=ranges)
+    if undone.refused:
+        return _answer(request, document, undone.refused, True, changed=undone.span_ids,
+                       ranges=undone.ranges)  # fmt: skip
+    return _answer(request, document, f"Undone: {undone.what}.", changed=undone.span_ids,
+                   ranges=undone.ranges)  # fmt: skip
 
 
 def _gone(request: HtmxProjectRequest, document: Document, span_id: int) -> HttpResponse:
@@ -338,7 +328,7 @@ def _gone(request: HtmxProjectRequest, document: Document, span_id: int) -> Http
         raise Http404(GONE)
     response = render_patch(
         request, document, changed=[span_id], ranges=[], notice=GONE, error=True,
-        undo=undo_label(request, document),
+        undo=undo_label(document, request.user),
     )  # fmt: skip
     response["HX-Retarget"] = "#workspace-patch"
     response["HX-Reswap"] = "innerHTML"

@@ -42,10 +42,10 @@ from annotator.selectors.workspace import (
     workspace_page,
 )
 from annotator.services.spans import span_choices, surface_pseudonyms
+from annotator.services.undo import undo_label
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
 from annotator.views.segments import SpanLike, closed_window, segment_text
-from annotator.views.undo_stack import undo_label
 from annotator.views.workspace_html import (
     SOURCE_LABELS,
     in_word,
@@ -263,7 +263,7 @@ def no_store(response: HttpResponse) -> HttpResponse:
 @project_page(Can.VIEW_PROJECT)
 def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
-    context = workspace_context(request, document, undo=undo_label(request, document))
+    context = workspace_context(request, document, undo=undo_label(document, request.user))
     # The lead's resolutions of flags and conflicts on this document: decision and rationale.
     context["resolutions"] = document_resolutions(document)
     return no_store(render(request, "annotator/document_detail.html", context))
@@ -348,7 +348,7 @@ def document_changes(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return no_store(HttpResponse(status=204))
     return render_patch(
         request, document, changed=[], ranges=[], meanwhile=changes,
-        undo=undo_label(request, document),
+        undo=undo_label(document, request.user),
     )  # fmt: skip
 
 

@@ -47,9 +47,29 @@ class StackError(RuntimeError):
 
 
 def free_port() -> int:
+    """A port that was free a moment ago. Another process may take it before the caller binds
+    it: only for a server that can say so and start again (redis-server, `_start_redis`)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def listening_socket() -> socket.socket:
+    """A TCP socket on 127.0.0.1, bound to a port the kernel picks and listening: the port is
+    held from the moment it is chosen, with no window in which another process could take it.
+    A server that inherits the socket serves on it (gunicorn's `--bind=fd://N`)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 0))
+        # Listening, not only bound: a connection made before gunicorn is up waits instead of
+        # being refused, and once gunicorn sets SO_REUSEADDR on it, a bound socket that is not
+        # listening could share its port with another. gunicorn keeps a socket that already
+        # listens as it is: the backlog is gunicorn's default.
+        sock.listen(2048)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def compose_command(service: str) -> list[str]:
@@ -101,11 +121,14 @@ class Stack:
     folder: Path
     postgres: Postgres
     uid: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
-    web_port: int = field(default_factory=free_port)
-    redis_port: int = field(default_factory=free_port)
+    # Both chosen by `start`: the web's with its socket, which gunicorn inherits.
+    web_port: int = 0
+    redis_port: int = 0
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     _created_database: bool = False
+    # The web's listening socket, from `start` until gunicorn has its copy.
+    _web_socket: socket.socket | None = field(default=None, repr=False)
 
     @property
     def dbname(self) -> str:
@@ -135,6 +158,9 @@ class Stack:
     def start(self) -> Stack:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         try:
+            # The web's port is held from here on: its URL is in the environment.
+            self._web_socket = listening_socket()
+            self.web_port = int(self._web_socket.getsockname()[1])
             self._start_redis()
             self.env = self._environment()
             # Set first: a provisioning that fails half-way leaves roles and a database to drop.
@@ -209,41 +235,76 @@ class Stack:
             )
         return done
 
-    def _spawn(self, name: str, command: list[str]) -> None:
+    def _spawn(self, name: str, command: list[str], pass_fds: tuple[int, ...] = ()) -> None:
         log = self.log_path(name).open("ab")
         self.processes[name] = subprocess.Popen(
             command, cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds,
         )  # fmt: skip
         log.close()
 
-    def _start_redis(self) -> None:
-        command = [
-            "redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
-            "--save", "", "--appendonly", "no", "--dir", str(self.folder),
-        ]  # fmt: skip
-        self._spawn("redis", command)
-        deadline = time.monotonic() + 20
+    def _start_redis(self, attempts: int = 5) -> None:
+        """redis-server on a free port. It cannot be handed a bound socket, so its port is
+        free a moment before it binds it: when another process took the port in between,
+        redis-server exits saying so, and it starts again on another port."""
+        log = self.log_path("redis")
+        for _ in range(attempts):
+            self.redis_port = free_port()
+            offset = log.stat().st_size if log.exists() else 0
+            command = [
+                "redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", str(self.folder),
+            ]  # fmt: skip
+            self._spawn("redis", command)
+            if self._redis_answers():
+                return
+            with log.open("rb") as said:
+                said.seek(offset)
+                if b"Address already in use" not in said.read():
+                    break
+            _terminate(self.processes.pop("redis"))
+        raise StackError(f"redis-server did not start:\n{self.tail('redis')}")
+
+    def _redis_answers(self, timeout: float = 20) -> bool:
+        """Whether this stack's redis-server answers on `redis_port` (True), or exited (False):
+        the server that answers must be this one (its process id), not one that holds the
+        port that this one failed to bind."""
+        process = self.processes["redis"]
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.redis_port), timeout=1) as conn,
-            ):
-                conn.sendall(b"PING\r\n")
-                if conn.recv(16).startswith(b"+PONG"):
-                    return
+            if process.poll() is not None:
+                return False
+            client = redis.Redis(
+                host="127.0.0.1", port=self.redis_port, socket_timeout=1,
+                socket_connect_timeout=1,
+            )  # fmt: skip
+            try:
+                if client.info("server").get("process_id") == process.pid:
+                    return True
+            except Exception:  # noqa: BLE001 - whatever holds the port may answer anything
+                pass
+            finally:
+                client.close()
             time.sleep(0.1)
-        raise StackError(f"redis-server did not answer:\n{self.tail('redis')}")
+        return False
 
     def _start_web(self) -> None:
-        command = []
-        for argument in compose_command("web"):
-            if argument.startswith("--bind"):
-                argument = f"--bind=127.0.0.1:{self.web_port}"
-            elif argument.startswith("--access-logfile"):
-                argument = f"--access-logfile={self.log_path('access')}"
-            command.append(argument)
-        self._spawn("web", _local([*command, f"--workers={WEB_WORKERS}"]))
+        # gunicorn serves on the socket `start` bound (`--bind=fd://N`): the port was never
+        # free for another process to take.
+        listening, self._web_socket = self._web_socket, None
+        if listening is None:
+            raise StackError("the web's socket is gone: start() binds it")
+        with listening:
+            fd = listening.fileno()
+            command = []
+            for argument in compose_command("web"):
+                if argument.startswith("--bind"):
+                    argument = f"--bind=fd://{fd}"
+                elif argument.startswith("--access-logfile"):
+                    argument = f"--access-logfile={self.log_path('access')}"
+                command.append(argument)
+            self._spawn("web", _local([*command, f"--workers={WEB_WORKERS}"]), pass_fds=(fd,))
+        # gunicorn has its own copy now; closing this one frees the port when gunicorn exits.
 
     def _start_worker(self) -> None:
         self._spawn_worker()
@@ -295,6 +356,12 @@ class Stack:
     def sql(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
         """A read as the administrator, for what no API shows (and a test must check)."""
         with self.postgres.connect(self.dbname) as conn:
+            return list(conn.execute(query, params).fetchall())
+
+    def sql_as_web(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
+        """A read as the web pages' role (`DATABASE_URL`), as someone who holds its password
+        would read: what it may see, and only that."""
+        with psycopg.connect(self.env["DATABASE_URL"]) as conn:
             return list(conn.execute(query, params).fetchall())
 
     def wait_idle(self, timeout: float = 120) -> None:
@@ -359,6 +426,9 @@ class Stack:
 
     def stop(self) -> None:
         """Stop every process (TERM, then KILL), drop the database and its roles."""
+        if self._web_socket is not None:
+            self._web_socket.close()
+            self._web_socket = None
         for name in ("web", "beat", "worker"):
             process = self.processes.pop(name, None)
             if process is not None:

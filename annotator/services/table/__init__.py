@@ -9,7 +9,8 @@ the app imports `annotator.keys`.
   writes.
 - `surfaces`: the choice for a surface and the one way a choice gets in, suggestions, and
   what the workers and the review's scan read.
-- `notes`: the pseudonyms of the review queue; a lead's read of them is audited.
+- `notes`: the pseudonyms of the review queue (a lead's read of them is audited) and of the
+  page's undo steps.
 - `transfer`: key export and import, audited.
 - `errors`: the keys' errors in the Domain's words.
 
@@ -36,6 +37,9 @@ from annotator.services.table.notes import (
     review_note_write,
     review_notes,
     review_notes_read,
+    undo_note_read,
+    undo_note_write,
+    undo_notes_delete,
 )
 from annotator.services.table.reads import (
     DEFAULT_LIMIT,
@@ -145,6 +149,9 @@ __all__ = [
     "review_note_write",
     "review_notes",
     "review_notes_read",
+    "undo_note_read",
+    "undo_note_write",
+    "undo_notes_delete",
     "search_recall",
     "search_remember",
     "span_relabel",

@@ -1,12 +1,15 @@
 """The pseudonyms of the lead's review queue, kept with the keys (`annotator.keys.notes`):
-written by the review service, read back for a lead's page or answer with an audited read."""
+written by the review service, read back for a lead's page or answer with an audited read;
+and those an undo step puts back (`annotator.keys.undo`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from annotator.keys import notes as keys
+from annotator.keys import undo
 from annotator.keys.notes import Note
 from annotator.models import AuditAction, Project
 from annotator.services.audit import audit_record
@@ -53,3 +56,20 @@ def review_notes_read(
             ip_address=ip_address,
         )
     return notes
+
+
+def undo_note_write(*, project: Project, step_id: int, pseudonyms: Mapping[int, str]) -> None:
+    """Keep the pseudonyms (by span id) that undo step `step_id` puts back."""
+    undo.undo_note_write(scope_of(project), step_id=step_id, pseudonyms=pseudonyms)
+
+
+def undo_note_read(*, project: Project, step_id: int) -> dict[int, str]:
+    """The pseudonyms undo step `step_id` puts back, by span id. Unaudited: the undo of a
+    person's own step, on the document they annotate, where the page shows them these
+    pseudonyms anyway."""
+    return undo.undo_note_read(scope_of(project), step_id)
+
+
+def undo_notes_delete(step_ids: Iterable[int] = (), *, before: datetime | None = None) -> int:
+    """Delete the notes of the steps `step_ids`, and those written before `before`."""
+    return undo.undo_notes_delete(step_ids, before=before)

@@ -12,7 +12,7 @@ from annotator.services.errors import NeedsConfirmation
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import surface_choice
-from annotator.services.undo import take_snapshot, undo_apply, undo_entry
+from annotator.services.undo import undo_last, undoable
 from tests.conftest import Team
 from tests.factories import DocumentFactory
 
@@ -82,11 +82,12 @@ def test_undo_of_a_relabel_puts_back_every_span_and_the_pseudonym(team: Team) ->
     first = surface_choice(team.project, NAME)
     assert first is not None
 
-    before = take_snapshot(english, span.start, span.end, (span.pk,))
-    _relabel(team, english, span, "LOC", confirm=True)
+    with undoable(document=english, actor=team.annotator_en, action="label",
+                  start=span.start, end=span.end, extra=(span.pk,)):  # fmt: skip
+        _relabel(team, english, span, "LOC", confirm=True)
     assert surface_choice(team.project, NAME).replacement != first.replacement  # drawn again
-    entry = undo_entry(english, before, span.start, span.end, (span.pk,))
-    undo_apply(document=english, actor=team.annotator_en, entry=entry)
+    undone = undo_last(document=english, actor=team.annotator_en)
+    assert undone is not None and not undone.refused
 
     span.refresh_from_db()
     proposal.refresh_from_db()

@@ -4,8 +4,11 @@ htmx request gets the workspace fragment back, and a stale form changes nothing.
 from __future__ import annotations
 
 import html
+import importlib
 import re
 from collections.abc import Callable, Iterator
+from datetime import timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,7 +17,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
+from annotator import tasks
+from annotator.keys.models import UndoNote
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -24,6 +30,7 @@ from annotator.models import (
     Span,
     SpanSource,
     SpanStatus,
+    UndoStep,
 )
 from annotator.services import runs
 from annotator.services.review.resolve import review_resolve
@@ -357,6 +364,72 @@ def test_undo_brings_back_the_pseudonym_chosen_before(team: Team, document: Docu
     fragment = undo(team, document)
     assert surface_choice(team.project, "Moshe Chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
     assert "Raj Avrom" in fragment and "Moshe Chaya" in fragment  # its row, for its annotator
+
+
+def test_undo_keeps_no_pseudonym_where_the_web_role_reads(
+    team: Team, document: Document, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Issue 32: the stack lived in the session (`django_session`, read by the web role),
+    pairing each span's offsets with its pseudonym. Steps keep ids, offsets and versions;
+    the pseudonyms go to the keys, and leave them with the step."""
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Ilan Peretz")  # fmt: skip
+    session = annotator_of(team).session
+    assert "Raj Avrom" not in repr(dict(session.items()))
+    steps = UndoStep.objects.filter(user=team.annotator_en, document=document)
+    assert steps.count() == 2
+    assert not any("Raj Avrom" in repr(step.spans) for step in steps)
+    (kept,) = [note.pseudonyms for note in UndoNote.objects.filter(step_id=steps.last().pk)]
+    assert list(kept.values()) == ["Raj Avrom"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Undone: the decision." in undo(team, document)
+    assert steps.all().count() == 1 and not UndoNote.objects.filter(pseudonyms__icontains="Raj").exists()
+
+
+def test_a_sign_out_takes_the_undo_stack_and_its_pseudonyms_with_it(
+    team: Team, document: Document
+) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Ilan Peretz")  # fmt: skip
+    assert UndoNote.objects.exists()
+    annotator_of(team).post(reverse("logout"))
+    assert not UndoStep.objects.filter(user=team.annotator_en).exists()
+    assert not UndoNote.objects.exists()
+
+
+def test_undo_steps_as_old_as_a_session_go_with_the_expired_sessions(
+    team: Team, document: Document, settings: Any
+) -> None:
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Raj Avrom")  # fmt: skip
+    act(team, span_of(document, "Moshe Chaya"), action="decide", decision="pseudonymize",
+        replacement="Ilan Peretz")  # fmt: skip
+    recent = UndoStep.objects.latest("pk")
+    old = timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE + 60)
+    UndoStep.objects.exclude(pk=recent.pk).update(created_at=old)
+    UndoNote.objects.exclude(step_id=recent.pk).update(created_at=old)
+    assert tasks.sessions_clear() >= 1
+    assert list(UndoStep.objects.values_list("pk", flat=True)) == [recent.pk]
+    assert set(UndoNote.objects.values_list("step_id", flat=True)) <= {recent.pk}
+
+
+def test_the_stacks_sessions_held_before_are_dropped_from_them(team: Team) -> None:
+    """The migration that moved the stacks out of the session strips the ones it finds."""
+    from django.apps import apps
+    from django.contrib.sessions.backends.db import SessionStore
+
+    migration = importlib.import_module("annotator.migrations.0022_undo_steps")
+    store = SessionStore()
+    store["cloak_undo"] = {"7": [{"what": "decide", "spans": [{"before": {"replacement": "X"}}]}]}
+    store["kept"] = 1
+    store.create()
+    migration.drop_session_stacks(apps, SimpleNamespace(connection=connection))
+    data = SessionStore(session_key=store.session_key).load()
+    assert data == {"kept": 1}
 
 
 def test_undo_of_accept_all_puts_every_proposal_back(team: Team, document: Document) -> None:
