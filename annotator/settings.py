@@ -383,6 +383,12 @@ CLOAK_JOB_QUEUED_TIMEOUT = env_int("CLOAK_JOB_QUEUED_TIMEOUT", 1800)
 CLOAK_PROPAGATION_WINDOW = env_int("CLOAK_PROPAGATION_WINDOW", 5)
 FILE_UPLOAD_TEMP_DIR = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# A request's line and header fields, refused over these (414, 431) by annotator.middleware,
+# with `{"detail": ...}` under /api/: gunicorn's own defaults, which gunicorn.conf.py raises so
+# that Django, not gunicorn's HTML page, answers what goes past them.
+CLOAK_REQUEST_LINE_MAX_BYTES = 4094
+CLOAK_REQUEST_FIELDS_MAX = 100
+CLOAK_REQUEST_FIELD_MAX_BYTES = 8190
 
 # NER models per language: a local path or a hub name. "spacy:<package>" picks a spaCy
 # pipeline installed as a package; an empty value means regex and known entities only.

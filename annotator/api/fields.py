@@ -6,6 +6,7 @@ import re
 from decimal import ROUND_UP, Decimal
 from typing import Any
 
+from django.http import QueryDict
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -18,6 +19,25 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false, as the schema says: a JSON boolean in a JSON body, the word "true" or
+    "false" in a form (which has no other way to write one). DRF's own also takes 0, 1,
+    "yes", "on"…; and since 0 == False and 1 == True in Python, narrowing its sets of values
+    kept nothing out: `{"ner": 0}` was taken for false."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if isinstance(data, bool):
+            return data
+        if isinstance(data, str) and data in ("true", "false") and self._in_a_form():
+            return data == "true"
+        self.fail("invalid", input=data)
+
+    def _in_a_form(self) -> bool:
+        # A form's (or a multipart body's) fields arrive as a QueryDict, a JSON body as what
+        # the decoder made of it.
+        return isinstance(getattr(self.root, "initial_data", None), QueryDict)
 
 
 # Above 0, at most 100, at most three decimals: "12.5", "0.001", "100".

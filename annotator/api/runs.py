@@ -17,7 +17,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.api.fields import StrictCharField
+from annotator.api.fields import StrictBooleanField, StrictCharField
 from annotator.api.views import ProjectScoped
 from annotator.models import PreannotationRun
 from annotator.permissions import Can
@@ -85,14 +85,6 @@ class RunSerializer(serializers.ModelSerializer[PreannotationRun]):
             count.source: {"proposed": count.proposed, "alone": count.alone}
             for count in run_source_counts(run)
         }
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """true or false, as JSON or a form writes them; DRF's own also takes 0, 1, "yes", "on"…,
-    which the schema does not allow."""
-
-    TRUE_VALUES = {True, "true"}
-    FALSE_VALUES = {False, "false"}
 
 
 class RunCreateSerializer(serializers.Serializer[Any]):

@@ -20,7 +20,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.api.fields import StrictCharField
+from annotator.api.fields import StrictBooleanField, StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
@@ -96,7 +96,7 @@ class SpanCreateSerializer(serializers.Serializer[Any]):
     decision = serializers.ChoiceField(choices=DECISION_CHOICES, default=Decision.PSEUDONYMIZE)
     keep_reason = StrictCharField(max_length=MAX_KEEP_REASON, required=False, allow_blank=True)
     replacement = StrictCharField(max_length=500, required=False)
-    confirm = serializers.BooleanField(
+    confirm = StrictBooleanField(
         required=False,
         help_text="Decide less than a word (a single letter, a piece of a word) as it is; "
         "without it such a decision is refused with 400 and changes nothing",
@@ -117,7 +117,7 @@ class SpanPatchSerializer(serializers.Serializer[Any]):
     flag = StrictCharField(
         max_length=5000, required=False, help_text="Flag the span for the lead, with a comment"
     )
-    confirm = serializers.BooleanField(
+    confirm = StrictBooleanField(
         required=False,
         help_text="Decide less than a word (a single letter, a piece of a word) as it is, or "
         "relabel a decided span whose entity other spans hold (they all follow); without it "

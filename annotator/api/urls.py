@@ -1,5 +1,15 @@
+from typing import Any
+
 from django.urls import path
+from drf_spectacular.renderers import (
+    OpenApiJsonRenderer,
+    OpenApiJsonRenderer2,
+    OpenApiYamlRenderer,
+    OpenApiYamlRenderer2,
+)
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
 
 from annotator.api import (
     audit,
@@ -20,15 +30,46 @@ from annotator.api import (
     workspace,
 )
 
+
+class JsonRefusals:
+    """For drf-spectacular's views, whose renderers (YAML, Swagger UI's HTML) wrote their
+    refusals too (an anonymous caller's 401): a refusal is `{"detail": ...}` in JSON, like
+    every other answer under /api/, whichever representation was asked for."""
+
+    request: Any
+
+    def handle_exception(self, exc: Exception) -> Response:
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        response: Response = super().handle_exception(exc)  # type: ignore[misc]
+        return response
+
+
+class SchemaView(JsonRefusals, SpectacularAPIView):
+    """GET /api/schema/: the schema in JSON, or in YAML for a client that asks for it
+    (`Accept: application/yaml` or `application/vnd.oai.openapi`, `?format=yaml`); signed-in
+    callers only, as SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] says. drf-spectacular's own
+    view puts YAML first: a client that named no type got YAML."""
+
+    renderer_classes = [
+        OpenApiJsonRenderer2,  # application/json: the first, for a client that names none
+        OpenApiJsonRenderer,
+        OpenApiYamlRenderer,
+        OpenApiYamlRenderer2,
+    ]
+
+
+class DocsView(JsonRefusals, SpectacularSwaggerSplitView):
+    """GET /api/docs/: Swagger UI, a page for signed-in callers; its refusals are JSON."""
+
+
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema/", SchemaView.as_view(), name="api-schema"),
     # Swagger UI's start-up script is a file of its own (docs/?script), and its page's style
     # a stylesheet: the Content-Security-Policy allows no inline script or style.
     path(
         "docs/",
-        SpectacularSwaggerSplitView.as_view(
-            url_name="api-schema", template_name="annotator/api_docs.html"
-        ),
+        DocsView.as_view(url_name="api-schema", template_name="annotator/api_docs.html"),
         name="api-docs",
     ),
     path("auth/token/", auth.TokenObtain.as_view(), name="api-token"),

@@ -76,7 +76,7 @@ from annotator.services.jobs import (
 from annotator.services.proposals import SPAN_COLUMNS, Proposal, bulk_propose, proposal_row
 from pseudonymizer.folding import fold
 from pseudonymizer.formats import FORMATS, ReadLimits, detect_format, read_documents
-from pseudonymizer.formats.base import FormatError, ImportedDocument, check_labels
+from pseudonymizer.formats.base import FormatError, ImportedDocument, check_labels, unstorable
 from pseudonymizer.spans import Span as FileSpan
 from pseudonymizer.vocabulary import Decision
 
@@ -145,9 +145,15 @@ class _Checker:
         where = (document.filename, document.line)
         # The reader has checked the rest of what validate_document checks.
         check_labels(document, self.labels)
+        # PostgreSQL's text and jsonb cannot hold NUL; say so rather than fail deep in the
+        # database (the reader has refused a lone surrogate, which no UTF-8 text holds).
         if "\x00" in document.text:
-            # PostgreSQL text cannot hold NUL; say so rather than fail deep in the database.
             raise FormatError(*where, "the text contains a NUL character")
+        if document.external_id is not None and "\x00" in document.external_id:
+            raise FormatError(*where, "the document id contains a NUL character")
+        fault = unstorable(document.metadata, nul=True)
+        if fault is not None:
+            raise FormatError(*where, f"the metadata holds {fault}")
         language = document.language or self.default_language
         if not language:
             raise FormatError(*where, "the document has no language: give one (--language)")
@@ -604,33 +610,67 @@ def import_job_create(
         raise DomainError(
             f"language {language!r} is not one of the project's ({', '.join(project.languages)})"
         )
+    original_name = upload_name(upload.name)
     size = upload.size or 0
     if size > settings.CLOAK_IMPORT_MAX_BYTES:
         raise DomainError(
-            f"{upload.name}: file is {size} bytes, over the limit of "
+            f"{original_name}: file is {size} bytes, over the limit of "
             f"{settings.CLOAK_IMPORT_MAX_BYTES}"
         )
     if size == 0:
-        raise DomainError(f"{upload.name}: the file is empty")
-    original_name = Path(upload.name or "upload").name
+        raise DomainError(f"{original_name}: the file is empty")
     folder = uploads_dir() / uuid.uuid4().hex
     folder.mkdir(parents=True, exist_ok=True)
-    stored = folder / original_name
-    with stored.open("wb") as out:
-        for chunk in upload.chunks():
-            out.write(chunk)
-    job = ImportJob.objects.create(
-        project=project,
-        created_by=acting_user(actor),
-        filename=original_name,
-        stored_path=str(stored),
-        format=fmt,
-        language=language or "",
-        size_bytes=size,
-    )
-    # A task that cannot be sent fails the job at once, and its upload (originals) goes.
-    job_dispatch(job)
+    # Stored under a name of the server's choosing: the client's may be longer than a file
+    # name may be (255 bytes: 128 Arabic letters), or hold what no file name can.
+    stored = folder / f"upload{_stored_suffix(original_name)}"
+    try:
+        with stored.open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        job = ImportJob.objects.create(
+            project=project,
+            created_by=acting_user(actor),
+            filename=original_name,
+            stored_path=str(stored),
+            format=fmt,
+            language=language or "",
+            size_bytes=size,
+        )
+        # A task that cannot be sent fails the job at once, and its upload (originals) goes.
+        job_dispatch(job)
+    except BaseException:
+        # Rolled back: no job names the folder, and the originals in it go now.
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return job
+
+
+# A job's `filename` column, and a file name on most file systems.
+UPLOAD_NAME_MAX = 255
+# The extensions that tell a format (pseudonymizer.formats.detect) are all short.
+_SUFFIX_MAX = 16
+
+
+def upload_name(name: str | None) -> str:
+    """The name an upload is known by (its job's `filename`, its errors): the client's, without
+    a folder, NUL characters or invalid Unicode, cut to UPLOAD_NAME_MAX characters with its
+    extension kept."""
+    cleaned = Path((name or "").replace("\x00", "")).name
+    cleaned = cleaned.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate: "?"
+    cleaned = cleaned.strip() or "upload"
+    if len(cleaned) <= UPLOAD_NAME_MAX:
+        return cleaned
+    suffix = _stored_suffix(cleaned)
+    return cleaned[: UPLOAD_NAME_MAX - len(suffix)] + suffix
+
+
+def _stored_suffix(name: str) -> str:
+    """The extension of `name` that detecting its format reads (".jsonl"), lower case, if it
+    is a short one of ASCII letters and digits; else none."""
+    suffix = Path(name).suffix.lower()
+    ok = 1 < len(suffix) <= _SUFFIX_MAX and suffix[1:].isascii() and suffix[1:].isalnum()
+    return suffix if ok else ""
 
 
 UPLOAD_GONE = (

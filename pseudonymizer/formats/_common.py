@@ -8,19 +8,27 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
+import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import BinaryIO, TypeGuard
+from typing import BinaryIO, NoReturn, TypeGuard
 
-from pseudonymizer.formats.base import FormatError, ImportedDocument, validate_document
+from pseudonymizer.formats.base import (
+    MAX_JSON_DEPTH,
+    SURROGATE,
+    FormatError,
+    ImportedDocument,
+    unstorable,
+    validate_document,
+)
 from pseudonymizer.spans import Span
 from pseudonymizer.vocabulary import DecisionRefused, check_known_decision
 
 BOM = b"\xef\xbb\xbf"
 CHUNK_SIZE = 1 << 16
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -175,16 +183,80 @@ def iter_text_chunks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Ite
 
 # --- JSON ------------------------------------------------------------------------------------
 
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+TOO_DEEP = f"invalid JSON: arrays and objects nested more than {MAX_JSON_DEPTH} levels deep"
+
+
+def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON `text` opens more than `limit` arrays and objects inside one another,
+    counted by a scan outside its strings, never by recursion (Python's decoder recurses once
+    per level: 100,000 `[` are a RecursionError). Malformed JSON is left to the decoder."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for bracket in _NOT_BRACKETS.sub("", _STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def value_depth_exceeds(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a decoded JSON `value` nests more than `limit` arrays and objects; walked
+    without recursion."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def refuse_constant(name: str) -> NoReturn:
+    """`parse_constant` for json: NaN and Infinity are JavaScript, not JSON."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_value_error(error: ValueError | RecursionError) -> str:
+    """The reason for a ValueError or RecursionError that decoding JSON raised, which is not
+    a JSONDecodeError (those say where): a constant, an integer too long, nesting too deep."""
+    if isinstance(error, RecursionError):
+        return TOO_DEEP
+    if "integer string conversion" in str(error):
+        return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+    return f"invalid JSON: {error}"
+
+
+def load_json(text: str, ctx: Context, line: int) -> object:
+    """The JSON value of `text` (one line of a file at `line`), refused with a FormatError
+    when it is not JSON, nests too deeply, or holds NaN, an infinity or a huge integer."""
+    if json_depth_exceeds(text):
+        raise ctx.error(line, TOO_DEEP)
+    try:
+        return json.loads(text, parse_constant=refuse_constant)
+    except json.JSONDecodeError as error:
+        raise ctx.error(line, f"invalid JSON: {error.msg} (column {error.colno})") from None
+    except (ValueError, RecursionError) as error:
+        raise ctx.error(line, json_value_error(error)) from None
+
 
 def iter_json_lines(stream: BinaryIO, ctx: Context) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield `(line number, object)` for each non-blank line of a JSON Lines stream."""
     for number, line in iter_lines(stream, ctx.name):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ctx.error(number, f"invalid JSON: {error.msg} (column {error.colno})") from None
+        value = load_json(line, ctx, number)
         if not isinstance(value, dict):
             raise ctx.error(number, f"expected a JSON object, found {type(value).__name__}")
         yield number, value
@@ -212,6 +284,18 @@ def language_from(record: Mapping[str, object], ctx: Context, line: int) -> str 
             raise ctx.error(line, f"{key} must be a string, not {value!r}")
         return value
     return ctx.language
+
+
+# More digits than any offset into a text Cloak reads (files of at most a few GiB) has.
+MAX_OFFSET_DIGITS = 18
+
+
+def offset_from(digits: str, ctx: Context, line: int) -> int:
+    """An offset written in a file's digits; one longer than any text could be is refused
+    before Python reads it (it reads no integer of more than 4,300 digits)."""
+    if len(digits) > MAX_OFFSET_DIGITS:
+        raise ctx.error(line, f"offset of {len(digits)} digits: no text is that long")
+    return int(digits)
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
@@ -254,6 +338,8 @@ def make_span(
         if not is_number(score):
             raise ctx.error(line, f"span score must be a number, not {score!r}")
         score_value = float(score)
+        if not math.isfinite(score_value):
+            raise ctx.error(line, f"span score must be a finite number, not {score!r}")
     decision_value: str | None = None
     if decision is not None:
         if not isinstance(decision, str):
@@ -295,9 +381,17 @@ def finish_document(
         line=line,
     )
     validate_document(document, None)
-    if _SURROGATE.search(text):
+    if SURROGATE.search(text):
         # JSON can spell one (\ud800); no UTF-8 file or database can store it.
         raise FormatError(where, line, "the text contains a lone surrogate (invalid Unicode)")
+    for part, value in (("document id", external_id), ("language", language)):
+        if value is not None and SURROGATE.search(value):
+            raise FormatError(
+                where, line, f"the {part} contains a lone surrogate (invalid Unicode)"
+            )
+    fault = unstorable(document.metadata)
+    if fault is not None:
+        raise FormatError(where, line, f"the metadata holds {fault}")
     ctx.ids.add(external_id, where, line)
     return document
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -18,6 +20,40 @@ class FormatError(ValueError):
         self.reason = reason
         where = f"{filename}:{line}" if line else filename
         super().__init__(f"{where}: {reason}")
+
+
+# A JSON record of a file, and so a document's metadata, nests no deeper than this: Python's
+# decoder recurses once per level (100,000 are a RecursionError), and metadata is written out
+# as JSON (the database's jsonb, a release) and read back by code that recurses as well.
+MAX_JSON_DEPTH = 64
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable(value: object, *, nul: bool = False) -> str | None:
+    """Why `value` (a document's id, or its metadata as a file gave it) cannot be written as
+    UTF-8 JSON text, or None: a lone surrogate (JSON can spell one, "\\ud800"; UTF-8 cannot), a
+    number JSON cannot write (NaN, an infinity), nesting deeper than MAX_JSON_DEPTH; and with
+    `nul`, a NUL character (PostgreSQL's text and jsonb hold none). Walks without recursion."""
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if nul and "\x00" in item:
+                return "a NUL character"
+            if SURROGATE.search(item):
+                return "a lone surrogate (invalid Unicode)"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"a number that is not finite ({item})"
+        elif isinstance(item, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                return f"values nested more than {MAX_JSON_DEPTH} levels deep"
+            if isinstance(item, dict):
+                pending.extend((key, depth + 1) for key in item)
+                pending.extend((child, depth + 1) for child in item.values())
+            else:
+                pending.extend((child, depth + 1) for child in item)
+    return None
 
 
 class UnknownFormat(FormatError):

@@ -15,6 +15,7 @@ from pseudonymizer.formats._common import (
     finish_document,
     iter_lines,
     make_span,
+    offset_from,
     read_text,
     strip_eol,
 )
@@ -49,7 +50,15 @@ def read_spans(stream: BinaryIO, text: str, ctx: Context) -> list[Span]:
             raise ctx.error(number, f"invalid offsets {offsets!r} in {ident}")
         stated = parts[2] if len(parts) == 3 else None
         spans.append(
-            make_span(ctx, number, text, int(fragment[1]), int(fragment[2]), label, stated=stated)
+            make_span(
+                ctx,
+                number,
+                text,
+                offset_from(fragment[1], ctx, number),
+                offset_from(fragment[2], ctx, number),
+                label,
+                stated=stated,
+            )
         )
     return spans
 

@@ -39,8 +39,10 @@ def jsonl_flavour(head: bytes, stream: IO[bytes]) -> str:
             raw += stream.readline()
         try:
             record = json.loads(_head_text(raw))
-        except json.JSONDecodeError:
-            return "jsonl"  # the reader says what is wrong, with the line
+        except (ValueError, RecursionError):
+            # Not JSON, or too deep or too long a number to read: the reader says what is
+            # wrong, with the line.
+            return "jsonl"
         return "doccano" if isinstance(record, dict) and doccano.is_doccano(record) else "jsonl"
     return "jsonl"
 
@@ -94,6 +96,8 @@ def sniff(stream: IO[bytes], name: str) -> str:
             record = json.loads(first_line)
         except json.JSONDecodeError:
             return "labelstudio"  # one object over several lines
+        except (ValueError, RecursionError):
+            return "jsonl"  # a whole line, which its reader refuses with the reason
         return "doccano" if isinstance(record, dict) and doccano.is_doccano(record) else "jsonl"
     if looks_conll(text, complete):
         return "conll"

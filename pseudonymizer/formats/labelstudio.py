@@ -14,13 +14,17 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from pseudonymizer.formats._common import (
+    TOO_DEEP,
     Context,
     external_id_from,
     finish_document,
     is_number,
     iter_text_chunks,
+    json_value_error,
     language_from,
     make_span,
+    refuse_constant,
+    value_depth_exceeds,
 )
 from pseudonymizer.formats.base import ImportedDocument
 from pseudonymizer.spans import Span, Utf16Index
@@ -38,7 +42,7 @@ class _JsonStream:
     def __init__(self, chunks: Iterator[str], ctx: Context) -> None:
         self._chunks = chunks
         self._ctx = ctx
-        self._decoder = json.JSONDecoder()
+        self._decoder = json.JSONDecoder(parse_constant=refuse_constant)
         self.buffer = ""
         self.position = 0
         self.line = 1  # the line number at `position`
@@ -100,7 +104,12 @@ class _JsonStream:
                     continue
                 line = self.line + self.buffer.count("\n", self.position, error.pos)
                 raise self._ctx.error(line, f"invalid JSON: {error.msg}") from None
+            except (ValueError, RecursionError) as error:
+                raise self._ctx.error(self.line, json_value_error(error)) from None
             line = self.line
+            # Nesting the decoder survived, but too deep for what reads the value after it.
+            if value_depth_exceeds(value):
+                raise self._ctx.error(line, TOO_DEEP)
             self._advance(end)
             return value, line
 

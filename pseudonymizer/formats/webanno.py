@@ -21,6 +21,7 @@ from pseudonymizer.formats._common import (
     finish_document,
     iter_lines,
     make_span,
+    offset_from,
     strip_eol,
     utf16_length,
 )
@@ -107,7 +108,8 @@ def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:
     lines = iter_lines(stream, ctx.name)
     first = next(lines, None)
     header = _FORMAT.fullmatch(strip_eol(first[1])) if first else None
-    if header is None or header["major"] != "3":
+    # A minor version of thousands of digits is none (and more than Python reads as an int).
+    if header is None or header["major"] != "3" or len(header["minor"]) > 6:
         raise ctx.error(1, "not WebAnno TSV 3: the first line must be #FORMAT=WebAnno TSV 3.x")
     minor = int(header["minor"])
 
@@ -147,7 +149,7 @@ def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:
         offsets = _OFFSETS.fullmatch(fields[1])
         if offsets is None:
             raise ctx.error(number, f"invalid offsets {fields[1]!r}")
-        begin, end = int(offsets[1]), int(offsets[2])
+        begin, end = offset_from(offsets[1], ctx, number), offset_from(offsets[2], ctx, number)
         is_subtoken = "." in fields[0]
         if not in_tokens:
             if is_subtoken or not sentence:
