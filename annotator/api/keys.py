@@ -30,7 +30,6 @@ from annotator.services.table import (
     EntityRow,
     KeyFilters,
     alias_link,
-    entity_get,
     entity_merge,
     entity_page,
     entity_read,
@@ -172,7 +171,9 @@ class KeysScoped(ProjectScoped):
         if isinstance(error.current, int):
             # Gone meanwhile: the detail says enough.
             with suppress(NotFoundError):
-                row = entity_get(self.get_project(), error.current)
+                # Shown to this person: an audited read, whatever the edit's outcome.
+                row = entity_read(self.get_project(), error.current, actor=self.request.user,
+                                  ip_address=self.ip())  # fmt: skip
                 body["current"] = EntitySerializer(row).data
         return Response(body, status=status.HTTP_409_CONFLICT)
 

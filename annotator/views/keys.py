@@ -34,7 +34,7 @@ from annotator.services.table import (
     entity_get,
     entity_merge,
     entity_page,
-    entity_read,
+    entity_shown,
     entity_split,
     entity_update,
     search_recall,
@@ -264,6 +264,9 @@ def _entity_page(
     link: LinkForm | None = None,
     error: str = "",
 ) -> HttpResponse:
+    # Every answer that shows the entity is a read of the table by this person, whatever
+    # the outcome of an edit that led here (issue 32).
+    entity_shown(request.project, row.id, actor=request.user, ip_address=client_ip(request))
     version = {"version": row.version}
     context = {
         **project_nav(request),
@@ -282,7 +285,7 @@ def _entity_page(
 
 
 def _current(request: HtmxProjectRequest, pk: int) -> EntityRow:
-    """The entity for an edit's form or its refusal (the edit is what is audited)."""
+    """The entity for a page or an edit's form (`_entity_page` audits what it shows)."""
     try:
         return entity_get(request.project, pk)
     except NotFoundError as missing:
@@ -302,11 +305,7 @@ def _refused(
 
 @project_page(READ_KEYS)
 def _entity_show(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    try:
-        row = entity_read(request.project, pk, actor=request.user, ip_address=client_ip(request))
-    except NotFoundError as missing:
-        raise Http404(str(missing)) from None
-    return _entity_page(request, row)
+    return _entity_page(request, _current(request, pk))
 
 
 @project_page(EDIT_KEYS)
