@@ -37,7 +37,6 @@ from annotator.services.table import (
     entity_update,
     link_candidates_read,
 )
-from annotator.views.keys import EDIT_KEYS
 from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 VERSION_MAX = 2**31 - 1
@@ -160,7 +159,7 @@ EntitySplitResultSerializer = inline_serializer(
 
 class KeysScoped(ProjectScoped):
     required_capability = Can.READ_KEYS
-    capability_by_method = {"POST": EDIT_KEYS, "PATCH": EDIT_KEYS}
+    capability_by_method = {"POST": Can.EDIT_KEYS, "PATCH": Can.EDIT_KEYS}
     parser_classes = [BoundedJSONParser]
 
     def ip(self) -> str | None:
