@@ -36,6 +36,7 @@ from annotator.models import (
     ReviewItem,
     RunBatch,
     Span,
+    UndoStep,
 )
 from annotator.services.audit import audit_record, client_ip
 from annotator.services.errors import DomainError
@@ -356,6 +357,15 @@ class PendingPropagationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "project", "alias_id", "claim", "claimed_at", "created_at")
     list_filter = ("project",)
     raw_id_fields = ("project",)
+
+
+@admin.register(UndoStep)
+class UndoStepAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # A person's steps on a document, as the page's Undo takes them back: ids, offsets and
+    # versions (the pseudonyms they put back are kept with the keys).
+    list_display = ("id", "user", "document", "action", "created_at")
+    list_filter = ("action",)
+    raw_id_fields = ("user", "document")
 
 
 @admin.register(ReleaseLeak)

@@ -11,7 +11,12 @@ class AnnotatorConfig(AppConfig):
         from django.db.models.signals import post_save
 
         # Registers the system checks (a warning while the keys have no database guard).
-        from annotator import checks  # noqa: F401
+        # The tasks, registered with Celery by name: services send work by the name
+        # (annotator.services.jobs.task) and never import this module, which imports them.
+        from annotator import (
+            checks,  # noqa: F401
+            tasks,  # noqa: F401
+        )
 
         # Each registers its kinds of job with the lifecycle (annotator.services.jobs), or
         # subscribes to the span service's after-decision hook (annotator.services.decided).

@@ -18,13 +18,18 @@ by one rule that no new view can forget.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 
+AnyResponse = TypeVar("AnyResponse", bound=HttpResponseBase)
 
-def never_store(response: HttpResponseBase) -> HttpResponseBase:
-    """Mark `response` as one no browser or proxy may keep, nor show again unasked."""
+
+def never_store(response: AnyResponse) -> AnyResponse:
+    """Mark `response` as one no browser or proxy may keep, nor show again unasked (the
+    middleware does it to every answer that chose no Cache-Control; a view that builds its
+    answer before the middleware sees it calls this)."""
     add_never_cache_headers(response)
     patch_cache_control(response, no_store=True, private=True)
     return response

@@ -29,6 +29,7 @@ class Can(StrEnum):
     VIEW_ALL_DOCUMENTS = "view_all_documents"
     REVIEW = "review"
     READ_KEYS = "read_keys"
+    EDIT_KEYS = "edit_keys"  # merge, split, link, change a decision or a pseudonym, audited
     VIEW_MEMBERS = "view_members"
     MANAGE_PROJECT = "manage_project"  # members, schema
     IMPORT = "import"
@@ -46,6 +47,7 @@ _LEAD = _ANNOTATOR | {
     Can.VIEW_ALL_DOCUMENTS,
     Can.REVIEW,
     Can.READ_KEYS,
+    Can.EDIT_KEYS,
     Can.VIEW_MEMBERS,
     Can.VIEW_RELEASES,
     Can.DISMISS_HITS,

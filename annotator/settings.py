@@ -47,6 +47,9 @@ if env_bool("CLOAK_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
+    # First: its management commands take the place of Django's of the same name
+    # (`createsuperuser` obeys the password rules). It ships no templates or static files.
+    "annotator",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -62,7 +65,6 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
-    "annotator",
     "annotator.keys",
 ]
 

@@ -124,7 +124,7 @@ def main() -> None:
 
     unsent: list[str] = []
     # No broker here: the tasks a write sends after commit are noted, not sent.
-    jobs._send_task = lambda task, args, countdown: unsent.append(task.name)  # type: ignore[assignment]
+    jobs._send_task = lambda name, args, countdown: unsent.append(name)  # type: ignore[assignment]
 
     rng = random.Random(7)
     project = project_create(slug="quality-bench", languages=["en", "fr"])

@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField, UploadField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.caching import never_store
 from annotator.permissions import Can
 from annotator.services.audit import client_ip
 from annotator.services.table import (
@@ -33,7 +34,6 @@ from annotator.services.table import (
     keys_export,
     keys_import,
 )
-from annotator.views.workspace import no_store
 
 
 class KeyExportSerializer(serializers.Serializer[Any]):
@@ -107,7 +107,7 @@ class KeyExport(ProjectScoped):
         )
         response = HttpResponse(data, content_type=FILE_CONTENT_TYPE)
         response["Content-Disposition"] = f'attachment; filename="{export_filename(project)}"'
-        return no_store(response)
+        return never_store(response)
 
 
 class KeyImport(ProjectScoped):

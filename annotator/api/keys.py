@@ -30,7 +30,6 @@ from annotator.services.table import (
     EntityRow,
     KeyFilters,
     alias_link,
-    entity_get,
     entity_merge,
     entity_page,
     entity_read,
@@ -38,7 +37,6 @@ from annotator.services.table import (
     entity_update,
     link_candidates_read,
 )
-from annotator.views.keys import EDIT_KEYS
 from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
 VERSION_MAX = 2**31 - 1
@@ -161,7 +159,7 @@ EntitySplitResultSerializer = inline_serializer(
 
 class KeysScoped(ProjectScoped):
     required_capability = Can.READ_KEYS
-    capability_by_method = {"POST": EDIT_KEYS, "PATCH": EDIT_KEYS}
+    capability_by_method = {"POST": Can.EDIT_KEYS, "PATCH": Can.EDIT_KEYS}
     parser_classes = [BoundedJSONParser]
 
     def ip(self) -> str | None:
@@ -172,7 +170,9 @@ class KeysScoped(ProjectScoped):
         if isinstance(error.current, int):
             # Gone meanwhile: the detail says enough.
             with suppress(NotFoundError):
-                row = entity_get(self.get_project(), error.current)
+                # Shown to this person: an audited read, whatever the edit's outcome.
+                row = entity_read(self.get_project(), error.current, actor=self.request.user,
+                                  ip_address=self.ip())  # fmt: skip
                 body["current"] = EntitySerializer(row).data
         return Response(body, status=status.HTTP_409_CONFLICT)
 

@@ -31,6 +31,7 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.downloads import release_file
 from annotator.models import STRATEGY_CHOICES, HitDismissal, Release, ReleaseFormat, ReleaseLeak
 from annotator.permissions import Can
 from annotator.selectors.release_pages import (
@@ -46,7 +47,6 @@ from annotator.selectors.releases import release_progress
 from annotator.services.audit import client_ip
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import REASON_MAX, release_hit_dismiss
-from annotator.views.releases import release_file
 
 # A release's detail holds the first documents of its report; `leaks_url` pages through all.
 LEAK_REPORT_PREVIEW = 100

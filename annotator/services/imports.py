@@ -35,7 +35,6 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     AuditAction,
     Document,
@@ -809,7 +808,7 @@ def _uploads_sweep(cutoff: datetime) -> Counts:
 IMPORT_JOBS = job_kind_register(
     JobKind(
         model=ImportJob,
-        task=tasks.import_run,
+        task="import_run",
         counters=("imports_failed",),
         start_again="Nothing was imported, and the uploaded file is deleted: upload it again.",
         reap=_import_reap,

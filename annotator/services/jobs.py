@@ -65,10 +65,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
+from celery import Task, current_app
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
@@ -130,20 +131,6 @@ Counts = Mapping[str, int]
 """What the reaper did, by name ("imports_failed": 1): `manage.py reap_jobs` prints them."""
 
 
-class Sendable(Protocol):
-    """A Celery task, as far as `job_dispatch` needs one."""
-
-    def delay(self, *args: Any, **kwargs: Any) -> object: ...
-
-
-class Deferrable(Sendable, Protocol):
-    """A Celery task, as far as `task_send_on_commit` needs one."""
-
-    name: str
-
-    def apply_async(self, *args: Any, **kwargs: Any) -> object: ...
-
-
 def _queued(job: Any) -> bool:
     return bool(job.status == QUEUED)
 
@@ -154,9 +141,9 @@ class JobKind:
     kind registers it (`job_kind_register`), and nothing here knows one kind from another."""
 
     model: type[Job]
-    # The task that does one, sent with the job's id (`job_dispatch`); None for a kind whose
-    # work is sent otherwise (a run's is its batches').
-    task: Sendable | None = None
+    # The name of the task that does one (`annotator.tasks.<name>`), sent with the job's id
+    # (`job_dispatch`); "" for a kind whose work is sent otherwise (a run's is its batches').
+    task: str = ""
     # The reaper's counts of what it did to this kind, in the order `reap_jobs` prints them;
     # the first is how many it failed.
     counters: tuple[str, ...] = ()
@@ -386,8 +373,8 @@ def job_dispatch(job: JobRef, *sends: Callable[[], object]) -> None:
     model, job_id = job_ref(job)
     if not sends:
         kind = job_kind(model)
-        assert kind is not None and kind.task is not None, f"{model.__name__} has no task"
-        sends = (partial(kind.task.delay, job_id),)
+        assert kind is not None and kind.task, f"{model.__name__} has no task"
+        sends = (partial(_delay, kind.task, job_id),)
     transaction.on_commit(partial(_send, model, job_id, sends))
 
 
@@ -414,23 +401,34 @@ def _discard(model: type[models.Model], job_id: int) -> Counts:
     return kind.discard(job) if job is not None else {}
 
 
-def task_send_on_commit(task: Deferrable, *args: Any, countdown: int | None = None) -> None:
+def task(name: str) -> Task:  # type: ignore[type-arg]
+    """The task `annotator.tasks.<name>`, as Celery registered it. Services send work by the
+    task's name, through here, and never import `annotator.tasks` (which imports them): the
+    tasks module is loaded once the app is ready (`annotator.apps`), as the worker loads it."""
+    return current_app.tasks[f"annotator.tasks.{name}"]
+
+
+def _delay(name: str, *args: Any) -> object:
+    return task(name).delay(*args)
+
+
+def task_send_on_commit(name: str, *args: Any, countdown: int | None = None) -> None:
     """Send a task that is no job's (a propagation, a review scan, the quality numbers) once
     the current transaction commits, `countdown` seconds later if given. Its work is a
     consequence of a write that stands without it: a broker that cannot take it is logged (the
     error's kind, never its message) and the caller's write stays made. Outside a transaction,
     it is sent at once."""
-    transaction.on_commit(partial(_send_task, task, args, countdown))
+    transaction.on_commit(partial(_send_task, name, args, countdown))
 
 
-def _send_task(task: Deferrable, args: tuple[Any, ...], countdown: int | None) -> None:
+def _send_task(name: str, args: tuple[Any, ...], countdown: int | None) -> None:
     try:
         if countdown is None:
-            task.delay(*args)
+            task(name).delay(*args)
         else:
-            task.apply_async(args=list(args), countdown=countdown)
+            task(name).apply_async(args=list(args), countdown=countdown)
     except BROKER_ERRORS as error:
-        logger.error("%s could not be sent (%s)", task.name, type(error).__name__)
+        logger.error("annotator.tasks.%s could not be sent (%s)", name, type(error).__name__)
 
 
 # --- A bug -------------------------------------------------------------------------------------
@@ -598,7 +596,7 @@ def _fail_unclaimed(job: models.Model, waited: timedelta) -> bool:
 
 def _resendable(kind: JobKind, job: Any) -> bool:
     """Whether the job's work can be sent again and was not, since its last sign of life."""
-    if kind.resend is None and kind.task is None:
+    if kind.resend is None and not kind.task:
         return False
     resent: datetime | None = job.resent_at
     return resent is None or resent < _last_seen_of_workers(job)

@@ -44,7 +44,6 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import AuditAction, JobStatus, LearnedModel, Project
 from annotator.permissions import acting_user
 from annotator.selectors.learning import (
@@ -341,7 +340,7 @@ def _learned_model_reap(model: LearnedModel) -> Counts:
 LEARNED_MODELS = job_kind_register(
     JobKind(
         model=LearnedModel,
-        task=tasks.learn,
+        task="learn",
         counters=("models_failed",),
         unit="passes",
         start_again="Nothing was trained: ask for a new version.",

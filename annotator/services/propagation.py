@@ -58,7 +58,6 @@ from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     Document,
     DocumentStatus,
@@ -73,7 +72,7 @@ from annotator.models import (
 )
 from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.decided import Decided, on_decided
-from annotator.services.jobs import BROKER_ERRORS
+from annotator.services.jobs import BROKER_ERRORS, task
 from annotator.services.proposals import Proposal, propose
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
@@ -130,7 +129,9 @@ def _pass_send(project_id: int, *, retry: int = 0) -> bool:
         # lets the next decision send another (which finds the rows claimed, or none).
         if not cache.add(_pass_key(project_id), 1, timeout=countdown + 5):
             return False
-        tasks.propagate.apply_async(args=[project_id], kwargs={"retry": retry}, countdown=countdown)
+        task("propagate").apply_async(
+            args=[project_id], kwargs={"retry": retry}, countdown=countdown
+        )
     except BROKER_ERRORS as error:
         cache.delete(_pass_key(project_id))
         logger.error("a propagation pass could not be sent (%s)", type(error).__name__)

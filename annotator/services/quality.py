@@ -20,9 +20,7 @@ def quality_warm_request(project: Project) -> bool:
     when this call queued it. Runs after the caller's transaction commits."""
     if not cache.add(f"cloak:quality-warm:{project.pk}", 1, timeout=WARM_AFTER_SECONDS):
         return False
-    from annotator import tasks
-
-    task_send_on_commit(tasks.quality_warm, project.pk, countdown=WARM_AFTER_SECONDS)
+    task_send_on_commit("quality_warm", project.pk, countdown=WARM_AFTER_SECONDS)
     return True
 
 

@@ -40,7 +40,6 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     AuditAction,
     Document,
@@ -68,6 +67,7 @@ from annotator.services.jobs import (
     job_finish,
     job_kind_register,
     job_progress_set,
+    task,
 )
 from annotator.services.learning import learned_recognizer
 from annotator.services.proposals import Proposal, proposal_sources, propose
@@ -297,11 +297,11 @@ def _dispatch(run_id: int, batches: Sequence[tuple[int, str]]) -> None:
     for batch_id, language in batches:
         if uses_ner(models_used, language):
             (
-                tasks.preannotate_ner.s(batch_id)
-                | tasks.preannotate_batch.s(batch_id, with_ner=True)
+                task("preannotate_ner").s(batch_id)
+                | task("preannotate_batch").s(batch_id, with_ner=True)
             ).apply_async()
         else:
-            tasks.preannotate_batch.delay(None, batch_id)
+            task("preannotate_batch").delay(None, batch_id)
 
 
 # --- One batch -------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.views.decorators.http import require_safe
 
+from annotator.caching import never_store
 from annotator.models import AuditAction
 from annotator.permissions import Can
 from annotator.selectors.audit import (
@@ -32,7 +32,6 @@ from annotator.services.audit import audit_record, client_ip
 from annotator.views.access import project_page
 from annotator.views.forms import form_errors
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.workspace import no_store
 
 PAGE_SIZE = 50
 
@@ -92,7 +91,7 @@ def audit_list(request: HtmxProjectRequest) -> HttpResponse:
         "query": request.GET.urlencode(),
     }
     status = 400 if form.is_bound and not form.is_valid() else 200
-    return no_store(render(request, "annotator/audit_list.html", context, status=status))
+    return never_store(render(request, "annotator/audit_list.html", context, status=status))
 
 
 class _Echo:
@@ -133,7 +132,6 @@ def audit_export(request: HtmxProjectRequest) -> HttpResponse:
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{project.slug}-audit-{stamp}.csv"'
-    add_never_cache_headers(response)
-    patch_cache_control(response, no_store=True, private=True)
+    never_store(response)
     # Pages are typed as answering an HttpResponse; Django serves a streamed one alike.
     return cast(HttpResponse, response)

@@ -16,6 +16,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from annotator.caching import never_store
 from annotator.permissions import Can
 from annotator.services.audit import client_ip
 from annotator.services.errors import DomainError
@@ -30,7 +31,6 @@ from annotator.services.table import (
 )
 from annotator.views.access import project_page
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.workspace import no_store
 
 
 class KeyExportForm(forms.Form):
@@ -76,7 +76,9 @@ class KeyImportForm(forms.Form):
 
 def _export_page(request: HtmxProjectRequest, form: KeyExportForm, status: int) -> HttpResponse:
     context = {**project_nav(request), "form": form}
-    return no_store(render(request, "annotator/key_transfer_export.html", context, status=status))
+    return never_store(
+        render(request, "annotator/key_transfer_export.html", context, status=status)
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -101,14 +103,16 @@ def key_export(request: HtmxProjectRequest) -> HttpResponse:
         return _export_page(request, form, 400)
     response = HttpResponse(data, content_type=FILE_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{export_filename(project)}"'
-    return no_store(response)
+    return never_store(response)
 
 
 def _import_page(
     request: HtmxProjectRequest, form: KeyImportForm, status: int, **extra: Any
 ) -> HttpResponse:
     context = {**project_nav(request), "form": form, **extra}
-    return no_store(render(request, "annotator/key_transfer_import.html", context, status=status))
+    return never_store(
+        render(request, "annotator/key_transfer_import.html", context, status=status)
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -2,9 +2,10 @@
 search), open an entity to edit its decision or pseudonyms, merge, split, link, and the
 candidate links with a one-click merge.
 
-Leads and admins both read and edit (a lead "links the same entity across languages"), so the
-writes need the capability the reads need. Every view and search is audited by the table's
-reads themselves (`annotator.services.table`); no page is kept by the browser (`no_store`).
+Leads and admins both read and edit (a lead "links the same entity across languages"): the
+writes need `Can.EDIT_KEYS`, which both roles hold. Every view and search is audited by the
+table's reads themselves (`annotator.services.table`); no page is kept by the browser
+(`annotator.caching.never_store`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.caching import never_store
 from annotator.models import DECISION_CHOICES
 from annotator.permissions import Can
 from annotator.services.audit import client_ip
@@ -34,7 +36,7 @@ from annotator.services.table import (
     entity_get,
     entity_merge,
     entity_page,
-    entity_read,
+    entity_shown,
     entity_split,
     entity_update,
     search_recall,
@@ -43,12 +45,8 @@ from annotator.services.table import (
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
-from annotator.views.workspace import no_store
 from pseudonymizer.vocabulary import MAX_KEEP_REASON
 
-READ_KEYS = Can.READ_KEYS
-# Leads and admins both edit the table: the same people who may read it.
-EDIT_KEYS = Can.READ_KEYS
 ENTITIES_PER_PAGE = DEFAULT_LIMIT
 VERSION_MAX = 2**31 - 1
 # The width of a pseudonym's field on an entity's page, in characters (`pseudonym_size`).
@@ -192,7 +190,7 @@ def _address(filters: dict[str, str], token: str) -> str:
     return urlencode(params)
 
 
-@project_page(READ_KEYS)
+@project_page(Can.READ_KEYS)
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request", "HX-Target")
 def key_list(request: HtmxProjectRequest) -> HttpResponse:
@@ -249,8 +247,8 @@ def key_list(request: HtmxProjectRequest) -> HttpResponse:
         response = render(request, "annotator/key_list.html#key-table", context)
         if request.method == "POST":
             response["HX-Push-Url"] = address
-        return no_store(response)
-    return no_store(render(request, "annotator/key_list.html", context))
+        return never_store(response)
+    return never_store(render(request, "annotator/key_list.html", context))
 
 
 def _entity_page(
@@ -264,6 +262,9 @@ def _entity_page(
     link: LinkForm | None = None,
     error: str = "",
 ) -> HttpResponse:
+    # Every answer that shows the entity is a read of the table by this person, whatever
+    # the outcome of an edit that led here (issue 32).
+    entity_shown(request.project, row.id, actor=request.user, ip_address=client_ip(request))
     version = {"version": row.version}
     context = {
         **project_nav(request),
@@ -278,11 +279,11 @@ def _entity_page(
         "link_form": link or LinkForm(initial=version, auto_id="link_%s"),
         "error": error,
     }
-    return no_store(render(request, "annotator/key_entity.html", context, status=status))
+    return never_store(render(request, "annotator/key_entity.html", context, status=status))
 
 
 def _current(request: HtmxProjectRequest, pk: int) -> EntityRow:
-    """The entity for an edit's form or its refusal (the edit is what is audited)."""
+    """The entity for a page or an edit's form (`_entity_page` audits what it shows)."""
     try:
         return entity_get(request.project, pk)
     except NotFoundError as missing:
@@ -300,16 +301,12 @@ def _refused(
     return _entity_page(request, row, status=400, error=str(error), **forms_)
 
 
-@project_page(READ_KEYS)
+@project_page(Can.READ_KEYS)
 def _entity_show(request: HtmxProjectRequest, pk: int) -> HttpResponse:
-    try:
-        row = entity_read(request.project, pk, actor=request.user, ip_address=client_ip(request))
-    except NotFoundError as missing:
-        raise Http404(str(missing)) from None
-    return _entity_page(request, row)
+    return _entity_page(request, _current(request, pk))
 
 
-@project_page(EDIT_KEYS)
+@project_page(Can.EDIT_KEYS)
 def _entity_edit(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     row = _current(request, pk)
     form = EntityEditForm(request.POST, row=row)
@@ -338,7 +335,7 @@ def key_entity(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return _entity_show(request, slug, pk)
 
 
-@project_page(EDIT_KEYS)
+@project_page(Can.EDIT_KEYS)
 @require_POST
 def key_merge(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     form = MergeForm(request.POST, auto_id="merge_%s")
@@ -365,7 +362,7 @@ def key_merge(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     return redirect("key_entity", slug=request.project.slug, pk=pk)
 
 
-@project_page(EDIT_KEYS)
+@project_page(Can.EDIT_KEYS)
 @require_POST
 def key_split(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     row = _current(request, pk)
@@ -387,7 +384,7 @@ def key_split(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     return redirect("key_entity", slug=request.project.slug, pk=new.id)
 
 
-@project_page(EDIT_KEYS)
+@project_page(Can.EDIT_KEYS)
 @require_POST
 def key_link(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     form = LinkForm(request.POST, auto_id="link_%s")
@@ -410,7 +407,7 @@ def key_link(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     return redirect("key_entity", slug=request.project.slug, pk=pk)
 
 
-@project_page(READ_KEYS)
+@project_page(Can.READ_KEYS)
 def key_candidates(request: HtmxProjectRequest) -> HttpResponse:
     project = request.project
     label = request.GET.get("label", "")
@@ -426,4 +423,4 @@ def key_candidates(request: HtmxProjectRequest) -> HttpResponse:
         "label": label,
         "decisions": DECISION_CHOICES,
     }
-    return no_store(render(request, "annotator/key_candidates.html", context))
+    return never_store(render(request, "annotator/key_candidates.html", context))

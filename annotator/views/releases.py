@@ -13,13 +13,13 @@ from typing import Any, cast
 
 from django import forms
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.views.decorators.http import require_GET, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.downloads import release_file
 from annotator.models import Release, ReleaseFormat
 from annotator.permissions import Can
 from annotator.selectors.release_pages import (
@@ -27,8 +27,6 @@ from annotator.selectors.release_pages import (
     check_summary,
     leaking_documents,
     manifest_summary,
-    release_content_type,
-    release_filename,
     release_leak_rows,
     release_row,
     releases_of,
@@ -36,7 +34,7 @@ from annotator.selectors.release_pages import (
 from annotator.selectors.releases import release_progress
 from annotator.services.audit import client_ip
 from annotator.services.errors import ConflictError, DomainError, NotFoundError
-from annotator.services.releases import create, dismissals, files
+from annotator.services.releases import create, dismissals
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav
@@ -208,42 +206,6 @@ def release_dismiss(request: HtmxProjectRequest, pk: int) -> HttpResponse:
             return redirect(f"{target}{query}#leak-document-{form.cleaned_data['document_id']}")
     context = _detail_context(request, release, dismiss_form=form)
     return render(request, "annotator/release_detail.html", context, status=status)
-
-
-def release_file(request: HttpRequest, release: Release, what: str) -> FileResponse:
-    """A released file as an attachment, never cached, its download audited.
-
-    ConflictError while the release is not done (a refused or failed one has no file);
-    Http404 when a done release's file is gone from the disk.
-    """
-    try:
-        if what == MANIFEST:
-            path = files.release_manifest_path(release)
-        else:
-            path = files.release_data_path(release)
-        handle = path.open("rb")
-    except NotFoundError as missing:
-        raise Http404(str(missing)) from missing
-    except FileNotFoundError as missing:
-        raise Http404(
-            f"the file of release {release.version} is missing on the server"
-        ) from missing
-    except DomainError as error:
-        raise ConflictError(str(error)) from error
-    files.release_download_record(
-        release=release, actor=request.user, what=what, ip_address=client_ip(request)
-    )
-    response = FileResponse(
-        handle,
-        as_attachment=True,
-        filename=release_filename(release, what),
-        content_type=release_content_type(release, what),
-    )
-    # As the workspace's pages (annotator.views.workspace.no_store): a release is for the
-    # admin who downloads it, never for a cache on the way.
-    add_never_cache_headers(response)
-    patch_cache_control(response, no_store=True, private=True)
-    return response
 
 
 def _download(request: HtmxProjectRequest, pk: int, what: str) -> HttpResponse:

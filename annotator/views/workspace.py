@@ -24,10 +24,10 @@ from typing import Any
 from django.core.cache import caches
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
+from annotator.caching import never_store
 from annotator.languages import language_label
 from annotator.models import DECISION_CHOICES, STRATEGY_CHOICES, Document
 from annotator.permissions import Can, document_or_404
@@ -252,21 +252,13 @@ def workspace_context(
     }
 
 
-def no_store(response: HttpResponse) -> HttpResponse:
-    """Never kept by the browser: the page holds a person's data, and going back to it must
-    show the spans as they are now, not as they were when it was first opened."""
-    add_never_cache_headers(response)
-    patch_cache_control(response, no_store=True, private=True)
-    return response
-
-
 @project_page(Can.VIEW_PROJECT)
 def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
     context = workspace_context(request, document, undo=undo_label(document, request.user))
     # The lead's resolutions of flags and conflicts on this document: decision and rationale.
     context["resolutions"] = document_resolutions(document)
-    return no_store(render(request, "annotator/document_detail.html", context))
+    return never_store(render(request, "annotator/document_detail.html", context))
 
 
 def render_workspace(request: ProjectRequest, document: Document, **status: Any) -> HttpResponse:
@@ -275,7 +267,7 @@ def render_workspace(request: ProjectRequest, document: Document, **status: Any)
     response = render(request, "annotator/document_detail.html#workspace", context)
     response["HX-Retarget"] = "#workspace"
     response["HX-Reswap"] = "outerHTML"
-    return no_store(response)
+    return never_store(response)
 
 
 def render_patch(
@@ -320,7 +312,7 @@ def render_patch(
         "text_to": high,
         "has_text": bool(ranges),
     }
-    return no_store(render(request, "annotator/_workspace_patch.html", context))
+    return never_store(render(request, "annotator/_workspace_patch.html", context))
 
 
 @require_POST
@@ -334,9 +326,9 @@ def document_changes(request: HtmxProjectRequest, pk: int) -> HttpResponse:
     try:
         state = page_state(request.POST)
     except BadPageState as bad:
-        return no_store(HttpResponse(str(bad), status=400, content_type="text/plain"))
+        return never_store(HttpResponse(str(bad), status=400, content_type="text/plain"))
     if state is None:
-        return no_store(
+        return never_store(
             HttpResponse(
                 "Say what the page shows: known (its rows) and known_document.",
                 status=400,
@@ -345,7 +337,7 @@ def document_changes(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         )
     changes = changes_since(document, state)
     if not changes:
-        return no_store(HttpResponse(status=204))
+        return never_store(HttpResponse(status=204))
     return render_patch(
         request, document, changed=[], ranges=[], meanwhile=changes,
         undo=undo_label(document, request.user),
@@ -378,4 +370,6 @@ def document_preview(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         "direction": text_direction(document.language),
     }
     template = "annotator/document_preview.html"
-    return no_store(render(request, f"{template}#preview" if request.htmx else template, context))
+    return never_store(
+        render(request, f"{template}#preview" if request.htmx else template, context)
+    )

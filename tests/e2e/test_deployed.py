@@ -255,3 +255,38 @@ def test_sign_in_is_throttled_and_locked_across_the_servers_processes(stack: Sta
         statuses.append(tried.status_code)
     assert statuses[0] in (400, 401) and statuses[-1] == 429, statuses
     assert "detail" in tried.json() and "Retry-After" in tried.headers
+
+
+def test_a_refused_key_edit_and_what_its_answer_shows_are_audited(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Issue 32: a refused edit answered the entity's originals with no audit row. On the
+    deployed stack (the keys in their own schema, through their own role), every answer
+    that shows an original is a read by its person, and the refusal is audited as one."""
+    admin, lead, annotator = api["admin"], api["lead"], api["annotator_en"]
+    name = "Ottilie Brackenridge"
+    ids = import_records(admin, [
+        {"id": "audited-a", "lang": "en", "text": f"{name} called.", "spans": []},
+    ])  # fmt: skip
+    person = annotator.post(f"documents/{ids['audited-a']}/spans/",
+                            {"start": 0, "end": len(name), "label": "PER"}, expect=201)  # fmt: skip
+    entity = lead.get(f"entities/{person['entity_id']}/")
+    asked = {"version": entity["version"] + 3, "decision": "keep", "keep_reason": "public"}
+    stale = lead.call("PATCH", f"entities/{entity['id']}/", expect=409, json=asked).json()
+    assert name in [alias["original"] for alias in stale["current"]["aliases"]]
+    every = [alias["id"] for alias in entity["aliases"]]  # "leave at least one alias"
+    refused = lead.call("POST", f"entities/{entity['id']}/split/", expect=400,
+                        json={"aliases": every, "version": entity["version"]})  # fmt: skip
+    assert name not in refused.text
+
+    target = f"entity:{entity['id']}"
+    events = [event for event in admin.get("audit/?actor=lead&limit=200")["results"]
+              if event["target"] == target]  # fmt: skip
+    reads = [event for event in events if event["action"] == "key_read"]
+    refusals = sorted(
+        event["detail"]["refused"] for event in events
+        if event["action"] == "key_edit" and "refused" in event["detail"]
+    )  # fmt: skip
+    assert len(reads) == 2, events  # the GET, and the 409 that showed the entity again
+    assert refusals == ["refused", "stale"], events
+    assert not any(name in str(event["detail"]) for event in events)

@@ -450,7 +450,8 @@ def _session_payload(data: str) -> str:
     value's payload, base64 and perhaps zlib, needs no key (only the signature does)."""
     payload = data.split(":", 1)[0]
     compressed = payload.startswith(".")
-    raw = base64.urlsafe_b64decode(payload.lstrip(".") + "=" * (-len(payload) % 4))
+    payload = payload.lstrip(".")
+    raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
     text = (zlib.decompress(raw) if compressed else raw).decode("utf-8")
     return json.dumps(json.loads(text), ensure_ascii=False)  # "\u0639" as written
 

@@ -50,7 +50,6 @@ from datetime import datetime
 
 from django.db.models import Max
 
-from annotator import tasks
 from annotator.models import JobStatus, Release, ReleaseBatch
 from annotator.services.jobs import Counts, JobKind, job_fail, job_kind_register
 from annotator.services.releases.create import release_resend
@@ -92,7 +91,7 @@ def _release_batches_seen(release: Release) -> Iterable[datetime | None]:
 RELEASES = job_kind_register(
     JobKind(
         model=Release,
-        task=tasks.release_build,
+        task="release_build",
         counters=("releases_failed",),
         unit="documents",
         start_again="Nothing was released: cut the release again.",
@@ -104,7 +103,7 @@ RELEASES = job_kind_register(
 RELEASE_BATCHES = job_kind_register(
     JobKind(
         model=ReleaseBatch,
-        task=tasks.release_ner,
+        task="release_ner",
         reap=_release_batch_reap,
         waiting=None,
         fail=lambda batch_id, reason, claimed_at: release_batch_fail(

@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from annotator import tasks
 from annotator.models import (
     AuditAction,
     JobStatus,
@@ -26,7 +25,7 @@ from annotator.permissions import acting_user
 from annotator.selectors.releases import ner_documents
 from annotator.services.audit import audit_record
 from annotator.services.errors import ConflictError, DomainError
-from annotator.services.jobs import job_dispatch
+from annotator.services.jobs import job_dispatch, task
 from pseudonymizer.detection import Detector, uses_ner
 from pseudonymizer.strategies import Strategy
 
@@ -140,10 +139,10 @@ def _dispatch(release_id: int, batches: Sequence[int]) -> None:
     """Send the NER batches to the `ner` queue, or the build at once when there are none. A
     broker error goes up to `job_dispatch`, which fails the release."""
     if not batches:
-        tasks.release_build.delay(release_id)
+        task("release_build").delay(release_id)
         return
     for batch_id in batches:
-        tasks.release_ner.delay(batch_id)
+        task("release_ner").delay(batch_id)
 
 
 def release_resend(release: Release) -> Callable[[], None]:

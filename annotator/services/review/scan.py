@@ -53,7 +53,6 @@ from django.db.models import F, Q
 from django.db.models.functions import Substr
 from django.utils import timezone
 
-from annotator import tasks
 from annotator.models import (
     Document,
     Project,
@@ -420,5 +419,5 @@ def review_scan_request(*, project: Project, force: bool = False) -> bool:
         cache.set(key, 1, timeout=SCAN_INTERVAL)
     elif not cache.add(key, 1, timeout=SCAN_INTERVAL):
         return False
-    task_send_on_commit(tasks.review_scan, project.pk)
+    task_send_on_commit("review_scan", project.pk)
     return True

@@ -43,6 +43,7 @@ from annotator.models import AuditAction, Project, Span, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
 from annotator.services.audit import audit_record
+from annotator.services.errors import ConflictError, DomainError, NotFoundError, StaleVersion
 from annotator.services.table.base import in_corpus, scope_of
 from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
@@ -85,23 +86,54 @@ def _spans_follow(project: Project, follow: Follow) -> int:
 
 
 def _audit(
-    project: Project, actor: Any, entity_id: int, detail: dict[str, Any], ip: str | None
+    project: Project, actor: Any, entity_id: int | None, detail: dict[str, Any], ip: str | None
 ) -> None:
     audit_record(
         action=AuditAction.KEY_EDIT,
         actor=actor,
         project=project,
-        target=f"entity:{entity_id}",
+        target=f"entity:{entity_id}" if entity_id is not None else "",
         detail=detail,
         ip_address=ip,
     )
 
 
+def _refusal(error: DomainError) -> str:
+    """A refused edit's reason as its audit row says it: a kind, never the message."""
+    if isinstance(error, StaleVersion):
+        return "stale"
+    if isinstance(error, NotFoundError):
+        return "missing"
+    if isinstance(error, ConflictError):
+        return "conflict"
+    return "refused"
+
+
 def _written(
-    project: Project, actor: Any, ip_address: str | None, write: Callable[[], Edit]
+    project: Project,
+    actor: Any,
+    ip_address: str | None,
+    write: Callable[[], Edit],
+    *,
+    lead: str = "",
+    entity_id: int | None = None,
 ) -> Edit:
     """`write` the keys, then the spans and the audit, in the order the module's docstring
-    gives."""
+    gives. A lead's edit of `entity_id` (`lead`: what it is, "edit", "merge"…) that is
+    refused is audited as refused, once both databases have rolled back: its answer shows
+    the entity, and a refusal is a read of the table too."""
+    try:
+        return _write_ordered(project, actor, ip_address, write)
+    except DomainError as error:
+        if lead:
+            _audit(project, actor, entity_id, {"action": lead, "refused": _refusal(error)},
+                   ip_address)  # fmt: skip
+        raise
+
+
+def _write_ordered(
+    project: Project, actor: Any, ip_address: str | None, write: Callable[[], Edit]
+) -> Edit:
     with translated(), transaction.atomic(using=keys_alias()):
         edit = write()  # 1. the keys, their entities locked until the end of this block
         if edit.detail is not None:
@@ -138,6 +170,8 @@ def entity_update(
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
+        lead="edit",
+        entity_id=entity_id,
     )
     return entity_get(project, edit.entity_id)
 
@@ -172,6 +206,8 @@ def entity_merge(
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
+        lead="merge",
+        entity_id=entity_id,
     )
     return entity_get(project, edit.entity_id)
 
@@ -199,6 +235,8 @@ def entity_split(
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
+        lead="split",
+        entity_id=entity_id,
     )
     new_id = edit.also[0][0]
     return entity_get(project, edit.entity_id), entity_get(project, new_id)
@@ -228,6 +266,8 @@ def alias_link(
             user_id=acting_user_id(actor),
             in_corpus=lambda text: in_corpus(project, text),
         ),
+        lead="link",
+        entity_id=entity_id,
     )
     return entity_get(project, edit.entity_id)
 

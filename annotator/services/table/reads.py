@@ -158,8 +158,9 @@ def entity_page(
 
 
 def entity_get(project: Project, entity_id: int) -> EntityRow:
-    """One entity, unaudited: for the answer to an edit (audited as that edit, `key_edit`)
-    or a refused one; a person who reads an entity reads it with `entity_read`."""
+    """One entity, unaudited: for the answer to an edit (audited as that edit, `key_edit`),
+    or for code; an answer that shows it otherwise, a refusal included, is audited
+    (`entity_read`, `entity_shown`)."""
     with translated():
         return entity_rows([keys.entity_record(scope_of(project), entity_id)])[0]
 
@@ -169,8 +170,16 @@ def entity_read(
 ) -> EntityRow:
     """One entity for a person, audited (`key_read`, the entity as target)."""
     row = entity_get(project, entity_id)
-    read_record(project=project, actor=actor, entity_id=entity_id, shown=1, ip_address=ip_address)
+    entity_shown(project, entity_id, actor=actor, ip_address=ip_address)
     return row
+
+
+def entity_shown(
+    project: Project, entity_id: int, *, actor: Any, ip_address: str | None = None
+) -> None:
+    """Audit an answer that shows entity `entity_id` (`key_read`): a page or answer built
+    from `entity_get`, an edit's refusal among them, is a read of the table by its person."""
+    read_record(project=project, actor=actor, entity_id=entity_id, shown=1, ip_address=ip_address)
 
 
 def link_candidates_read(

@@ -68,7 +68,8 @@ def test_patch_edits_a_replacement_and_a_stale_version_is_a_409(team: Team) -> N
     stale = client.patch(detail, body, content_type="application/json")
     assert stale.status_code == 409
     assert stale.json()["current"]["version"] == 2
-    assert AuditEvent.objects.filter(action=AuditAction.KEY_EDIT).count() == 1
+    edits = AuditEvent.objects.filter(action=AuditAction.KEY_EDIT).order_by("pk")
+    assert [event.detail.get("refused") for event in edits] == [None, "stale"]
 
 
 def test_a_replacement_found_in_a_document_is_a_400_that_changes_nothing(team: Team) -> None:

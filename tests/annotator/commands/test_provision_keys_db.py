@@ -160,8 +160,9 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         assert keys.execute("SELECT label FROM keys_entity").fetchall() == [("ORG",)]
         keys.execute("SELECT * FROM keys_alias").fetchall()
         keys.execute("SELECT * FROM keys_reviewnote").fetchall()
+        keys.execute("SELECT * FROM keys_undonote").fetchall()
 
-    tables = ("keys_alias", "keys_entity", "keys_aliasword", "keys_reviewnote")
+    tables = ("keys_alias", "keys_entity", "keys_aliasword", "keys_reviewnote", "keys_undonote")
     statements = [f"SELECT * FROM {SCHEMA}.{table}" for table in tables] + [
         f"INSERT INTO {SCHEMA}.keys_entity (project_id, label, decision, keep_reason, version, "
         "created_at, updated_at) VALUES (1, 'PER', 'keep', '', 1, now(), now())",
@@ -173,6 +174,9 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         f"INSERT INTO {SCHEMA}.keys_reviewnote (project_id, item_id, detail, resolution) "
         "VALUES (1, 1, '{}', '{}')",
         f"UPDATE {SCHEMA}.keys_reviewnote SET detail = '{{}}'",
+        # An undo step's pseudonyms: the web role reads the step, never them.
+        f"INSERT INTO {SCHEMA}.keys_undonote (project_id, step_id, pseudonyms, created_at) "
+        "VALUES (1, 1, '{}', now())",
     ]
     with cluster.connect(cluster.app_role, cluster.app_password) as app:
         for statement in statements:
@@ -196,6 +200,7 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         (SCHEMA, "keys_aliasword"),
         (SCHEMA, "keys_entity"),
         (SCHEMA, "keys_reviewnote"),
+        (SCHEMA, "keys_undonote"),
     ]
 
 

@@ -38,8 +38,10 @@ from annotator.services.jobs import (
     job_claim,
     job_fail,
     job_finish,
+    job_kinds,
     job_progress_set,
     jobs_reap,
+    task,
 )
 from annotator.services.learning import learned_model_train
 from annotator.services.releases.create import release_create
@@ -927,3 +929,13 @@ def test_a_bug_while_sending_is_not_taken_for_the_broker(
         import_job_create(project=team.project, upload=upload, actor=team.admin)
 
     assert ImportJob.objects.get().status == JobStatus.QUEUED
+
+
+def test_every_kind_of_job_names_a_task_celery_knows() -> None:
+    """Services send work by a task's name (they never import the tasks module): each name a
+    kind of job gives is one the worker runs."""
+    from annotator import tasks as task_module
+
+    for kind in job_kinds():
+        if kind.task:
+            assert task(kind.task) == getattr(task_module, kind.task), kind.task

@@ -6,14 +6,14 @@ from __future__ import annotations
 from annotator import tasks
 from annotator.models import Release, ReleaseBatch
 from annotator.services import releases
-from annotator.services.jobs import job_kind, job_kinds
+from annotator.services.jobs import job_kind, job_kinds, task
 
 
 def test_the_package_registers_the_release_kinds_of_job() -> None:
     assert job_kind(Release) is releases.RELEASES
     assert job_kind(ReleaseBatch) is releases.RELEASE_BATCHES
-    assert releases.RELEASES.task is tasks.release_build
-    assert releases.RELEASE_BATCHES.task is tasks.release_ner
+    assert task(releases.RELEASES.task) == tasks.release_build
+    assert task(releases.RELEASE_BATCHES.task) == tasks.release_ner
     assert sum(kind.model in (Release, ReleaseBatch) for kind in job_kinds()) == 2
 
 

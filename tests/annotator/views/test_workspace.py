@@ -385,7 +385,8 @@ def test_undo_keeps_no_pseudonym_where_the_web_role_reads(
     assert list(kept.values()) == ["Raj Avrom"]
     with django_capture_on_commit_callbacks(execute=True):
         assert "Undone: the decision." in undo(team, document)
-    assert steps.all().count() == 1 and not UndoNote.objects.filter(pseudonyms__icontains="Raj").exists()
+    assert steps.all().count() == 1
+    assert not UndoNote.objects.filter(pseudonyms__icontains="Raj").exists()
 
 
 def test_a_sign_out_takes_the_undo_stack_and_its_pseudonyms_with_it(
