@@ -255,11 +255,19 @@ PERSONS_SPANS = (
 
 def span_by_person(status: str, source: str, decided_by_id: int | None) -> bool:
     """Whether a span with these columns is a person's decision (`PERSONS_SPANS`)."""
-    return (
-        source == SpanSource.HUMAN
-        or status == SpanStatus.ACCEPTED
-        or (status == SpanStatus.REJECTED and decided_by_id is not None)
+    return span_held_by_person(status, source) or (
+        status == SpanStatus.REJECTED and decided_by_id is not None
     )
+
+
+# The spans a person holds: added or accepted. A machine's proposal gives way to them (it is
+# trimmed, or not proposed again over them); only a person's edit moves them.
+PERSONS_HELD = Q(source=SpanSource.HUMAN) | Q(status=SpanStatus.ACCEPTED)
+
+
+def span_held_by_person(status: str, source: str) -> bool:
+    """Whether a span with these columns is one a person holds (`PERSONS_HELD`)."""
+    return source == SpanSource.HUMAN or status == SpanStatus.ACCEPTED
 
 
 class SpanQuerySet(models.QuerySet["Span"]):
@@ -274,6 +282,9 @@ class SpanQuerySet(models.QuerySet["Span"]):
 
     def decided_by_person(self) -> SpanQuerySet:
         return self.filter(PERSONS_SPANS)
+
+    def held_by_person(self) -> SpanQuerySet:
+        return self.filter(PERSONS_HELD)
 
     def on_originals(self) -> SpanQuerySet:
         """The spans of the corpus itself: none of a replica's (`Document.is_blind`)."""

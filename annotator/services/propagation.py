@@ -69,6 +69,7 @@ from annotator.models import (
     Span,
     SpanSource,
     SpanStatus,
+    span_held_by_person,
 )
 from annotator.selectors.corpus import documents_holding, in_chunks
 from annotator.services.decided import Decided, on_decided
@@ -420,10 +421,6 @@ class _Placed:
         self.longest = max(self.longest, span.end - span.start)
 
 
-def _is_persons(span: _Existing) -> bool:
-    return span.source == SpanSource.HUMAN or span.status == SpanStatus.ACCEPTED
-
-
 @transaction.atomic
 def _write(
     project: Project,
@@ -489,7 +486,7 @@ def _write(
                 span = same[0]
                 if span.pk is None:
                     continue  # proposed by this pass, for another of its choices: that stays
-                if _is_persons(span):
+                if span_held_by_person(span.status, span.source):
                     if span.decision != target.decision and span.pk not in open_conflicts:
                         open_conflicts.add(span.pk)
                         conflicts.append(
@@ -511,7 +508,7 @@ def _write(
                 key = (target.decision, target.keep_reason, target.alias.entity_id, seen)
                 updated.setdefault(key, []).append(span.pk)
                 continue
-            if any(_is_persons(s) for s in overlapping):
+            if any(span_held_by_person(s.status, s.source) for s in overlapping):
                 continue
             if any(s.start <= start and end <= s.end for s in overlapping):
                 # A wider proposal holds the occurrence (an address, a handle, a longer

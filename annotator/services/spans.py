@@ -35,6 +35,7 @@ from annotator.models import (
     Span,
     SpanSource,
     SpanStatus,
+    span_held_by_person,
 )
 from annotator.permissions import acting_user, acting_user_id
 from annotator.services.decided import (
@@ -171,11 +172,6 @@ def _check_whole(document: Document, start: int, end: int, confirm: bool) -> Non
         )
 
 
-def _is_persons(span: Span) -> bool:
-    """A span a person has decided or added: nothing overrides it but that person's edit."""
-    return span.source == SpanSource.HUMAN or span.status == SpanStatus.ACCEPTED
-
-
 def _make_room(document: Document, start: int, end: int, actor: Any, keep: int | None) -> None:
     """Refuse a span across another person's span; make room among the proposals it overlaps.
 
@@ -196,7 +192,7 @@ def _make_room(document: Document, start: int, end: int, actor: Any, keep: int |
         overlapping = overlapping.exclude(pk=keep)
     proposals = []
     for other in overlapping:
-        if _is_persons(other):
+        if span_held_by_person(other.status, other.source):
             raise DomainError(
                 f"[{start}, {end}) overlaps span {other.pk} [{other.start}, {other.end}), "
                 "which a person decided: change that span instead"
