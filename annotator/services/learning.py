@@ -53,7 +53,6 @@ from annotator.selectors.learning import (
     learning_partial_examples,
 )
 from annotator.services.audit import audit_record
-from annotator.services.decided import Decided, on_decided
 from annotator.services.errors import DomainError, NotFoundError
 from annotator.services.jobs import (
     Counts,
@@ -67,6 +66,7 @@ from annotator.services.jobs import (
     job_last_seen,
     job_progress_set,
 )
+from annotator.services.span_events import Decided
 from annotator.services.table import SealError, read_sealed, write_sealed
 from pseudonymizer.learning import Example, LearnedRecognizer, LearningError, loads, train_bytes
 
@@ -253,10 +253,10 @@ def _counter_key(project_id: int, language: str) -> str:
     return f"cloak:learn:decisions:{project_id}:{language}"
 
 
-@on_decided
-def _decided(event: Decided) -> None:
+def decisions_count(event: Decided) -> None:
     """A person's decision on an original counts, once it commits, towards retraining the
-    language's learned model; a replica's is no decision of the project."""
+    language's learned model; a replica's is no decision of the project
+    (`annotator.services.after_decision`)."""
     if event.replica:
         return
     project, language = event.project, event.language
@@ -265,7 +265,7 @@ def _decided(event: Decided) -> None:
 
 
 def learning_note_decision(project: Project, language: str) -> LearnedModel | None:
-    """Count one decision a person made in `language` (once it committed: `_decided`); every
+    """Count one decision a person made in `language` (once it committed: `decisions_count`); every
     CLOAK_LEARN_EVERY-th one queues a new version of the model.
     Cheap (one counter in the cache), and never fails the caller: the decision is made."""
     every = settings.CLOAK_LEARN_EVERY

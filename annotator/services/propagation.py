@@ -23,7 +23,7 @@ For each occurrence:
 A document marked done that receives a proposal goes back to in progress.
 
 Decisions made close together are propagated in one pass. A decision that makes a choice new
-to the table (the span service's after-decision hook, `annotator.services.decided`, or a
+to the table (what follows a decision, `annotator.services.after_decision`, or a
 lead's resolution) records it as a `PendingPropagation` row in its own transaction, so that
 the choice to propagate commits or rolls back with the decision; once it commits, one
 `propagate` task per project is sent CLOAK_PROPAGATION_WINDOW seconds later, however many
@@ -72,9 +72,9 @@ from annotator.models import (
     span_held_by_person,
 )
 from annotator.selectors.corpus import documents_holding, in_chunks
-from annotator.services.decided import Decided, on_decided
 from annotator.services.jobs import BROKER_ERRORS, task
 from annotator.services.proposals import Proposal, propose
+from annotator.services.span_events import Decided
 from annotator.services.table import Choice, alias_family
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer, search_pattern
@@ -95,10 +95,9 @@ RENEW_EVERY = 30
 RETRIES = 5
 
 
-@on_decided
-def _decided(event: Decided) -> None:
+def new_choices_propagate(event: Decided) -> None:
     """Propose each choice the decision made new to the table everywhere else, once it
-    commits."""
+    commits (`annotator.services.after_decision`)."""
     for new in event.new_choices:
         propagation_request(
             project_id=event.project.pk, alias_id=new.alias_id, source_span_id=new.span_id

@@ -8,8 +8,8 @@ from django.core.cache import cache
 
 from annotator.models import Project
 from annotator.selectors.quality import project_quality
-from annotator.services.decided import Decided, on_decided
 from annotator.services.jobs import task_send_on_commit
+from annotator.services.span_events import Decided
 
 # A burst of documents finished is scored once, this long after the first of them.
 WARM_AFTER_SECONDS = 60
@@ -24,9 +24,9 @@ def quality_warm_request(project: Project) -> bool:
     return True
 
 
-@on_decided
-def _decided(event: Decided) -> None:
-    """A document marked done is new gold, or a pair to agree on: the numbers change."""
+def document_done(event: Decided) -> None:
+    """A document marked done is new gold, or a pair to agree on: the numbers change
+    (`annotator.services.after_decision`)."""
     if event.done:
         quality_warm_request(event.project)
 

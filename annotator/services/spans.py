@@ -8,9 +8,9 @@ status along (new or pre-annotated → in progress on the first change; done onl
 proposal is left). A span accepted with a decision goes through the correspondence table
 (`annotator.services.table.surface_decide`), so one surface has one choice in the project; a
 choice new to the table is then proposed everywhere else it occurs (propagation, a task).
-What a write did downstream of the span (propagation, learning's counters, the quality numbers,
-the lead's review of a refused choice) is for the subscribers of the after-decision hook
-(`annotator.services.decided`): each write publishes one event, and knows nobody downstream.
+What a write sets off beyond the span (propagation, learning's counters, the quality numbers,
+the lead's review of a refused choice) is listed, in order, in one place:
+`annotator.services.after_decision`, which each write calls once with what it did.
 A replica (blind double annotation, `annotator.services.double`) keeps its decisions on its
 spans: they never reach the table, and the table's choices are not shown on it.
 """
@@ -38,13 +38,7 @@ from annotator.models import (
     span_held_by_person,
 )
 from annotator.permissions import acting_user, acting_user_id
-from annotator.services.decided import (
-    Decided,
-    NewChoice,
-    Refused,
-    decided_publish,
-    refused_publish,
-)
+from annotator.services import after_decision
 from annotator.services.decisions import check_decision
 from annotator.services.errors import (
     DomainError,
@@ -52,6 +46,7 @@ from annotator.services.errors import (
     NotFoundError,
     StaleVersion,
 )
+from annotator.services.span_events import Decided, NewChoice, Refused
 from annotator.services.table import (
     SUGGESTIONS,
     Choice,
@@ -335,12 +330,12 @@ def _publish(
     *,
     done: bool = False,
 ) -> None:
-    """Tell the after-decision hook's subscribers what this write did: once per write, inside
-    its transaction (they defer what they send to its commit)."""
+    """Set off what follows this write (`annotator.services.after_decision`): once per write,
+    inside its transaction (what follows defers what it sends to its commit)."""
     new: tuple[NewChoice, ...] = ()
     if choice is not None and choice.created and span_id is not None:
         new = (NewChoice(alias_id=choice.alias_id, span_id=span_id),)
-    decided_publish(
+    after_decision.decided(
         Decided(
             project=document.project,
             document_id=document.pk,
@@ -453,7 +448,7 @@ def span_create(
             )  # fmt: skip
     except SurfaceConflict as conflict:
         if replacement is not None or decision != Decision.PSEUDONYMIZE:
-            refused_publish(Refused(
+            after_decision.refused(Refused(
                 document=document, actor=acting_user(actor), conflict=conflict, decision=decision,
                 replacement=replacement, keep_reason=keep_reason, start=start, end=end,
             ))  # fmt: skip
@@ -517,7 +512,7 @@ def span_update(
         # A decided span's relabel the table refused is the lead's too (`_relabel`).
         relabel = change.label is not None and change.status is None
         if change.decision is not None or change.replacement is not None or relabel:
-            refused_publish(Refused(
+            after_decision.refused(Refused(
                 document=document, actor=acting_user(actor), conflict=conflict, span_id=span_id,
                 decision=change.decision, replacement=change.replacement,
                 keep_reason=change.keep_reason or "",

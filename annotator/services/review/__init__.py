@@ -6,8 +6,8 @@ Items come from three places:
 - an annotator's flag (`annotator.services.spans`), with their comment;
 - a choice refused by the correspondence table: an annotator asked for a decision or a
   pseudonym that the surface's recorded choice contradicts (409, `SurfaceConflict`); the
-  attempt is recorded here (`review_attempt_record`, subscribed to the span service's
-  after-decision hook, `annotator.services.decided`) rather than lost;
+  attempt is recorded here (`review_attempt_record`, called by what follows a refused
+  decision, `annotator.services.after_decision`) rather than lost;
 - `review_scan`, which looks over the whole project (a task, queued when the lead opens the
   queue or asks for it; see `review_scan_request`).
 

@@ -10,16 +10,16 @@ from django.db import IntegrityError, transaction
 
 from annotator.models import Comment, Document, ReviewItem, ReviewKind, ReviewStatus, Span
 from annotator.permissions import acting_user
-from annotator.services.decided import Refused, on_refused
 from annotator.services.decisions import kept_reason
 from annotator.services.review.resolve import MAX_COMMENT
 from annotator.services.review.scan import _fingerprint
+from annotator.services.span_events import Refused
 from annotator.services.table import SurfaceConflict, pseudonym_digest, review_note_write
 
 
-@on_refused
-def _refused(event: Refused) -> None:
-    """A decision the table refused in the span service: for the lead, once rolled back."""
+def refusal_record(event: Refused) -> None:
+    """A decision the table refused in the span service: for the lead, once rolled back
+    (`annotator.services.after_decision`)."""
     review_attempt_record(
         document=event.document, actor=event.actor, conflict=event.conflict,
         decision=event.decision, replacement=event.replacement, keep_reason=event.keep_reason,

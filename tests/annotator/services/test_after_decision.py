@@ -1,12 +1,12 @@
-"""The after-decision hook: the span service publishes what a write did and knows nobody
-downstream; propagation, learning, quality and review each react from their own module."""
+"""What follows a decision: the span service tells `annotator.services.after_decision` what
+each write did, and that one module lists, in order, what it sets off (propagation,
+learning, quality, the lead's review of a refusal)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-import grimp
 import kombu.exceptions
 import pytest
 from django.core.cache import cache
@@ -19,10 +19,10 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.services import decided, learning, propagation, quality
-from annotator.services.decided import Decided, NewChoice, Refused
+from annotator.services import after_decision, learning, propagation, quality
 from annotator.services.review import attempts
 from annotator.services.review.scan import review_scan_request
+from annotator.services.span_events import Decided, NewChoice, Refused
 from annotator.services.spans import (
     SpanChange,
     document_status_set,
@@ -36,29 +36,27 @@ from tests.factories import DocumentFactory, SpanFactory
 
 pytestmark = pytest.mark.django_db
 
-DOWNSTREAM = [
-    "annotator.tasks",
-    "annotator.services.learning",
-    "annotator.services.quality",
-    "annotator.services.review",
-    "annotator.services.propagation",
-]
-
 
 @pytest.fixture
 def heard(monkeypatch: Any) -> dict[str, list[Any]]:
-    """The hook's subscribers replaced by two lists that hear every event."""
+    """What follows a decision replaced by two lists that hear every event."""
     events: dict[str, list[Any]] = {"decided": [], "refused": []}
-    monkeypatch.setattr(decided, "_DECIDED", [events["decided"].append])
-    monkeypatch.setattr(decided, "_REFUSED", [events["refused"].append])
+    monkeypatch.setattr(after_decision, "decided", events["decided"].append)
+    monkeypatch.setattr(after_decision, "refused", events["refused"].append)
     return events
 
 
-def test_the_span_service_imports_nothing_downstream() -> None:
-    imported = grimp.build_graph("annotator").find_modules_directly_imported_by(
-        "annotator.services.spans"
-    )
-    assert [m for m in imported for d in DOWNSTREAM if m == d or m.startswith(d + ".")] == []
+def test_what_follows_a_decision_is_one_list_in_order(team: Team, monkeypatch: Any) -> None:
+    """Issue 32: the steps registered themselves as their modules were imported, so a reader
+    of `span_update` could not see them, nor their order. One module calls them, in order."""
+    called: list[str] = []
+    steps = [(propagation, "new_choices_propagate"), (learning, "decisions_count"),
+             (quality, "document_done"), (attempts, "refusal_record")]  # fmt: skip
+    for module, name in steps:
+        monkeypatch.setattr(module, name, lambda event, name=name: called.append(name))
+    after_decision.decided(event(team, span_ids=(7,)))
+    after_decision.refused(object())  # type: ignore[arg-type]
+    assert called == [name for _, name in steps]
 
 
 def test_a_decision_publishes_one_event_and_sends_nothing_itself(
@@ -71,7 +69,7 @@ def test_a_decision_publishes_one_event_and_sends_nothing_itself(
             document=document, span_id=span.pk, actor=team.annotator_en, version=1,
             change=SpanChange(status=SpanStatus.ACCEPTED),
         )  # fmt: skip
-    assert callbacks == []  # nobody downstream: the subscribers would send
+    assert callbacks == []  # what follows is replaced: it would send
     (event,) = heard["decided"]
     assert event.project == team.project and event.document_id == document.pk
     assert (event.language, event.replica, event.done) == ("en", False, False)
@@ -121,7 +119,7 @@ def test_a_refused_decision_is_published_after_the_rollback(
     assert (event.document, event.span_id, event.decision) == (document, span.pk, "keep")
     assert event.keep_reason == "public" and event.actor == team.annotator_en
     assert heard["decided"] == []  # rolled back: nothing decided
-    assert not ReviewItem.objects.exists()  # the review's subscriber replaced
+    assert not ReviewItem.objects.exists()  # what follows a refusal replaced
 
 
 # --- Each subscriber, on its own ----------------------------------------------------------------
@@ -143,9 +141,13 @@ def test_propagation_records_each_new_choice_and_sends_one_pass_after_commit(
     monkeypatch.setattr(tasks.propagate, "apply_async", lambda **kwargs: sent.append(kwargs))
     cache.delete(f"cloak:propagation-pass:{team.project.pk}")
     with django_capture_on_commit_callbacks(execute=True):
-        propagation._decided(event(team, span_ids=(7,), new_choices=(NewChoice(3, 7),)))
-        propagation._decided(event(team, span_ids=(8,)))
-        propagation._decided(event(team, span_ids=(9,), new_choices=(NewChoice(4, 9),)))
+        propagation.new_choices_propagate(
+            event(team, span_ids=(7,), new_choices=(NewChoice(3, 7),))
+        )
+        propagation.new_choices_propagate(event(team, span_ids=(8,)))
+        propagation.new_choices_propagate(
+            event(team, span_ids=(9,), new_choices=(NewChoice(4, 9),))
+        )
         assert sent == []
     pending = PendingPropagation.objects.filter(project=team.project)
     assert set(pending.values_list("alias_id", "source_span_id")) == {(3, 7), (4, 9)}
@@ -160,9 +162,9 @@ def test_learning_counts_each_decision_on_an_original_after_commit(
     noted: list[tuple[Any, str]] = []
     monkeypatch.setattr(learning, "learning_note_decision", lambda p, lang: noted.append((p, lang)))
     with django_capture_on_commit_callbacks(execute=True):
-        learning._decided(event(team, span_ids=(7,)))
-        learning._decided(event(team, span_ids=(8,), replica=True))
-        learning._decided(event(team, done=True))
+        learning.decisions_count(event(team, span_ids=(7,)))
+        learning.decisions_count(event(team, span_ids=(8,), replica=True))
+        learning.decisions_count(event(team, done=True))
         assert noted == []
     assert noted == [(team.project, "en")]
 
@@ -170,8 +172,8 @@ def test_learning_counts_each_decision_on_an_original_after_commit(
 def test_quality_warms_when_a_document_is_done(team: Team, monkeypatch: Any) -> None:
     asked: list[Any] = []
     monkeypatch.setattr(quality, "quality_warm_request", asked.append)
-    quality._decided(event(team, span_ids=(7,)))
-    quality._decided(event(team, done=True))
+    quality.document_done(event(team, span_ids=(7,)))
+    quality.document_done(event(team, done=True))
     assert asked == [team.project]
 
 
@@ -181,7 +183,7 @@ def test_review_records_a_refused_decision(team: Team) -> None:
     document = DocumentFactory(project=team.project, text="Moshe Chaya wrote.")
     span = SpanFactory(document=document, start=0, end=11, label="PER", source=SpanSource.NER)
     conflict = SurfaceConflict("decided otherwise", choice)
-    attempts._refused(Refused(document=document, actor=team.annotator_en, conflict=conflict,
+    attempts.refusal_record(Refused(document=document, actor=team.annotator_en, conflict=conflict,
                             decision="keep", span_id=span.pk))  # fmt: skip
     (item,) = ReviewItem.objects.all()
     assert item.span_id == span.pk and item.raised_by == team.annotator_en
