@@ -10,6 +10,7 @@ each runs with the code it was written against, so they are outside the lines.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import grimp
@@ -48,3 +49,54 @@ def test_only_the_table_service_reaches_the_keys(graph: grimp.ImportGraph) -> No
         if not (_under(module, KEYS) or _under(module, DOOR) or ".migrations." in module)
     )
     assert outside == [], f"reach the keys through {DOOR}, not directly: {outside}"
+
+
+# Django's API on a model class, private by name only.
+DJANGO_MODEL_API = frozenset({"_meta", "_default_manager", "_base_manager"})
+
+
+def _private_reaches(path: Path) -> list[str]:
+    """Where module `path` reaches a private name (`_name`) of another of Cloak's modules:
+    `from annotator.x import _name`, or `x._name` on a module it imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    ours = ("annotator", "pseudonymizer")
+    modules: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(ours):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{path}:{node.lineno} imports {node.module}.{alias.name}")
+                else:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if alias.name.startswith(ours)
+            )
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and node.attr not in DJANGO_MODEL_API
+        ):
+            found.append(f"{path}:{node.lineno} reaches {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_reaches_into_another_for_a_private_name() -> None:
+    """Issue 32: 21 private names were imported across modules (a release's build took 8 of
+    its neighbours'). A name two modules share is public; one only a module uses stays
+    private to it. Migrations are history and keep their own copies."""
+    found = [
+        reach
+        for package in ("annotator", "pseudonymizer")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        for reach in _private_reaches(path.relative_to(ROOT))
+    ]
+    assert found == []

@@ -10,8 +10,8 @@ from rest_framework import serializers
 from annotator.api.fields import StrictCharField, UploadField
 from annotator.models import Document, DocumentStatus, ImportJob, Membership, Project, Span
 from annotator.selectors.imports import import_job_progress
-from annotator.services.projects import _LANGUAGE as LANGUAGE_CODE
-from annotator.services.projects import _SLUG as PROJECT_SLUG
+from annotator.services.projects import LANGUAGE_PATTERN as LANGUAGE_CODE
+from annotator.services.projects import SLUG_PATTERN as PROJECT_SLUG
 from pseudonymizer.formats import FORMATS
 from pseudonymizer.schemas import PRESETS
 

@@ -22,13 +22,13 @@ from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale, T
 from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import (
+    DigestSet,
     InCorpus,
-    _add_token_aliases,
-    _aliases,
-    _choice,
-    _DigestSet,
-    _replacements_in_use,
     check_replacement,
+    choice_of,
+    project_aliases,
+    replacements_in_use,
+    token_aliases_add,
 )
 from annotator.keys.words import replacement_words_rewrite
 from annotator.routers import keys_alias
@@ -120,9 +120,7 @@ def _cut_tokens(
     """The token-level aliases of `alias` again, after its pseudonym or decision changed."""
     Alias.objects.using(keys_alias()).filter(parent_id=alias.pk).delete()
     if decision == Decision.PSEUDONYMIZE and alias.replacement:
-        _add_token_aliases(
-            scope, alias, original, alias.replacement, label, alias.language, user_id
-        )
+        token_aliases_add(scope, alias, original, alias.replacement, label, alias.language, user_id)
 
 
 def _replace(
@@ -159,8 +157,8 @@ def _draw_checked(
         alias.language,
         scope.secret,
         count=DRAWS,
-        taken=_replacements_in_use(scope),
-        forbidden=_DigestSet(scope),
+        taken=replacements_in_use(scope),
+        forbidden=DigestSet(scope),
     )
     for candidate in drawn:
         try:
@@ -426,7 +424,7 @@ def alias_link(
     alias and the words cut from it move to `entity_id` and take its decision (the spans of
     those surfaces follow); the entity it leaves goes when no alias is left in it."""
     with transaction.atomic(using=keys_alias()):
-        alias = _aliases(scope).filter(pk=alias_id).first()
+        alias = project_aliases(scope).filter(pk=alias_id).first()
         if alias is None:
             raise Missing(f"no alias {alias_id} in this project")
         if alias.parent_id is not None:
@@ -521,7 +519,7 @@ def surface_relabel(
     digest = crypto.surface_digest(scope.secret, surface)
     with transaction.atomic(using=keys_alias()):
         entity = _locked(scope, [entity_id])[entity_id]
-        alias = _aliases(scope).filter(entity_id=entity.pk, original_digest=digest).first()
+        alias = project_aliases(scope).filter(entity_id=entity.pk, original_digest=digest).first()
         old = entity.label
         if alias is None or old == label:
             return Edit(entity.pk, None)  # not its name (the span follows the table), or done
@@ -530,7 +528,7 @@ def surface_relabel(
             raise Taken(
                 f"this surface is {old} in another span of the project, and one surface has "
                 "one choice: flag the span for the lead, who can relabel the entity",
-                _choice(alias),
+                choice_of(alias),
             )
         if not relied_on and alias.parent_id is None:
             redrawn = [

@@ -83,7 +83,7 @@ class Choice:
         }
 
 
-def _choice(alias: Alias) -> Choice:
+def choice_of(alias: Alias) -> Choice:
     entity = alias.entity
     return Choice(
         entity_id=entity.pk,
@@ -95,7 +95,7 @@ def _choice(alias: Alias) -> Choice:
     )
 
 
-def _aliases(scope: Scope) -> Any:
+def project_aliases(scope: Scope) -> Any:
     return Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
 
 
@@ -115,7 +115,7 @@ def surface_choices(scope: Scope, surfaces: Iterable[str]) -> dict[str, Choice]:
     found: dict[str, Choice] = {}
     # Plain values, not models: a page asks for every surface it shows.
     rows = (
-        _aliases(scope)
+        project_aliases(scope)
         .filter(original_digest__in=list(by_digest))
         .values_list(
             "original_digest",
@@ -138,7 +138,9 @@ def known_surfaces(scope: Scope) -> list[tuple[str, str]]:
     """Every decided surface of the project, all languages, as (surface, label): what the
     known-entity recognizer proposes again in later documents. Decrypts the originals: for
     the workers, never for a page."""
-    rows = _aliases(scope).select_related("entity").only("original_encrypted", "entity__label")
+    rows = (
+        project_aliases(scope).select_related("entity").only("original_encrypted", "entity__label")
+    )
     return [(alias.original, alias.entity.label) for alias in rows.iterator(chunk_size=2000)]
 
 
@@ -147,12 +149,12 @@ def alias_family(scope: Scope, alias_ids: Collection[int]) -> list[tuple[Choice,
     original, in one query (for the propagation task; never for a page)."""
     ids = list(alias_ids)
     rows = (
-        _aliases(scope)
+        project_aliases(scope)
         .filter(Q(pk__in=ids) | Q(parent_id__in=ids))
         .select_related("entity")
         .order_by("pk")
     )
-    return [(_choice(alias), alias.original) for alias in rows.iterator(chunk_size=2000)]
+    return [(choice_of(alias), alias.original) for alias in rows.iterator(chunk_size=2000)]
 
 
 def _look_up(scope: Scope, column: str, values: set[str], known: dict[str, bool]) -> None:
@@ -161,12 +163,14 @@ def _look_up(scope: Scope, column: str, values: set[str], known: dict[str, bool]
     unknown = values - known.keys()
     if unknown:
         found = set(
-            _aliases(scope).filter(**{f"{column}__in": unknown}).values_list(column, flat=True)
+            project_aliases(scope)
+            .filter(**{f"{column}__in": unknown})
+            .values_list(column, flat=True)
         )
         known.update((value, value in found) for value in unknown)
 
 
-class _DigestSet(SurfaceSet):
+class DigestSet(SurfaceSet):
     """The project's originals as `suggest` asks about them, answered by keyed digest through
     the table's unique index: the originals are never decrypted, and a suggestion costs a few
     indexed lookups whatever the size of the table (never a read of all of it). Asked about
@@ -212,7 +216,7 @@ class _DigestSet(SurfaceSet):
         return self._any(digests)
 
     def __len__(self) -> int:
-        return int(_aliases(self._scope).count())
+        return int(project_aliases(self._scope).count())
 
     def __iter__(self) -> Iterator[str]:
         return iter(())  # digests only: there is nothing to list
@@ -260,7 +264,7 @@ class _ReplacementsInUse(SurfaceSet):
             self._known[key] = True
 
     def __len__(self) -> int:
-        return int(_aliases(self._scope).exclude(replacement_key="").count())
+        return int(project_aliases(self._scope).exclude(replacement_key="").count())
 
     def __iter__(self) -> Iterator[str]:
         return iter(())  # asked, never listed
@@ -269,7 +273,7 @@ class _ReplacementsInUse(SurfaceSet):
         return text in self
 
 
-def _replacements_in_use(scope: Scope) -> SurfaceSet:
+def replacements_in_use(scope: Scope) -> SurfaceSet:
     return _ReplacementsInUse(scope)
 
 
@@ -291,8 +295,8 @@ def suggestions_for(
         language,
         scope.secret,
         count=count,
-        taken=_replacements_in_use(scope),
-        forbidden=_DigestSet(scope),
+        taken=replacements_in_use(scope),
+        forbidden=DigestSet(scope),
     )
     return [*first, *(s for s in fresh if s not in first)][:count]
 
@@ -323,11 +327,11 @@ def check_replacement(
     if key == crypto.normalise_surface(original):
         raise ReplacementRefused("a pseudonym cannot be the original itself")
     digest = crypto.surface_digest(scope.secret, replacement)
-    if _aliases(scope).filter(original_digest=digest).exists():
+    if project_aliases(scope).filter(original_digest=digest).exists():
         raise ReplacementRefused(
             "this pseudonym is an original in the project's table" if told else _UNUSABLE
         )
-    others = _aliases(scope).filter(replacement_key=key)
+    others = project_aliases(scope).filter(replacement_key=key)
     if alias_id is not None:
         others = others.exclude(pk=alias_id).exclude(parent_id=alias_id)
     if others.exists():
@@ -344,7 +348,7 @@ def _draw(
     scope: Scope, surface: str, label: str, language: str, *, lost: Iterable[str] = ()
 ) -> str:
     """The first free suggestion for `surface`, past the pseudonyms it `lost` to others."""
-    taken = _replacements_in_use(scope)
+    taken = replacements_in_use(scope)
     for pseudonym in lost:
         taken.add(pseudonym)
     drawn = suggest(
@@ -354,7 +358,7 @@ def _draw(
         scope.secret,
         count=1,
         taken=taken,
-        forbidden=_DigestSet(scope),
+        forbidden=DigestSet(scope),
     )
     if not drawn:
         raise Refused("no pseudonym could be drawn for this surface: type one")
@@ -455,20 +459,20 @@ def surface_decide(
     digest = crypto.surface_digest(scope.secret, surface)
     with transaction.atomic(using=database):
         existing = (
-            _aliases(scope)
+            project_aliases(scope)
             .select_for_update()
             .select_related("entity")
             .filter(original_digest=digest)
             .first()
         )
         if existing is not None:
-            choice = _choice(existing)
+            choice = choice_of(existing)
             if _same(choice, decision, replacement):
                 if keep_reason and keep_reason != choice.keep_reason:
                     Entity.objects.using(database).filter(pk=choice.entity_id).update(
                         keep_reason=keep_reason
                     )
-                return _choice(
+                return choice_of(
                     Alias.objects.using(database).select_related("entity").get(pk=existing.pk)
                 )
             if not _owned_by(existing, user_id, relied_on):
@@ -522,7 +526,7 @@ def _join_named(
         return None
     found = {
         alias.original_digest: alias
-        for alias in _aliases(scope)
+        for alias in project_aliases(scope)
         .select_related("entity")
         .filter(original_digest__in=[c[0] for c in candidates], parent__isnull=True)
         .filter(entity__label=label, entity__decision=decision)
@@ -557,7 +561,7 @@ def _join_named(
             "a new name of entity %s joined it in project %s", named.entity_id, scope.project_id
         )
         alias = Alias.objects.using(keys_alias()).select_related("entity").get(pk=alias.pk)
-        return replace(_choice(alias), created=True)
+        return replace(choice_of(alias), created=True)
     return None
 
 
@@ -570,7 +574,7 @@ def _followed(scope: Scope, surface: str, label: str, drawn: str) -> str | None:
         return None
     digests = {word: crypto.surface_digest(scope.secret, word) for word in words}
     known = dict(
-        _aliases(scope)
+        project_aliases(scope)
         .filter(
             original_digest__in=set(digests.values()),
             entity__label="PER",
@@ -606,7 +610,7 @@ def _refollow(scope: Scope, name: str, in_corpus: InCorpus) -> None:
         .values_list("alias_id", flat=True)
     )
     candidates = (
-        _aliases(scope)
+        project_aliases(scope)
         .select_related("entity")
         .filter(pk__in=list(holding), parent__isnull=True, replacement_typed=False)
         .filter(entity__label__in=("EMAIL", "USERNAME"), entity__decision=Decision.PSEUDONYMIZE)
@@ -681,9 +685,14 @@ def _create(
                 alias.save(using=database)
                 words_write(scope.secret, [(alias, surface)])
         except IntegrityError:
-            winner = _aliases(scope).select_related("entity").filter(original_digest=digest).first()
+            winner = (
+                project_aliases(scope)
+                .select_related("entity")
+                .filter(original_digest=digest)
+                .first()
+            )
             if winner is not None:
-                choice = _choice(winner)
+                choice = choice_of(winner)
                 # A pseudonym drawn here loses quietly to the winner's; one the person typed
                 # must match it, or the person hears of the winner's choice (409), never a
                 # silent swap.
@@ -709,14 +718,14 @@ def _create(
             continue
         break
     if decision == Decision.PSEUDONYMIZE:
-        _add_token_aliases(scope, alias, surface, chosen, label, language, user_id)
+        token_aliases_add(scope, alias, surface, chosen, label, language, user_id)
         if label == "PER":
             _refollow(scope, surface, in_corpus)
     logger.info("entity %s decided (%s) in project %s", entity.pk, decision, scope.project_id)
-    return replace(_choice(alias), created=True)
+    return replace(choice_of(alias), created=True)
 
 
-def _add_token_aliases(
+def token_aliases_add(
     scope: Scope,
     parent: Alias,
     surface: str,
@@ -743,7 +752,9 @@ def _add_token_aliases(
     digests = [alias.original_digest for alias in candidates] + list(pieces.values())
     keys = [alias.replacement_key for alias in candidates]
     # Every row either list names: its original is an original, its pseudonym is in use.
-    rows = _aliases(scope).filter(Q(original_digest__in=digests) | Q(replacement_key__in=keys))
+    rows = project_aliases(scope).filter(
+        Q(original_digest__in=digests) | Q(replacement_key__in=keys)
+    )
     originals: set[str] = set()
     in_use: set[str] = set()
     for digest, key in rows.values_list("original_digest", "replacement_key"):
@@ -762,7 +773,7 @@ def _add_token_aliases(
     # ON CONFLICT DO NOTHING returns no ids: read back the rows that went in, to index them.
     pairs = zip(candidates, pieces_of, strict=True)
     words = {alias.original_digest: word for alias, (word, _) in pairs}
-    inserted = _aliases(scope).filter(
+    inserted = project_aliases(scope).filter(
         parent_id=parent.pk, original_digest__in=[alias.original_digest for alias in free]
     )
     words_write(secret, [(alias, words[alias.original_digest]) for alias in inserted])

@@ -19,8 +19,8 @@ from annotator.services.audit import audit_record
 from annotator.services.errors import DomainError
 from pseudonymizer.schemas import preset, validate_schema
 
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 # Slugs the pages' addresses use themselves (/projects/new/).
 RESERVED_SLUGS = frozenset({"new"})
 
@@ -29,7 +29,7 @@ def _clean_languages(languages: list[str]) -> list[str]:
     cleaned: list[str] = []
     for language in languages:
         language = language.strip()
-        if not _LANGUAGE.match(language):
+        if not LANGUAGE_PATTERN.match(language):
             raise DomainError(f"{language!r} is not a language code (use ISO 639-1, e.g. fr)")
         if language not in cleaned:
             cleaned.append(language)
@@ -48,7 +48,7 @@ def project_create(
     description: str = "",
     created_by: Any = None,
 ) -> Project:
-    if not _SLUG.match(slug):
+    if not SLUG_PATTERN.match(slug):
         raise DomainError(f"{slug!r} is not a valid slug (lower-case letters, digits, hyphens)")
     if slug in RESERVED_SLUGS:
         raise DomainError(f"{slug!r} is a word of the pages' addresses: choose another slug")

@@ -85,11 +85,11 @@ class SpanChange:
     replacement: str | None = None
     flag: str | None = None
     # The person confirmed a decision of less than a word (`_check_whole`), or a relabel that
-    # every span of the entity follows (`_relabel`).
+    # every span of the entity follows (`span_entity_relabel`).
     confirm: bool = False
 
 
-def _locked_document(document: Document) -> Document:
+def document_locked(document: Document) -> Document:
     """The document row, locked until the transaction ends: writes to one document queue.
 
     Only the document's row (`of=("self",)`): a plain FOR UPDATE over the join with the
@@ -259,7 +259,7 @@ def _rest(
     return [stretch for stretch in stretches if stretch not in held]
 
 
-def _touch_document(document: Document) -> None:
+def document_touched(document: Document) -> None:
     """A person changed a span: the document is in progress, unless it was done and nothing
     in it is left undecided (a finished document whose edge was moved, whose pseudonym was
     changed, stays finished and in the next release; one with a proposal left undecided by
@@ -276,7 +276,7 @@ def _touch_document(document: Document) -> None:
         document.status = DocumentStatus.IN_PROGRESS
 
 
-def _decide(
+def span_choice_record(
     span: Span,
     document: Document,
     actor: Any,
@@ -318,7 +318,7 @@ def _decide(
         span.label = choice.label
     span.entity_id = choice.entity_id
     if previous is not None and previous != choice.entity_id:
-        _withdraw(document, previous, actor, span)
+        orphan_withdraw(document, previous, actor, span)
     return choice
 
 
@@ -349,7 +349,7 @@ def _publish(
     )
 
 
-def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> None:
+def orphan_withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> None:
     """The span no longer holds the surface its entity names: the person's own choice leaves
     the table if nothing else relies on it (`entity_withdraw`)."""
     if not document.is_blind:
@@ -357,7 +357,7 @@ def _withdraw(document: Document, entity_id: int, actor: Any, span: Span) -> Non
                         span_id=span.pk)  # fmt: skip
 
 
-def _relabel(
+def span_entity_relabel(
     document: Document,
     span: Span,
     actor: Any,
@@ -442,7 +442,7 @@ def span_create(
     try:
         with transaction.atomic():
             return _create_locked(
-                _locked_document(document), actor=actor, start=start, end=end, label=label,
+                document_locked(document), actor=actor, start=start, end=end, label=label,
                 decision=decision, keep_reason=keep_reason, replacement=replacement,
                 confirm=confirm,
             )  # fmt: skip
@@ -489,9 +489,9 @@ def _create_locked(
         updated_by=user,
     )
     span.save()
-    choice = _decide(span, document, user, replacement, label_asked=True)
+    choice = span_choice_record(span, document, user, replacement, label_asked=True)
     span.save(update_fields=["entity_id", "label"])
-    _touch_document(document)
+    document_touched(document)
     _publish(document, user, span.pk, choice)
     return span
 
@@ -505,11 +505,11 @@ def span_update(
     try:
         with transaction.atomic():
             return _update_locked(
-                _locked_document(document), span_id=span_id, actor=actor, version=version,
+                document_locked(document), span_id=span_id, actor=actor, version=version,
                 change=change,
             )  # fmt: skip
     except SurfaceConflict as conflict:
-        # A decided span's relabel the table refused is the lead's too (`_relabel`).
+        # A decided span's relabel the table refused is the lead's too (`span_entity_relabel`).
         relabel = change.label is not None and change.status is None
         if change.decision is not None or change.replacement is not None or relabel:
             after_decision.refused(Refused(
@@ -581,18 +581,18 @@ def _update_locked(
     if relabelled and final == SpanStatus.ACCEPTED and decided == span.decision:
         # A decided span relabelled, its surface and decision as they were: the table
         # follows the label. (A new surface, decision or pseudonym is a new choice.)
-        _relabel(document, span, user, was=was, confirm=change.confirm)
+        span_entity_relabel(document, span, user, was=was, confirm=change.confirm)
     choice = None
     if final == SpanStatus.REJECTED:
         if span.entity_id is not None:
-            _withdraw(document, span.entity_id, user, span)
+            orphan_withdraw(document, span.entity_id, user, span)
         span.entity_id = None
         fields.add("entity_id")
     elif final == SpanStatus.ACCEPTED and (
         deciding or moved or "status" in fields or "label" in fields or span.entity_id is None
     ):
         label = span.label
-        choice = _decide(
+        choice = span_choice_record(
             span, document, user, change.replacement, label_asked=change.label is not None
         )
         fields.add("entity_id")
@@ -605,7 +605,7 @@ def _update_locked(
     span.updated_by = user
     span.updated_at = now
     span.save(update_fields=sorted(fields))
-    _touch_document(document)
+    document_touched(document)
     _publish(document, user, span.pk, choice)
     return span
 
@@ -631,7 +631,7 @@ def _changes_nothing(document: Document, span: Span, change: SpanChange) -> bool
     if deciding and span.status != SpanStatus.ACCEPTED:
         return False  # a decision accepts a proposal, and a rejected span refuses one
     if document.is_blind:
-        return True  # a replica's replacement is never recorded (`_decide`)
+        return True  # a replica's replacement is never recorded (`span_choice_record`)
     if span.status == SpanStatus.ACCEPTED and span.entity_id is None:
         return False  # accepted without its entity: the update links it to the table
     if change.replacement is None:
@@ -648,12 +648,12 @@ def _changes_nothing(document: Document, span: Span, change: SpanChange) -> bool
 def span_delete(*, document: Document, span_id: int, actor: Any, version: int | None) -> None:
     """Remove a span a person added; a machine or imported span is rejected instead, so that
     the next pre-annotation run does not propose it again."""
-    document = _locked_document(document)
+    document = document_locked(document)
     span = _locked_span(document, span_id)
     _check_version(span, version)
     user = acting_user(actor)
     if span.entity_id is not None:
-        _withdraw(document, span.entity_id, user, span)
+        orphan_withdraw(document, span.entity_id, user, span)
     if span.source == SpanSource.HUMAN:
         span.delete()
     else:
@@ -667,7 +667,7 @@ def span_delete(*, document: Document, span_id: int, actor: Any, version: int | 
             updated_at=now,
             version=span.version + 1,
         )
-    _touch_document(document)
+    document_touched(document)
     _publish(document, user, span_id)
 
 
@@ -693,7 +693,7 @@ def spans_decide_all(
     proposal, counted in `conflicts`."""
     if status not in (SpanStatus.ACCEPTED, SpanStatus.REJECTED):
         raise DomainError("proposals can be accepted or rejected together, nothing else")
-    document = _locked_document(document)
+    document = document_locked(document)
     proposals = Span.objects.for_document(document).proposed()
     if label:
         proposals = proposals.filter(label=label)
@@ -743,7 +743,7 @@ def document_status_set(
     """Mark a document done (only when no proposal is left undecided) or in progress again.
     Atomic itself, as every service that locks a row: its callers (a page, the API) run in
     autocommit, where a row lock outside a transaction is an error on PostgreSQL."""
-    document = _locked_document(document)
+    document = document_locked(document)
     if version is not None and version != document.version:
         raise StaleVersion(
             f"the document changed since you read it (version {version}, now {document.version})",

@@ -39,12 +39,12 @@ from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus, 
 from annotator.permissions import acting_user
 from annotator.services.errors import DomainError, StaleVersion
 from annotator.services.spans import (
-    _decide,
-    _locked_document,
-    _relabel,
-    _touch_document,
-    _withdraw,
+    document_locked,
+    document_touched,
+    orphan_withdraw,
+    span_choice_record,
     span_choices,
+    span_entity_relabel,
 )
 from annotator.services.table import undo_note_read, undo_note_write, undo_notes_delete
 
@@ -176,7 +176,7 @@ def undoable(
         raise ValueError(f"not an undoable action: {action}")
     refused: DomainError | None = None
     with transaction.atomic():
-        document = _locked_document(document)
+        document = document_locked(document)
         step = take_snapshot(document, start, end, extra)
         try:
             yield step
@@ -244,7 +244,7 @@ def undo_last(*, document: Document, actor: Any) -> Undone | None:
     (a second try would be refused again), and `refused` says why."""
     user = acting_user(actor)
     with transaction.atomic():
-        document = _locked_document(document)
+        document = document_locked(document)
         step = (
             UndoStep.objects.select_for_update()
             .filter(user=user, document=document)
@@ -293,7 +293,7 @@ def _put_back(
             )
     now = timezone.now()
     # The entities the action's spans hold now: once the spans are back, those none of them
-    # holds any more leave the table, if nothing else relies on them (`_withdraw`).
+    # holds any more leave the table, if nothing else relies on them (`orphan_withdraw`).
     held = {span.entity_id: span for span in spans.values() if span.entity_id is not None}
     # Spans the action created go first: the proposals they pushed aside come back after.
     for item in sorted(entry, key=lambda item: item["before"] is not None):
@@ -319,14 +319,14 @@ def _put_back(
         if relabelled and span.entity_id is not None:
             # A relabel undone: its entity, and every span that followed it, go back to the
             # label, with the pseudonym the surface had under it.
-            _relabel(document, span, user, was=label, confirm=True, back=pseudonym)
+            span_entity_relabel(document, span, user, was=label, confirm=True, back=pseudonym)
         if span.status == SpanStatus.ACCEPTED:
-            _decide(span, document, user, pseudonym)
+            span_choice_record(span, document, user, pseudonym)
         span.save()
     kept = {span.entity_id for span in spans.values() if span.pk is not None}
     for entity_id, span in held.items():
         if entity_id not in kept:
-            _withdraw(document, entity_id, user, span)
+            orphan_withdraw(document, entity_id, user, span)
     if comment_id is not None:
         comment = (
             Comment.objects.filter(pk=comment_id, author=user).select_related("review_item").first()
@@ -336,7 +336,7 @@ def _put_back(
             comment.delete()
             if review.status == ReviewStatus.OPEN and not review.comments.exists():
                 review.delete()
-    _touch_document(document)
+    document_touched(document)
 
 
 def undo_forget(user: Any) -> int:

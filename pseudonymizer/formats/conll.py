@@ -21,7 +21,7 @@ from pseudonymizer.spans import Span
 DOCSTART = "-DOCSTART-"
 TAG = re.compile(r"(?:O|(?P<prefix>[BIESLU])-(?P<label>\S+))")
 _ID_COMMENT = re.compile(r"#\s*(?:doc_id|id)\s*=\s*(?P<id>.*?)\s*")
-_KEY_COMMENT = re.compile(r"#\s*[\w.-]+(?:\s+[\w.-]+)?\s*=")
+KEY_COMMENT = re.compile(r"#\s*[\w.-]+(?:\s+[\w.-]+)?\s*=")
 
 
 def columns(line: str) -> list[str]:
@@ -122,7 +122,7 @@ def read(stream: BinaryIO, ctx: Context) -> Iterator[ImportedDocument]:
                     builder.external_id = named["id"] or None
                 continue
             # "#hashtag B-HASHTAG" is a token; "# sent_id = 3" and "# anything" are comments.
-            if _KEY_COMMENT.match(line) or len(cells) < 2 or not is_tag(cells[-1]):
+            if KEY_COMMENT.match(line) or len(cells) < 2 or not is_tag(cells[-1]):
                 continue
         if cells[0] == DOCSTART:
             if docstart_mode is None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from pseudonymizer.formats.conll import _KEY_COMMENT, DOCSTART
+from pseudonymizer.formats.conll import DOCSTART, KEY_COMMENT
 from pseudonymizer.spans import Span
 
 CONLL_OUTSIDE = "O"
@@ -218,7 +218,7 @@ def _tokens(text: str, edges: Sequence[int]) -> Iterator[tuple[int, int]]:
             end = edges[edge_index]
         for start, stop in _peel(text, position, end):
             token = text[start:stop]
-            if stop - start > 1 and (token == DOCSTART or _KEY_COMMENT.match(token)):
+            if stop - start > 1 and (token == DOCSTART or KEY_COMMENT.match(token)):
                 # The reader would take the line for a document break or a comment
                 # ("#key=value" reads as "# sent_id = 3" does).
                 yield start, start + 1

@@ -44,20 +44,20 @@ from annotator.services.jobs import (
     job_progress_set,
 )
 from annotator.services.learning import learned_recognizer
-from annotator.services.releases.create import _audit_outcome
+from annotator.services.releases.create import release_outcome_audit
 from annotator.services.releases.files import (
-    _WRITERS,
     MANIFEST_NAME,
-    _data_name,
-    _folder,
-    _remove_empty,
-    _sha256,
-    _write_json,
+    WRITERS,
+    data_name,
+    empty_remove,
+    json_write,
     part_open,
     part_publish,
+    release_folder,
+    sha256_of,
 )
 from annotator.services.releases.manifest import release_manifest
-from annotator.services.releases.ner import RELEASE_PROFILE, _ner_detector, text_digest
+from annotator.services.releases.ner import RELEASE_PROFILE, ner_detector, text_digest
 from annotator.services.table import release_aliases, surface_choices
 from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import uses_ner
@@ -125,7 +125,7 @@ class UnaccountedDocuments(RuntimeError):
     """Some document of the release was neither released nor left out with a reason."""
 
 
-class _Build:
+class ReleasePass:
     """One pass over a release's documents through the engine's pipeline: streams them in,
     counts, records the leaking documents; yields what to write."""
 
@@ -159,7 +159,7 @@ class _Build:
             profile=RELEASE_PROFILE,
             known=known,
             learned=self._learned(),
-            ner=_ner_detector(release.ner_models) if ner_here else None,
+            ner=ner_detector(release.ner_models) if ner_here else None,
             labels=lambda label: map_to_schema(label, schema),
         )
         del known
@@ -370,7 +370,7 @@ class _Build:
         )
 
 
-def _failure_reason(error: BaseException, build: _Build | None) -> str:
+def _failure_reason(error: BaseException, build: ReleasePass | None) -> str:
     where = f" after {build.done} of {build.total} documents" if build is not None else ""
     if isinstance(error, DetectionUnavailable):
         # Our own words: a detector and a language, never a text.
@@ -418,21 +418,21 @@ def release_build(
     claimed_at = release.started_at
     # A build taken over from a worker that died starts its report again.
     ReleaseLeak.objects.filter(release=release).delete()
-    folder = _folder(release)
+    folder = release_folder(release)
     # The data is written to a part file only this worker's user may read (0600): until the
     # checks pass it may hold originals. Only `_publish` makes it the release's file; every
     # other way out deletes it at once, a refusal, an error or an interruption alike (the
     # reaper deletes the part files of a worker killed outright).
     part: Path | None = None
-    build: _Build | None = None
+    build: ReleasePass | None = None
     try:
         with _one_snapshot() as writes:
-            build = _Build(release, progress, ner_here=ner_here, writes=writes)
+            build = ReleasePass(release, progress, ner_here=ner_here, writes=writes)
             build.left_out_not_finished()
             folder.mkdir(parents=True, exist_ok=True)
-            part, stream = part_open(folder / _data_name(release))
+            part, stream = part_open(folder / data_name(release))
             with stream:
-                _WRITERS[release.format](build.documents(), stream)
+                WRITERS[release.format](build.documents(), stream)
             build.accounted()
         build.rows_write()
         Release.objects.filter(pk=release.pk, started_at=claimed_at).update(
@@ -451,20 +451,20 @@ def release_build(
             # before the manifest was written) does not stand for the release.
             shutil.rmtree(folder, ignore_errors=True)
         ReleaseLeak.objects.filter(release=release).delete()
-        _audit_outcome(release, "failed", {})
+        release_outcome_audit(release, "failed", {})
     finally:
         if part is not None:
             part.unlink(missing_ok=True)  # published: renamed away already
-        _remove_empty(folder)
+        empty_remove(folder)
         # The NER hits served this build only: whatever its outcome, they go.
         ReleaseNerHits.objects.filter(release_id=release.pk).delete()
     release.refresh_from_db()
     return release
 
 
-def _refuse(release: Release, build: _Build, part: Path, claimed_at: Any) -> None:
+def _refuse(release: Release, build: ReleasePass, part: Path, claimed_at: Any) -> None:
     part.unlink(missing_ok=True)
-    _remove_empty(_folder(release))
+    empty_remove(release_folder(release))
     message = (
         f"{build.leak_documents} document(s) hold {build.leak_count} leak(s) in their rendered "
         f"text and {build.hit_count} identifier(s) a detector found that no person decided on: "
@@ -485,21 +485,21 @@ def _refuse(release: Release, build: _Build, part: Path, claimed_at: Any) -> Non
         build.hit_count,
         build.leak_documents,
     )
-    _audit_outcome(
+    release_outcome_audit(
         release,
         "refused",
         {"leaks": build.leak_count, "hits": build.hit_count, "documents": build.leak_documents},
     )
 
 
-def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> None:
-    folder = _folder(release)
-    data = folder / _data_name(release)
+def _publish(release: Release, build: ReleasePass, part: Path, claimed_at: Any) -> None:
+    folder = release_folder(release)
+    data = folder / data_name(release)
     part_publish(part, data)
     manifest = release_manifest(
-        build, data={"file": data.name, "sha256": _sha256(data), "bytes": data.stat().st_size}
+        build, data={"file": data.name, "sha256": sha256_of(data), "bytes": data.stat().st_size}
     )
-    _write_json(folder / MANIFEST_NAME, manifest)
+    json_write(folder / MANIFEST_NAME, manifest)
     finished = job_finish(
         Release, release.pk, claimed_at=claimed_at, documents_done=build.done,
         manifest=manifest, sha256=manifest["data"]["sha256"],
@@ -518,7 +518,7 @@ def _publish(release: Release, build: _Build, part: Path, claimed_at: Any) -> No
         len(build.left_out),
         len(build.dismissed),
     )
-    _audit_outcome(
+    release_outcome_audit(
         release,
         "done",
         {

@@ -152,7 +152,7 @@ def release_resend(release: Release) -> Callable[[], None]:
     return partial(_dispatch, release.pk, sorted(queued.values_list("pk", flat=True)))
 
 
-def _audit_outcome(release: Release, event: str, detail: dict[str, Any]) -> None:
+def release_outcome_audit(release: Release, event: str, detail: dict[str, Any]) -> None:
     audit_record(
         action=AuditAction.RELEASE,
         actor=release.created_by,

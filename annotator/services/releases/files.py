@@ -33,7 +33,7 @@ RELEASES_DIR = "releases"  # under settings.MEDIA_ROOT; one folder per release: 
 MANIFEST_NAME = "manifest.json"
 
 
-_WRITERS: dict[str, Callable[[Iterator[OutputDocument], TextIO], int]] = {
+WRITERS: dict[str, Callable[[Iterator[OutputDocument], TextIO], int]] = {
     ReleaseFormat.JSONL: write_jsonl,
     ReleaseFormat.CSV: write_csv,
     ReleaseFormat.CONLL: write_conll,
@@ -53,11 +53,11 @@ def project_releases_folder(project: Project) -> Path:
     return releases_root() / project.slug
 
 
-def _folder(release: Release) -> Path:
+def release_folder(release: Release) -> Path:
     return project_releases_folder(release.project) / str(release.version)
 
 
-def _data_name(release: Release) -> str:
+def data_name(release: Release) -> str:
     return f"{release.project.slug}-v{release.version}-{release.strategy}.{_EXTENSIONS[release.format]}"  # noqa: E501
 
 
@@ -103,7 +103,7 @@ def release_download_record(
     )
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
@@ -148,7 +148,7 @@ def _umask() -> int:
     return mask
 
 
-def _write_json(path: Path, value: Any) -> None:
+def json_write(path: Path, value: Any) -> None:
     part, stream = part_open(path)
     try:
         with stream:
@@ -163,12 +163,12 @@ def release_discard_partial(release: Release) -> None:
     half-written files in its folder, the NER hits stored for it, a partial report."""
     ReleaseNerHits.objects.filter(release_id=release.pk).delete()
     ReleaseLeak.objects.filter(release_id=release.pk).delete()
-    folder = _folder(release)
+    folder = release_folder(release)
     for part in folder.glob(".*.part"):
         part.unlink(missing_ok=True)
-    _remove_empty(folder)
+    empty_remove(folder)
 
 
-def _remove_empty(folder: Path) -> None:
+def empty_remove(folder: Path) -> None:
     with contextlib.suppress(OSError):
         folder.rmdir()

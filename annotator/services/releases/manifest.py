@@ -18,7 +18,7 @@ from annotator.services.releases.ner import RELEASE_PROFILE
 from pseudonymizer.release import LEAK_PATTERN_LABELS
 
 if TYPE_CHECKING:
-    from annotator.services.releases.build import _Build
+    from annotator.services.releases.build import ReleasePass
 
 
 @cache
@@ -49,7 +49,7 @@ def cloak_commit() -> str:
     return found.stdout.strip() if found.returncode == 0 else ""
 
 
-def release_manifest(build: _Build, *, data: dict[str, Any] | None) -> dict[str, Any]:
+def release_manifest(build: ReleasePass, *, data: dict[str, Any] | None) -> dict[str, Any]:
     """What the manifest of `build`'s release says: its policy, the check, the counts, the
     documents released and left out, `data` (the file, None when refused) and who cut it."""
     release = build.release

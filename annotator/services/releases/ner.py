@@ -21,7 +21,7 @@ from annotator.models import (
     ReleaseNerHits,
 )
 from annotator.services.jobs import job_claim, job_dispatch, job_fail, job_finish
-from annotator.services.releases.create import _audit_outcome
+from annotator.services.releases.create import release_outcome_audit
 from annotator.services.releases.files import release_discard_partial
 from pseudonymizer.detection import Detector, NerSpecError
 from pseudonymizer.vocabulary import DEFAULT_PROFILE
@@ -31,7 +31,7 @@ from pseudonymizer.vocabulary import DEFAULT_PROFILE
 RELEASE_PROFILE = DEFAULT_PROFILE
 
 
-def _ner_detector(ner_models: dict[str, str]) -> Detector:
+def ner_detector(ner_models: dict[str, str]) -> Detector:
     return Detector(
         profile=RELEASE_PROFILE,
         ner_models=ner_models,
@@ -71,7 +71,7 @@ def release_batch_ner(*, batch_id: int, retried: bool = False) -> bool:
     )
     texts = [text for _, text in rows]
     try:
-        detection = _ner_detector(release.ner_models).ner(texts, batch.language)
+        detection = ner_detector(release.ner_models).ner(texts, batch.language)
         errors = dict(detection.errors)
     except NerSpecError as error:
         errors = {"ner": str(error)}
@@ -133,5 +133,5 @@ def release_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | Non
         )
     if failed:
         release_discard_partial(release)
-        _audit_outcome(release, "failed", {"ner_batch": batch.number})
+        release_outcome_audit(release, "failed", {"ner_batch": batch.number})
     return True

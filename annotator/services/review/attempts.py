@@ -12,7 +12,7 @@ from annotator.models import Comment, Document, ReviewItem, ReviewKind, ReviewSt
 from annotator.permissions import acting_user
 from annotator.services.decisions import kept_reason
 from annotator.services.review.resolve import MAX_COMMENT
-from annotator.services.review.scan import _fingerprint
+from annotator.services.review.scan import review_fingerprint
 from annotator.services.span_events import Refused
 from annotator.services.table import SurfaceConflict, pseudonym_digest, review_note_write
 
@@ -53,7 +53,7 @@ def review_attempt_record(
         return None
     winner = conflict.winner
     project = document.project
-    fingerprint = _fingerprint(
+    fingerprint = review_fingerprint(
         "attempt",
         document.pk,
         span_id if span_id is not None else f"{start}:{end}",

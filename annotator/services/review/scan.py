@@ -92,7 +92,7 @@ CHUNK = 1000
 _WORD = re.compile(r"\w+")
 
 
-def _fingerprint(kind: str, *parts: object) -> str:
+def review_fingerprint(kind: str, *parts: object) -> str:
     return hashlib.sha256("\x1f".join([kind, *map(str, parts)]).encode()).hexdigest()
 
 
@@ -208,7 +208,7 @@ def _raise_keep_conflict(
                  sorted({lang for lang, _ in seen})}  # fmt: skip
     raiser.raise_item(
         ReviewKind.KEEP_CONFLICT,
-        _fingerprint(ReviewKind.KEEP_CONFLICT, entity_id, kept, replaced),
+        review_fingerprint(ReviewKind.KEEP_CONFLICT, entity_id, kept, replaced),
         document_id=span[1],
         span_id=span[0],
         entity_id=entity_id,
@@ -252,7 +252,7 @@ def _scan_surfaces(
         dissent = next((s for s in spans if s[3] != recorded), spans[0])
         raiser.raise_item(
             ReviewKind.SURFACE_CONFLICT,
-            _fingerprint(ReviewKind.SURFACE_CONFLICT, entity_id, digest, decisions, recorded),
+            review_fingerprint(ReviewKind.SURFACE_CONFLICT, entity_id, digest, decisions, recorded),
             document_id=dissent[1],
             span_id=dissent[0],
             entity_id=entity_id,
@@ -314,7 +314,7 @@ def _raise_entity_conflict(
     project = raiser.project
     raiser.raise_item(
         ReviewKind.ENTITY_CONFLICT,
-        _fingerprint(
+        review_fingerprint(
             ReviewKind.ENTITY_CONFLICT,
             entity_id,
             language,
@@ -368,7 +368,7 @@ def _scan_originals(project: Project, raiser: _Raiser) -> None:
         for pk, entity_id, language, replacement, label in index[run]:
             raiser.raise_item(
                 ReviewKind.ORIGINAL_REPLACEMENT,
-                _fingerprint(
+                review_fingerprint(
                     ReviewKind.ORIGINAL_REPLACEMENT, pk, pseudonym_digest(project, replacement)
                 ),
                 note={"replacement": replacement},
@@ -389,7 +389,7 @@ def _scan_named_apart(project: Project, raiser: _Raiser) -> None:
     for wider, held, label in named_apart(project, CHUNK):
         raiser.raise_item(
             ReviewKind.NAMED_APART,
-            _fingerprint(ReviewKind.NAMED_APART, wider, held),
+            review_fingerprint(ReviewKind.NAMED_APART, wider, held),
             entity_id=wider,
             detail={"entities": [wider, held], "label": label},
         )

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotator.models import JobStatus, Release
-from annotator.services.releases.files import _WRITERS, release_data_path
+from annotator.services.releases.files import WRITERS, release_data_path
 from tests.annotator.services.test_releases import FIRST, document_with
 from tests.factories import ProjectFactory
 
@@ -76,7 +76,7 @@ def test_bad_arguments_and_failures_exit_non_zero(project: Any, monkeypatch: Any
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(_WRITERS, "csv", broken)
+    monkeypatch.setitem(WRITERS, "csv", broken)
     with pytest.raises(CommandError, match="failed"):
         run_command("radical", "--strategy", "S1", "--format", "csv")
     assert Release.objects.get().status == JobStatus.FAILED

@@ -194,7 +194,9 @@ def test_a_replacement_that_is_an_original_or_taken_is_refused(
             change=EntityChange(replacements={choice.alias_id: replacement}),
         )
     assert Alias.objects.get(pk=choice.alias_id).replacement == "Raj Avrom"
-    assert not AuditEvent.objects.exists()
+    # Audited as refused (issue 32): its kind, never the pseudonym asked for.
+    (refused,) = AuditEvent.objects.all()
+    assert refused.detail == {"action": "edit", "refused": "refused"}
 
 
 def test_a_pseudonym_inside_a_longer_word_of_a_document_is_allowed(project: Any) -> None:

@@ -46,7 +46,7 @@ from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_bui
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import release_hit_dismiss
 from annotator.services.releases.files import (
-    _WRITERS,
+    WRITERS,
     release_data_path,
     release_download_record,
     release_manifest_path,
@@ -498,7 +498,7 @@ def test_conll_tags_the_replacements_with_their_labels(corpus: Any) -> None:
 def test_a_failure_leaves_no_file_and_no_text_in_its_error(corpus: Any) -> None:
     project, _ = corpus
     secret_error = UnicodeEncodeError("utf-8", "Moshe Chaya", 0, 1, "surrogates")
-    with mock.patch.dict(_WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
+    with mock.patch.dict(WRITERS, {"jsonl": mock.Mock(side_effect=secret_error)}):
         release = build(project)
     assert release.status == JobStatus.FAILED
     assert "UnicodeEncodeError" in release.error and "Moshe" not in release.error
@@ -521,13 +521,13 @@ def umask_022() -> Iterator[None]:
 def part_modes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The modes of the part files seen from inside the pipeline, as each document goes by."""
     seen: list[int] = []
-    result = build_module._Build._result
+    result = build_module.ReleasePass._result
 
     def observing(self: Any, outcome: Any) -> Any:
         seen.extend(stat.S_IMODE(p.stat().st_mode) for p in releases_root().rglob(".*.part"))
         return result(self, outcome)
 
-    monkeypatch.setattr(build_module._Build, "_result", observing)
+    monkeypatch.setattr(build_module.ReleasePass, "_result", observing)
     return seen
 
 
@@ -584,7 +584,7 @@ def test_a_crash_in_the_middle_leaves_no_part_file(
 ) -> None:
     project, _ = corpus
     document_with(project, "Nobody saw moshe CHAYA today.", [], external_id="planted")
-    result = build_module._Build._result
+    result = build_module.ReleasePass._result
     seen: list[Path] = []
 
     def crashing(self: Any, outcome: Any) -> Any:
@@ -593,7 +593,7 @@ def test_a_crash_in_the_middle_leaves_no_part_file(
             raise error("crashed")
         return result(self, outcome)
 
-    monkeypatch.setattr(build_module._Build, "_result", crashing)
+    monkeypatch.setattr(build_module.ReleasePass, "_result", crashing)
     release = release_create(project=project, strategy="S2", format="jsonl", dispatch=False)
     if error is Interrupted:
         with pytest.raises(Interrupted):

@@ -22,7 +22,7 @@ from annotator.models import (
 from annotator.services.errors import DomainError, NeedsConfirmation, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
-    _locked_document,
+    document_locked,
     document_status_set,
     span_create,
     span_delete,
@@ -544,7 +544,7 @@ def test_a_span_write_locks_its_document_and_not_the_project() -> None:
     thread = threading.Thread(target=other_writer)
     thread.start()
     with transaction.atomic():
-        _locked_document(first)
+        document_locked(first)
         holding.set()
         checked.wait(timeout=30)
     thread.join(timeout=30)
