@@ -47,8 +47,8 @@ import re
 import time
 import uuid
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -349,7 +349,7 @@ def _propagate(
             if occurrences:
                 found[document_id] = occurrences
         for group in _groups(found):
-            skipped |= _write(project, group, sources, summary)
+            skipped |= _occurrences_write(project, group, sources, summary)
             if time.monotonic() - renewed > RENEW_EVERY:
                 PendingPropagation.objects.filter(claim=claim).update(claimed_at=timezone.now())
                 renewed = time.monotonic()
@@ -420,29 +420,189 @@ class _Placed:
         self.longest = max(self.longest, span.end - span.start)
 
 
-@transaction.atomic
-def _write(
-    project: Project,
-    found: dict[int, list[tuple[int, int, _Target]]],
-    sources: set[int],
-    summary: PropagationSummary,
-) -> set[int]:
-    """Write the occurrences of a few documents, in a transaction of their own; the
-    documents skipped because a person's write holds them."""
-    # Lock the documents that will change, in id order (as every writer does), then read
-    # their spans: a person's write to one of them afterwards waits for this short
-    # transaction, and is not lost. One a person holds now is skipped, not waited for.
-    locked = list(
+def _documents_lock(found: Iterable[int]) -> dict[int, str]:
+    """Lock the documents that will change, in id order (as every writer does), skipping one
+    a person's write holds now (not waited for); the status of each locked, by id. A person's
+    write to one of them afterwards waits for this short transaction, and is not lost."""
+    return dict(
         Document.objects.select_for_update(skip_locked=True)
         .filter(pk__in=sorted(found))
         .order_by("pk")
         .values_list("pk", "status")
     )
-    statuses = dict(locked)
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What the rules read of the locked documents: their spans not rejected, placed; the
+    stretches a person rejected (never proposed again); the spans with an open conflict."""
+
+    spans: dict[int, _Placed]
+    rejected: dict[int, set[tuple[int, int]]]
+    open_conflicts: set[int]
+
+
+def _held_read(project: Project, document_ids: list[int]) -> _Held:
+    spans: dict[int, list[_Existing]] = {}
+    for *values, document_id in (
+        Span.objects.filter(document_id__in=document_ids)
+        .exclude(status=SpanStatus.REJECTED)
+        .order_by("document_id", "start", "end", "pk")
+        .values_list(*SPAN_FIELDS)
+    ):
+        spans.setdefault(document_id, []).append(_Existing(*values))
+    rejected: dict[int, set[tuple[int, int]]] = {}
+    for document_id, start, end in Span.objects.filter(
+        document_id__in=document_ids, status=SpanStatus.REJECTED, decided_by__isnull=False
+    ).values_list("document_id", "start", "end"):
+        rejected.setdefault(document_id, set()).add((start, end))
+    open_conflicts = set(
+        ReviewItem.objects.filter(
+            project=project,
+            kind=ReviewKind.SURFACE_CONFLICT,
+            status=ReviewStatus.OPEN,
+            span__document_id__in=document_ids,
+        ).values_list("span_id", flat=True)
+    )
+    placed = {document_id: _Placed(spans.get(document_id, [])) for document_id in document_ids}
+    return _Held(placed, rejected, open_conflicts)
+
+
+@dataclass
+class _Plan:
+    """What a pass writes to the documents it locked, decided occurrence by occurrence
+    (`_occurrence_plan`) and then written at once (`_plan_write`)."""
+
+    created: list[Proposal] = field(default_factory=list)
+    # (decision, keep reason, entity, whether a person sees a change) → proposals to give
+    # that choice: one UPDATE each.
+    updated: dict[tuple[str, str, int, bool], list[int]] = field(default_factory=dict)
+    conflicts: list[ReviewItem] = field(default_factory=list)
+    reopened: set[int] = field(default_factory=set)
+
+
+def _occurrence_plan(
+    plan: _Plan,
+    project: Project,
+    held: _Held,
+    sources: set[int],
+    document_id: int,
+    occurrence: tuple[int, int, _Target],
+    *,
+    done: bool,
+) -> None:
+    """The rules for one occurrence of a choice in a document: what the pass does there."""
+    start, end, target = occurrence
+    if (start, end) in held.rejected.get(document_id, set()):
+        return  # a person rejected this stretch: never proposed again
+    existing = held.spans[document_id]
+    overlapping = existing.overlapping(start, end)
+    same = [s for s in overlapping if s.start == start and s.end == end]
+    if any(s.pk in sources for s in overlapping):
+        return
+    if same:
+        span = same[0]
+        if span.pk is None:
+            return  # proposed by this pass, for another of its choices: that stays
+        if span_held_by_person(span.status, span.source):
+            if span.decision != target.decision and span.pk not in held.open_conflicts:
+                held.open_conflicts.add(span.pk)
+                plan.conflicts.append(
+                    ReviewItem(
+                        project=project,
+                        kind=ReviewKind.SURFACE_CONFLICT,
+                        document_id=document_id,
+                        span_id=span.pk,
+                        entity_id=target.alias.entity_id,
+                        detail={"decisions": [span.decision, target.decision]},
+                    )
+                )
+            return
+        if span.entity_id == target.alias.entity_id and span.decision == target.decision:
+            return
+        # Only a change a person sees (the decision, its reason) is a new version: a
+        # proposal that merely learns its entity keeps the version the page holds.
+        seen = span.decision != target.decision or span.keep_reason != target.keep_reason
+        key = (target.decision, target.keep_reason, target.alias.entity_id, seen)
+        plan.updated.setdefault(key, []).append(span.pk)
+        return
+    if any(span_held_by_person(s.status, s.source) for s in overlapping):
+        return
+    if any(s.start <= start and end <= s.end for s in overlapping):
+        # A wider proposal holds the occurrence (an address, a handle, a longer name): it
+        # stays, whole, for the person to decide; a word of it alone would leave the rest of
+        # it unseen in a release.
+        return
+    # Proposals that only overlap it are another machine's: they stay beside it.
+    plan.created.append(
+        Proposal(
+            document_id=document_id,
+            start=start,
+            end=end,
+            label=target.label,
+            source=SpanSource.KNOWN,
+            score=1.0,
+            decision=target.decision,
+            keep_reason=target.keep_reason,
+            entity_id=target.alias.entity_id,
+        )
+    )
+    existing.add(
+        _Existing(None, start, end, SpanSource.KNOWN, SpanStatus.PROPOSED,
+                  target.decision, target.keep_reason, target.alias.entity_id)
+    )  # fmt: skip
+    if done:
+        plan.reopened.add(document_id)
+
+
+def _plan_write(plan: _Plan) -> None:
+    now = timezone.now()
+    for (decision, keep_reason, entity_id, seen), ids in plan.updated.items():
+        if seen:
+            Span.objects.filter(pk__in=ids).update(
+                decision=decision,
+                keep_reason=keep_reason,
+                entity_id=entity_id,
+                version=F("version") + 1,
+                updated_at=now,
+            )
+        else:
+            Span.objects.filter(pk__in=ids).update(entity_id=entity_id)
+    if plan.created:
+        propose(plan.created)
+    if plan.conflicts:
+        ReviewItem.objects.bulk_create(plan.conflicts)
+    if plan.reopened:
+        Document.objects.filter(pk__in=plan.reopened).update(
+            status=DocumentStatus.IN_PROGRESS, updated_at=now
+        )
+
+
+@transaction.atomic
+def _occurrences_write(
+    project: Project,
+    found: dict[int, list[tuple[int, int, _Target]]],
+    sources: set[int],
+    summary: PropagationSummary,
+) -> set[int]:
+    """Write the occurrences of a few documents, in a transaction of their own: lock them,
+    read what the rules need, decide each occurrence, write the plan. The documents skipped
+    because a person's write holds them."""
+    statuses = _documents_lock(found)
     skipped = set(found) - statuses.keys()
-    found = {document_id: found[document_id] for document_id in statuses}
-    if not found:
+    if not statuses:
         return skipped
+    held = _held_read(project, list(statuses))
+    plan = _Plan()
+    for document_id in (document_id for document_id in found if document_id in statuses):
+        done = statuses[document_id] == DocumentStatus.DONE
+        for occurrence in found[document_id]:
+            _occurrence_plan(plan, project, held, sources, document_id, occurrence, done=done)
+    _plan_write(plan)
+    summary.proposed += len(plan.created)
+    summary.updated += sum(len(ids) for ids in plan.updated.values())
+    summary.conflicts += len(plan.conflicts)
+    return skipped
     spans: dict[int, list[_Existing]] = {}
     for *values, document_id in (
         Span.objects.filter(document_id__in=list(found))

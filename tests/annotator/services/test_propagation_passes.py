@@ -160,7 +160,7 @@ def test_a_failed_pass_puts_its_choices_back(team: Team, monkeypatch: Any) -> No
             project=team.project, alias_id=decide(team.project, name).alias_id
         )
     monkeypatch.setattr(propagation, "GROUP", 1)
-    write = propagation._write
+    write = propagation._occurrences_write
     calls: list[int] = []
 
     def crash_on_second(*args: Any, **kwargs: Any) -> set[int]:
@@ -169,14 +169,14 @@ def test_a_failed_pass_puts_its_choices_back(team: Team, monkeypatch: Any) -> No
             raise RuntimeError("the worker broke in the middle")
         return write(*args, **kwargs)
 
-    monkeypatch.setattr(propagation, "_write", crash_on_second)
+    monkeypatch.setattr(propagation, "_occurrences_write", crash_on_second)
     with pytest.raises(RuntimeError):
         propagation_pass(project_id=team.project.pk)
     assert Span.objects.filter(document=first).count() == 1  # written before the crash
     pending = PendingPropagation.objects.filter(project=team.project)
     assert pending.count() == 2 and not pending.filter(claim__isnull=False).exists()
 
-    monkeypatch.setattr(propagation, "_write", write)
+    monkeypatch.setattr(propagation, "_occurrences_write", write)
     summary = propagation_pass(project_id=team.project.pk)
     assert (summary.choices, summary.proposed) == (2, 1)  # the first is in place already
     assert Span.objects.filter(document=first).count() == 1
