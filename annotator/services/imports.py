@@ -482,51 +482,86 @@ def documents_import(
         raise DomainError(
             f"language {language!r} is not one of the project's ({', '.join(project.languages)})"
         )
-    name = filename or path.name
-    watcher = observer or ImportObserver()
-    # COPY streams, and PostgreSQL refuses a repeated id itself: see _first_fault.
-    exact = connection.vendor != "postgresql"
-    checker = _Checker(project, language, name, exact=exact)
-    summary = ImportSummary()
+    run = _DocumentsImport(
+        project=project, path=path, fmt=fmt, language=language, name=filename or path.name,
+        text_column=text_column, actor=actor, job=job, progress=progress,
+        watcher=observer or ImportObserver(),
+    )  # fmt: skip
+    try:
+        if run.fmt == "auto":
+            run.fmt = detect_format(path, run.name)
+        if _write_after_reading():
+            run.write_spooled()
+        else:
+            run.write_streamed()
+    except FormatError as error:
+        raise ImportRefused(str(error)) from None
+    return run.summary
 
-    def read_batches(reader: _Checker, **options: Any) -> Iterator[list[ImportedDocument]]:
+
+@dataclass
+class _DocumentsImport:
+    """One import of a file, step by step: read and check it in batches, write them (as
+    they come, or spooled then written: `_write_after_reading`), and finish in the write's
+    transaction (arrivals assigned, audited, the job done)."""
+
+    project: Project
+    path: Path
+    fmt: str
+    language: str | None
+    name: str
+    text_column: str
+    actor: Any
+    job: ImportJob | None
+    progress: ProgressCallback | None
+    watcher: ImportObserver
+    summary: ImportSummary = field(default_factory=ImportSummary)
+
+    def __post_init__(self) -> None:
+        # COPY streams, and PostgreSQL refuses a repeated id itself: see `first_fault`.
+        self.exact = connection.vendor != "postgresql"
+        self.checker = _Checker(self.project, self.language, self.name, exact=self.exact)
+
+    def read_batches(self, reader: _Checker, **options: Any) -> Iterator[list[ImportedDocument]]:
         documents = read_documents(
-            path, fmt, language=language, limits=_limits(), text_column=text_column,
-            filename=name, unique_ids=reader.exact, **options,
+            self.path, self.fmt, language=self.language, limits=_limits(),
+            text_column=self.text_column, filename=self.name, unique_ids=reader.exact,
+            **options,
         )  # fmt: skip
         for batch in _batches(documents, reader, settings.CLOAK_IMPORT_BATCH_SIZE):
             reader.refuse_existing(batch)
             yield batch
 
-    def checked_batches() -> Iterator[list[ImportedDocument]]:
-        for batch in read_batches(checker, on_position=watcher.read):
-            summary.add(batch)
-            watcher.checked(summary.documents, summary.spans)
-            if progress is not None:
-                progress(summary.documents, summary.spans)
+    def checked_batches(self) -> Iterator[list[ImportedDocument]]:
+        for batch in self.read_batches(self.checker, on_position=self.watcher.read):
+            self.summary.add(batch)
+            self.watcher.checked(self.summary.documents, self.summary.spans)
+            if self.progress is not None:
+                self.progress(self.summary.documents, self.summary.spans)
             yield batch
-        if summary.documents == 0:
-            raise FormatError(name, 0, "the file holds no documents")
+        if self.summary.documents == 0:
+            raise FormatError(self.name, 0, "the file holds no documents")
 
-    def first_fault() -> None:
+    def first_fault(self) -> None:
         """Read the file again, holding every id, and raise the FormatError of its first
         fault; return if it has none (the fault was the database's alone)."""
         # Reporting the reading again keeps a job's heartbeat while a large file is re-read.
-        again = _Checker(project, language, name, exact=True)
-        read = sum(len(batch) for batch in read_batches(again, on_position=watcher.read))
+        again = _Checker(self.project, self.language, self.name, exact=True)
+        read = sum(len(batch) for batch in self.read_batches(again, on_position=self.watcher.read))
         if read == 0:
-            raise FormatError(name, 0, "the file holds no documents")
+            raise FormatError(self.name, 0, "the file holds no documents")
 
-    def finish() -> None:
+    def finish(self) -> None:
         # In the same transaction: no one sees a new document without its annotator.
-        documents_assign_arrivals(project=project, languages=summary.languages)
+        summary, job = self.summary, self.job
+        documents_assign_arrivals(project=self.project, languages=summary.languages)
         audit_record(
             action=AuditAction.IMPORT,
-            actor=actor,
-            project=project,
+            actor=self.actor,
+            project=self.project,
             target=f"import_job:{job.pk}" if job else "",
             detail={
-                "format": fmt,
+                "format": self.fmt,
                 "documents": summary.documents,
                 "spans": summary.spans,
                 "languages": summary.languages,
@@ -536,58 +571,55 @@ def documents_import(
             ImportJob,
             job.pk,
             claimed_at=job.started_at,
-            format=fmt,  # the format found, where the job asked to detect it
+            format=self.fmt,  # the format found, where the job asked to detect it
             documents_created=summary.documents,
             spans_created=summary.spans,
         ):
             raise ImportTakenOver(f"import job {job.pk} is no longer this worker's")
 
-    try:
-        if fmt == "auto":
-            fmt = detect_format(path, name)
-        if _write_after_reading():
-            sqlite = _SqliteWriter(project, job)
-            # The spool holds originals: an unnamed temporary file, gone when closed or when
-            # the process dies; beside the upload for a job (its folder is deleted after).
-            with tempfile.TemporaryFile(dir=path.parent if job else None) as spool:
-                for batch in checked_batches():
-                    pickle.dump(sqlite.prepare(batch), spool, protocol=pickle.HIGHEST_PROTOCOL)
-                spool.seek(0)
-                watcher.writing(0, summary.documents)
-                try:
-                    with transaction.atomic():
-                        written = 0
-                        for prepared in _unspooled(spool):
-                            sqlite.write_prepared(prepared)
-                            written += len(prepared.documents)
-                            watcher.writing(written, summary.documents)
-                        finish()
-                except IntegrityError:
-                    # Another import committed some of these ids since they were checked; the
-                    # check again, outside the write lock, names the line.
-                    spool.seek(0)
-                    for prepared in _unspooled(spool):
-                        checker.refuse_existing_ids(prepared.keys)
-                    raise
-        else:
+    def write_spooled(self) -> None:
+        """Read and check the whole file first, then write it (SQLite: one writer at once)."""
+        sqlite = _SqliteWriter(self.project, self.job)
+        # The spool holds originals: an unnamed temporary file, gone when closed or when the
+        # process dies; beside the upload for a job (its folder is deleted after).
+        with tempfile.TemporaryFile(dir=self.path.parent if self.job else None) as spool:
+            for batch in self.checked_batches():
+                pickle.dump(sqlite.prepare(batch), spool, protocol=pickle.HIGHEST_PROTOCOL)
+            spool.seek(0)
+            self.watcher.writing(0, self.summary.documents)
             try:
                 with transaction.atomic():
-                    writer = _writer(project, job)
-                    for batch in checked_batches():
-                        writer.write(batch)
-                    finish()
-            except (FormatError, IntegrityError):
-                if exact:
-                    raise
-                # Rolled back. The streaming pass left repeated ids to the table's unique
-                # constraint, which met one only when its batch was written: a fault found
-                # in the file may come after one in its batch, and the constraint names no
-                # line. The exact pass names the file's first fault, as every path does.
-                first_fault()
+                    written = 0
+                    for prepared in _unspooled(spool):
+                        sqlite.write_prepared(prepared)
+                        written += len(prepared.documents)
+                        self.watcher.writing(written, self.summary.documents)
+                    self.finish()
+            except IntegrityError:
+                # Another import committed some of these ids since they were checked; the
+                # check again, outside the write lock, names the line.
+                spool.seek(0)
+                for prepared in _unspooled(spool):
+                    self.checker.refuse_existing_ids(prepared.keys)
                 raise
-    except FormatError as error:
-        raise ImportRefused(str(error)) from None
-    return summary
+
+    def write_streamed(self) -> None:
+        """Write each batch as it is read and checked, in one transaction (PostgreSQL)."""
+        try:
+            with transaction.atomic():
+                writer = _writer(self.project, self.job)
+                for batch in self.checked_batches():
+                    writer.write(batch)
+                self.finish()
+        except (FormatError, IntegrityError):
+            if self.exact:
+                raise
+            # Rolled back. The streaming pass left repeated ids to the table's unique
+            # constraint, which met one only when its batch was written: a fault found in
+            # the file may come after one in its batch, and the constraint names no line.
+            # The exact pass names the file's first fault, as every path does.
+            self.first_fault()
+            raise
 
 
 # --- Uploads through the page and the API, imported by a worker -----------------------------
