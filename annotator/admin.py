@@ -1,24 +1,27 @@
 """Django's admin for every model of `annotator`, and none of the keys'.
 
 The admin is a tool for the people who run Cloak, not a way around the services: memberships
-are written by `membership_set`, with its checks and its audit; the audit log and releases
-cannot be edited. The correspondence table is not here at all: the admin runs on the web
-pages' database connection, whose role must not read the key tables (`provision_keys_db`);
-leads and admins work on the table through the key pages, which audit every look.
+are written by `membership_set` and removed by `membership_remove`, with their checks and their
+audit; the audit log and releases cannot be edited. The correspondence table is not here at
+all: the admin runs on the web pages' database connection, whose role must not read the key
+tables (`provision_keys_db`); leads and admins work on the table through the key pages, which
+audit every look.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+from django.urls import reverse
 
 from annotator.models import (
-    AuditAction,
     AuditEvent,
     Comment,
     Document,
@@ -38,9 +41,9 @@ from annotator.models import (
     Span,
     UndoStep,
 )
-from annotator.services.audit import audit_record, client_ip
+from annotator.services.audit import client_ip
 from annotator.services.errors import DomainError
-from annotator.services.projects import membership_set
+from annotator.services.projects import membership_remove, membership_set
 
 
 class ReadOnlyAdminMixin:
@@ -120,15 +123,32 @@ def _membership_write(request: HttpRequest, obj: Membership) -> None:
 
 
 def _membership_remove(request: HttpRequest, obj: Membership) -> None:
-    audit_record(
-        action=AuditAction.MEMBER_CHANGE,
-        actor=request.user,
+    """Take `obj`'s user out of its project through the service, which gives their unfinished
+    documents back to the pool, audits, and refuses (DomainError) the project's last admin:
+    the views below turn a refusal into a message (`_RefusalAsMessage`)."""
+    membership_remove(
         project=obj.project,
-        target=f"user:{obj.user_id}",
-        detail={"event": "removed", "via": "admin"},
+        username=obj.user.get_username(),
+        actor=request.user,
+        via="admin",
         ip_address=client_ip(request),
     )
-    obj.delete()
+
+
+class _RefusalAsMessage(admin.ModelAdmin):
+    """Admin pages whose writes a service may refuse (DomainError) after the form was valid,
+    as `membership_remove` refuses the project's last admin: the whole request's writes are
+    rolled back, and the page answers with the refusal as an error message, not a 500."""
+
+    def _refusable(
+        self, request: HttpRequest, view: Callable[[], HttpResponseBase | None], back: str
+    ) -> HttpResponseBase | None:
+        try:
+            with transaction.atomic():
+                return view()
+        except DomainError as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return HttpResponseRedirect(back)
 
 
 class MembershipInline(admin.TabularInline):
@@ -141,7 +161,7 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(_RefusalAsMessage):
     list_display = (
         "slug", "name", "languages", "schema_preset", "strategy", "created_by", "created_at"
     )  # fmt: skip
@@ -170,9 +190,23 @@ class ProjectAdmin(admin.ModelAdmin):
         for obj in formset.deleted_objects:
             _membership_remove(request, obj)
 
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> Any:
+        # The inline's removals go through the service, which may refuse one.
+        return self._refusable(
+            request,
+            partial(super().changeform_view, request, object_id, form_url, extra_context),
+            request.get_full_path(),
+        )
+
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(_RefusalAsMessage):
     form = MembershipForm
     list_display = ("user", "project", "role", "languages", "created_at")
     list_filter = ("role", "project")
@@ -190,8 +224,25 @@ class MembershipAdmin(admin.ModelAdmin):
         _membership_remove(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
-        for obj in queryset.select_related("project"):
+        for obj in queryset.select_related("project", "user"):
             _membership_remove(request, obj)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> Any:
+        return self._refusable(
+            request,
+            partial(super().delete_view, request, object_id, extra_context),
+            reverse("admin:annotator_membership_change", args=[object_id]),
+        )
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet[Membership]) -> Any:
+        # "Delete selected": all of them go, or, when the service refuses one, none.
+        return self._refusable(
+            request,
+            partial(super().response_action, request, queryset),
+            request.get_full_path(),
+        )
 
 
 # --- Documents and spans ---------------------------------------------------------------------

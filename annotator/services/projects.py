@@ -165,12 +165,18 @@ def membership_set(
 
 @transaction.atomic
 def membership_remove(
-    *, project: Project, username: str, actor: Any = None, ip_address: str | None = None
+    *,
+    project: Project,
+    username: str,
+    actor: Any = None,
+    via: str = "",
+    ip_address: str | None = None,
 ) -> int:
     """Take a user out of a project: their membership goes, and the documents they held that
     are not finished go back to the pool of their language (the next arrival rule gives them
     out again); the number of documents released. Refused for the project's last admin (no
-    one could manage it any more) and for someone not in it. Audited."""
+    one could manage it any more) and for someone not in it. Audited; `via` says, as for
+    `membership_set`, where the removal came from (the admin)."""
     from annotator.models import Document, DocumentStatus
 
     membership = (
@@ -195,7 +201,12 @@ def membership_remove(
         actor=actor,
         project=project,
         target=f"user:{user.pk}",
-        detail={"event": "removed", "role": membership.role, "documents_released": released},
+        detail={
+            "event": "removed",
+            "role": membership.role,
+            "documents_released": released,
+            **({"via": via} if via else {}),
+        },
         ip_address=ip_address,
     )
     return int(released)

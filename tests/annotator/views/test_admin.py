@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from django.contrib import admin
+from django.contrib.admin.models import LogEntry
+from django.contrib.messages import get_messages
 from django.db import connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -16,6 +18,8 @@ from annotator.keys.models import Alias, Entity
 from annotator.models import (
     AuditAction,
     AuditEvent,
+    Document,
+    DocumentStatus,
     ImportJob,
     JobStatus,
     LearnedModel,
@@ -218,6 +222,106 @@ def test_the_project_page_adds_and_removes_members_through_the_service(
         for event in AuditEvent.objects.filter(action=AuditAction.MEMBER_CHANGE)
     }
     assert events == {f"user:{newcomer.pk}": "added", f"user:{team.annotator_en.pk}": "removed"}
+
+
+def _inline_removal(client: Client, project: Project, user: Any) -> tuple[str, dict[str, Any]]:
+    """The project's change page, and its POST with `user`'s membership ticked for deletion."""
+    url = reverse("admin:annotator_project_change", args=[project.pk])
+    data = _form_data(client, url)
+    leaving = next(
+        index
+        for index in range(int(data["memberships-TOTAL_FORMS"]))
+        if data.get(f"memberships-{index}-user") == user.pk
+    )
+    data[f"memberships-{leaving}-DELETE"] = "on"
+    return url, data
+
+
+def _remove_through_the_admin(client: Client, how: str, membership: Membership) -> Any:
+    """Remove `membership` the way `how` names: its delete page, the changelist's "delete
+    selected" action, or the project page's inline."""
+    if how == "delete page":
+        url = reverse("admin:annotator_membership_delete", args=[membership.pk])
+        return client.post(url, {"post": "yes"})
+    if how == "delete selected":
+        return client.post(
+            reverse("admin:annotator_membership_changelist"),
+            {"action": "delete_selected", "_selected_action": [membership.pk], "post": "yes"},
+        )
+    url, data = _inline_removal(client, membership.project, membership.user)
+    return client.post(url, data)
+
+
+REMOVALS = ("delete page", "delete selected", "inline")
+
+
+@pytest.mark.parametrize("how", REMOVALS)
+def test_removing_a_member_goes_through_the_service_and_its_audit(
+    team: Team, superuser: Any, how: str
+) -> None:
+    held = DocumentFactory(project=team.project, assignee=team.annotator_en)
+    finished = DocumentFactory(
+        project=team.project, assignee=team.annotator_en, status=DocumentStatus.DONE
+    )
+    membership = Membership.objects.get(user=team.annotator_en, project=team.project)
+
+    response = _remove_through_the_admin(client_for(superuser), how, membership)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert not Membership.objects.filter(pk=membership.pk).exists()
+    # The service's own work: what they held unfinished goes back to the pool, the rest stays.
+    assert Document.objects.get(pk=held.pk).assignee is None
+    assert Document.objects.get(pk=finished.pk).assignee == team.annotator_en
+    event = AuditEvent.objects.get(
+        action=AuditAction.MEMBER_CHANGE, target=f"user:{team.annotator_en.pk}"
+    )
+    assert event.actor == superuser
+    assert event.ip_address == "127.0.0.1"
+    assert event.detail == {
+        "event": "removed",
+        "role": Role.ANNOTATOR,
+        "documents_released": 1,
+        "via": "admin",
+    }
+
+
+@pytest.mark.parametrize("how", REMOVALS)
+def test_removing_the_last_admin_is_refused_with_a_message_and_changes_nothing(
+    team: Team, superuser: Any, how: str
+) -> None:
+    membership = Membership.objects.get(user=team.admin, project=team.project)
+    events, log_entries = AuditEvent.objects.count(), LogEntry.objects.count()
+
+    response = _remove_through_the_admin(client_for(superuser), how, membership)
+
+    assert response.status_code == 302
+    shown = [(message.level_tag, str(message)) for message in get_messages(response.wsgi_request)]
+    assert shown == [
+        ("error", "the project's last admin cannot leave it: make someone else admin first")
+    ]
+    assert Membership.objects.filter(pk=membership.pk, role=Role.ADMIN).exists()
+    assert AuditEvent.objects.count() == events
+    assert LogEntry.objects.count() == log_entries
+
+
+def test_a_refused_removal_on_the_project_page_rolls_back_the_rest_of_the_page(
+    team: Team, superuser: Any
+) -> None:
+    # Removing the last admin and someone else at once: neither goes, nor the name change.
+    client = client_for(superuser)
+    url, data = _inline_removal(client, team.project, team.admin)
+    _, others = _inline_removal(client, team.project, team.annotator_en)
+    data.update({key: value for key, value in others.items() if key.endswith("-DELETE")})
+    data["name"] = "Renamed"
+
+    response = client.post(url, data)
+
+    assert response.status_code == 302
+    assert response.url == url
+    assert Membership.objects.filter(project=team.project).count() == 4
+    team.project.refresh_from_db()
+    assert team.project.name != "Renamed"
+    assert not AuditEvent.objects.filter(action=AuditAction.MEMBER_CHANGE).exists()
 
 
 def test_a_new_project_gets_its_members_once_saved(superuser: Any) -> None:
