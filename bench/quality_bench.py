@@ -113,10 +113,10 @@ def main() -> None:
         Span,
         SpanStatus,
     )
-    from annotator.selectors.quality import agreement, preannotation_quality, project_quality
+    from annotator.selectors.quality import agreement, preannotation_quality
     from annotator.services import jobs
     from annotator.services.projects import membership_set, project_create
-    from annotator.services.quality import quality_warm
+    from annotator.services.quality import project_quality, quality_warm
     from annotator.services.review.resolve import review_resolve
     from annotator.services.spans import document_status_set
     from annotator.services.table import surface_decide

@@ -25,8 +25,8 @@ from annotator.selectors.quality import (
     IMPORT_SCOPE,
     RunScope,
     learned_proposals,
-    project_quality,
 )
+from annotator.services.quality import project_quality
 
 
 class QualityQuery(serializers.Serializer[Any]):

@@ -4,8 +4,10 @@ Final decisions (the gold) are the ACCEPTED spans of documents a person finished
 reviewed), at their current offsets and label. Everything is scored by the engine
 (`pseudonymizer.evaluation`): spans are read with `values_list(...).iterator()`, grouped by
 document, and handed to the engine as one list of spans per document. The engine's counts add
-up over documents, so `project_quality` keeps them per block of documents (and agreement per
-state of its pairs) and scores again only what changed in what the numbers read.
+up over documents, so the numbers are read here in parts (`preannotation_blocks`,
+`agreement_pairs`) that `annotator.services.quality.project_quality` keeps in the cache per
+state of what they read, scoring again only what changed. Nothing here writes, the cache
+included.
 
 - Agreement: an original and its replica (`Document.replica_of`, a blind second annotation),
   both finished. Token-level Cohen's kappa, and relaxed span F1 with the original's
@@ -40,11 +42,10 @@ import datetime as dt
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
@@ -80,8 +81,6 @@ ALL_SOURCES = "all"
 IMPORT_SCOPE = "import"
 Mode = Literal["strict", "relaxed"]
 MODES: tuple[Mode, ...] = ("strict", "relaxed")
-# How long computed numbers are kept for one state of the project's data.
-QUALITY_CACHE_SECONDS = 3600
 # Ids per IN (...) when reading the spans of a set of documents.
 CHUNK = 5000
 
@@ -371,7 +370,7 @@ def _predicts(run: RunScope, source: str, run_id: int | None) -> bool:
 
 
 @dataclass(frozen=True)
-class _Measured:
+class PreannotationCounts:
     """Pre-annotation counted over some documents: per (language, source, mode), per label
     scores summed over the language's documents, and how many documents each language has.
     Measures of disjoint documents add up (`+`)."""
@@ -379,22 +378,22 @@ class _Measured:
     totals: dict[tuple[str, str, Mode], Totals] = field(default_factory=dict)
     documents: dict[str, int] = field(default_factory=dict)
 
-    def __add__(self, other: _Measured) -> _Measured:
+    def __add__(self, other: PreannotationCounts) -> PreannotationCounts:
         totals = {key: dict(value) for key, value in self.totals.items()}
         for key, value in other.totals.items():
             _add(totals.setdefault(key, {}), value)
         documents = dict(self.documents)
         for code, count in other.documents.items():
             documents[code] = documents.get(code, 0) + count
-        return _Measured(totals, documents)
+        return PreannotationCounts(totals, documents)
 
-    def of_language(self, language: str) -> _Measured:
+    def of_language(self, language: str) -> PreannotationCounts:
         totals = {key: value for key, value in self.totals.items() if key[0] == language}
         documents = {code: n for code, n in self.documents.items() if code == language}
-        return _Measured(totals, documents)
+        return PreannotationCounts(totals, documents)
 
 
-def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Measured:
+def _measure(project: Project, documents: dict[int, str], run: RunScope) -> PreannotationCounts:
     """Score the proposals of scope `run` in `documents` (id → language, finished originals
     of `project`) against their final spans."""
     spans = Span.objects.filter(document__project=project)
@@ -449,10 +448,10 @@ def _measure(project: Project, documents: dict[int, str], run: RunScope) -> _Mea
             for mode in MODES:
                 totals[code, source, mode] = _scores(mode, gold_lists, pred_lists, gold_only)
     counts = {code: sum(1 for lang in documents.values() if lang == code) for code in codes}
-    return _Measured(totals, counts)
+    return PreannotationCounts(totals, counts)
 
 
-def _preannotation(run: RunScope, measured: _Measured) -> Preannotation:
+def _preannotation(run: RunScope, measured: PreannotationCounts) -> Preannotation:
     codes = sorted(measured.documents)
     totals = measured.totals
 
@@ -503,7 +502,8 @@ def preannotation_quality(
     project: Project, *, language: str | None = None, run: RunScope = None
 ) -> Preannotation:
     """Proposals against final decisions in `project` (one language, one run or imports),
-    every document scored now (`project_quality` scores only the documents that changed)."""
+    every document scored now (`annotator.services.quality.project_quality` scores only the
+    documents that changed)."""
     documents = _scope_documents(project, language, run)
     return _preannotation(run, _measure(project, documents, run))
 
@@ -701,20 +701,22 @@ def _agreement(rows: Sequence[_PairRow]) -> Agreement:
     )
 
 
+AgreementPairs = list[_PairRow]
+
+
 def agreement(project: Project, *, language: str | None = None) -> Agreement:
     """Agreement between the two annotators of every finished original and replica."""
     return _agreement(_pair_rows(project, language))
 
 
-# --- Kept numbers ----------------------------------------------------------------------------
+# --- Parts of the kept numbers --------------------------------------------------------------
 
-# Pre-annotation is scored in blocks of consecutive document ids, each kept in the cache for
-# the state of its documents: what the scores read of them (the language; each span's offsets,
-# label, proposal, sources, run, and whether it is accepted) and nothing else. A lead's
-# decision, a keep reason or an entity on a span rescores nothing; a document finished, or a
-# span moved or relabelled, rescores its block alone.
+# Pre-annotation is scored in blocks of consecutive document ids, each kept (by
+# `annotator.services.quality`) for the state of its documents: what the scores read of them
+# (the language; each span's offsets, label, proposal, sources, run, and whether it is
+# accepted) and nothing else. A lead's decision, a keep reason or an entity on a span rescores
+# nothing; a document finished, or a span moved or relabelled, rescores its block alone.
 BLOCK = 256
-BLOCK_CACHE_SECONDS = 24 * 3600
 _UNIT = "chr(31)"  # between the fields of a span in its digest: in no label
 
 # One row per finished original: its id, language and a digest of its spans' fields above.
@@ -755,14 +757,23 @@ def _document_states(project: Project) -> dict[int, tuple[str, str]]:
         return {pk: (lang, f"{n}:{digest}:{changed}") for pk, lang, n, digest, changed in cursor}
 
 
-def _digest(value: object) -> str:
+def digest(value: object) -> str:
+    """A short digest of `value`'s repr: a state, in a cache key."""
     return hashlib.sha256(repr(value).encode()).hexdigest()[:32]
 
 
-def _kept_preannotation(
-    project: Project, *, language: str | None = None, run: RunScope = None
-) -> Preannotation:
-    """`preannotation_quality`, each block of documents scored once for a state of them."""
+@dataclass(frozen=True)
+class DocumentBlock:
+    """Finished originals of consecutive ids (`BLOCK` of them at most), scored together:
+    `state` digests what pre-annotation reads of them, and changes when that does."""
+
+    index: int
+    state: str
+    documents: dict[int, str]  # id → language
+
+
+def preannotation_blocks(project: Project, *, run: RunScope = None) -> list[DocumentBlock]:
+    """The blocks of the finished originals that scope `run` judges, in order."""
     states = _document_states(project)
     if isinstance(run, int):
         covered = _covered(run)
@@ -770,40 +781,41 @@ def _kept_preannotation(
     blocks: dict[int, list[tuple[int, tuple[str, str]]]] = defaultdict(list)
     for pk, state in sorted(states.items()):
         blocks[pk // BLOCK].append((pk, state))
-    keys = {
-        block: f"cloak:quality:block:v2:{project.pk}:{run or ''}:{block}:{_digest(rows)}"
-        for block, rows in blocks.items()
-    }
-    kept = cache.get_many(list(keys.values()))
-    measured = _Measured()
-    fresh: dict[str, _Measured] = {}
-    for block, key in keys.items():
-        part = kept.get(key)
-        if not isinstance(part, _Measured):
-            part = _measure(project, {pk: state[0] for pk, state in blocks[block]}, run)
-            fresh[key] = part
-        measured += part
-    if fresh:
-        cache.set_many(fresh, timeout=BLOCK_CACHE_SECONDS)
+    return [
+        DocumentBlock(index, digest(rows), {pk: state[0] for pk, state in rows})
+        for index, rows in blocks.items()
+    ]
+
+
+def preannotation_counts(
+    project: Project, block: DocumentBlock, *, run: RunScope = None
+) -> PreannotationCounts:
+    """Scope `run`'s proposals in one block's documents against their final spans."""
+    return _measure(project, block.documents, run)
+
+
+def preannotation_of(
+    counts: Iterable[PreannotationCounts], *, language: str | None = None, run: RunScope = None
+) -> Preannotation:
+    """`preannotation_quality` from the counts of all the scope's blocks."""
+    measured = sum(counts, PreannotationCounts())
     if language:
         measured = measured.of_language(language)
     return _preannotation(run, measured)
 
 
-def _kept_agreement(project: Project, *, language: str | None = None) -> Agreement:
-    """`agreement`, computed once for a state of the pairs: their documents, and the final
-    spans of both sides (what the numbers read; a lead's decision on a span is not)."""
-    pairs = _pair_rows(project, language)
-    key = f"cloak:quality:agreement:v1:{project.pk}:{language or ''}:{_digest(pairs)}"
-    kept = cache.get(key)
-    if isinstance(kept, Agreement):
-        return kept
-    measured = _agreement(pairs)
-    cache.set(key, measured, timeout=BLOCK_CACHE_SECONDS)
-    return measured
+def agreement_pairs(project: Project, *, language: str | None = None) -> AgreementPairs:
+    """The finished replicas and their originals, as `agreement` reads them: what it depends
+    on (their documents, and the final spans of both sides; a lead's decision is not)."""
+    return _pair_rows(project, language)
 
 
-def _data_state(project: Project) -> str:
+def agreement_of(pairs: AgreementPairs) -> Agreement:
+    """`agreement` of pairs `agreement_pairs` read."""
+    return _agreement(pairs)
+
+
+def quality_state(project: Project) -> str:
     """What the numbers depend on, in two aggregate queries: any span added, removed or
     changed by a person (every change bumps its version), and any document finished,
     reopened or changed, gives another value."""
@@ -818,28 +830,6 @@ def _data_state(project: Project) -> str:
     )
     state = json.dumps([spans, documents], sort_keys=True, default=str)
     return hashlib.sha256(state.encode()).hexdigest()[:32]
-
-
-def project_quality(
-    project: Project, *, language: str | None = None, run: RunScope = None
-) -> Quality:
-    """Everything the quality page and its endpoint show: computed once for a state of the
-    project's spans and documents, then served from the cache until either changes (the
-    state takes tens of milliseconds). When they change, only what changed is scored again:
-    the blocks of documents whose spans changed in what the scores read, and the pairs when
-    theirs did (scoring everything takes seconds on a large project)."""
-    key = f"cloak:quality:v4:{project.pk}:{language or ''}:{run or ''}:{_data_state(project)}"
-    cached = cache.get(key)
-    if isinstance(cached, Quality):
-        return cached
-    measured = Quality(
-        language=language,
-        run=run,
-        agreement=_kept_agreement(project, language=language),
-        preannotation=_kept_preannotation(project, language=language, run=run),
-    )
-    cache.set(key, measured, timeout=QUALITY_CACHE_SECONDS)
-    return measured
 
 
 # --- Learned proposals -----------------------------------------------------------------------

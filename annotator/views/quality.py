@@ -29,9 +29,9 @@ from annotator.selectors.quality import (
     RunScope,
     SourceScores,
     learned_proposals,
-    project_quality,
 )
 from annotator.selectors.runs import runs_newest_first
+from annotator.services.quality import project_quality
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.learning import LanguageSection, learned_sections

@@ -25,8 +25,8 @@ from annotator.celery import app as celery_app  # noqa: E402
 from annotator.keys.scope import Scope  # noqa: E402
 from annotator.keys.transfer import export_table  # noqa: E402
 from annotator.models import Document, DocumentStatus, Span, SpanStatus  # noqa: E402
-from annotator.selectors.quality import project_quality  # noqa: E402
 from annotator.services.projects import membership_set, project_create  # noqa: E402
+from annotator.services.quality import project_quality  # noqa: E402
 from annotator.services.releases.build import release_build  # noqa: E402
 from annotator.services.releases.create import release_create  # noqa: E402
 from annotator.services.releases.files import release_data_path  # noqa: E402

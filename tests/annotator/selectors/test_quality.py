@@ -22,8 +22,8 @@ from annotator.selectors.quality import (
     ALL_SOURCES,
     agreement,
     preannotation_quality,
-    project_quality,
 )
+from annotator.services.quality import project_quality
 from pseudonymizer.evaluation import cohen_kappa_tokens, span_prf
 from pseudonymizer.spans import Span as EngineSpan
 from tests.factories import DocumentFactory, ProjectFactory, SpanFactory

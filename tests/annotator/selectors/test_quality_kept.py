@@ -29,8 +29,8 @@ from annotator.selectors.quality import (
     ConfusionCell,
     RunScope,
     preannotation_quality,
-    project_quality,
 )
+from annotator.services.quality import project_quality
 from pseudonymizer.evaluation import span_confusion, span_prf, token_agreement
 from pseudonymizer.spans import Span as EngineSpan
 from tests.factories import DocumentFactory, ProjectFactory, SpanFactory

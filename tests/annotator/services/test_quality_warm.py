@@ -10,7 +10,7 @@ from django.core.cache import cache
 from annotator import tasks
 from annotator.models import DocumentStatus, SpanStatus
 from annotator.selectors import quality
-from annotator.services.quality import quality_warm, quality_warm_request
+from annotator.services.quality import project_quality, quality_warm, quality_warm_request
 from annotator.services.spans import document_status_set
 from tests.conftest import Team
 from tests.factories import DocumentFactory, SpanFactory
@@ -55,7 +55,7 @@ def test_the_computation_fills_the_cache_the_page_reads(team: Team, monkeypatch:
     document = DocumentFactory(project=team.project, language="en", status=DocumentStatus.DONE)
     SpanFactory(document=document, status=SpanStatus.ACCEPTED)
     assert quality_warm(team.project.pk) is True
-    quality.project_quality(team.project)  # what the page asks for first: already there
+    project_quality(team.project)  # what the page asks for first: already there
     assert calls == [1]
     assert quality_warm(10**9) is False  # a project deleted meanwhile
 
