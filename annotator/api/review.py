@@ -214,18 +214,7 @@ class ReviewResolve(ItemScoped, generics.GenericAPIView[ReviewItem]):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            if data["action"] == resolve.DISMISS:
-                resolve.review_dismiss(
-                    item=item, actor=request.user, rationale=data["rationale"],
-                    ip_address=client_ip(request),
-                )  # fmt: skip
-            else:
-                resolve.review_resolve(
-                    item=item, actor=request.user, rationale=data["rationale"],
-                    decision=data["decision"], replacement=data.get("replacement"),
-                    label=data.get("label"), keep_reason=data.get("keep_reason", ""),
-                    ip_address=client_ip(request),
-                )  # fmt: skip
+            resolve.review_act(item=item, actor=request.user, ip_address=client_ip(request), **data)
         except ConflictError as conflict:
             current = self.item_data(self.get_object())
             return Response(

@@ -214,18 +214,7 @@ def review_detail(request: HtmxProjectRequest, pk: int) -> HttpResponse:
         return _detail(request, item, form=form, error=form_errors(form), status=400)
     data = form.cleaned_data
     try:
-        if data["action"] == resolve.DISMISS:
-            resolve.review_dismiss(
-                item=item, actor=request.user, rationale=data["rationale"],
-                ip_address=client_ip(request),
-            )  # fmt: skip
-        else:
-            resolve.review_resolve(
-                item=item, actor=request.user, rationale=data["rationale"],
-                decision=data["decision"], replacement=data["replacement"] or None,
-                label=data["label"] or None, keep_reason=data["keep_reason"],
-                ip_address=client_ip(request),
-            )  # fmt: skip
+        resolve.review_act(item=item, actor=request.user, ip_address=client_ip(request), **data)
     except ConflictError as conflict:
         return _detail(request, _item(request, pk), form=form, error=str(conflict), status=409)
     except DomainError as refused:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from django.test import Client
 
 from annotator.models import ImportJob, Span
 from tests.conftest import PASSWORD, Team, client_for
+from tests.e2e.stack import listening_socket
 from tests.factories import DocumentFactory
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -123,12 +123,6 @@ def test_a_chunked_body_is_refused_where_the_server_cannot_end_it(db: Any) -> No
 # --- Under gunicorn ------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _database_url() -> str:
     database = django_settings.DATABASES["default"]
     if not str(database["ENGINE"]).endswith("postgresql"):
@@ -150,7 +144,6 @@ def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> 
     """A gunicorn serving Cloak, as deployed (sync workers), on the test database; the tests
     that use it commit their rows (`transaction=True`) so that it sees them."""
     tmp_path = tmp_path_factory.mktemp("gunicorn")
-    port = _free_port()
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
@@ -160,11 +153,18 @@ def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> 
     }
     env.pop("KEYS_DATABASE_URL", None)
     log = (tmp_path / "gunicorn.log").open("wb")
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "annotator.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "60"],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    # gunicorn serves on a socket bound and listening here (`--bind=fd://N`): its port is
+    # never free for another process to take between choosing it and serving on it.
+    listening = listening_socket()
+    port = int(listening.getsockname()[1])
+    with listening:
+        fd = listening.fileno()
+        server = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "annotator.wsgi:application",
+             f"--bind=fd://{fd}", "--workers", "2", "--timeout", "60"],
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=(fd,),
+        )  # fmt: skip
+    # gunicorn has its own copy of the socket: closing ours frees the port once it exits.
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -248,6 +248,32 @@ def review_dismiss(
     return _close(item, acting_user(actor), rationale, {"action": DISMISS}, ip_address)
 
 
+def review_act(
+    *,
+    item: ReviewItem,
+    actor: Any,
+    action: str,
+    rationale: str,
+    decision: str | None = None,
+    replacement: str | None = None,
+    label: str | None = None,
+    keep_reason: str = "",
+    ip_address: str | None = None,
+) -> ReviewItem:
+    """What the lead's answer to an item asks, from the review page's form or the API:
+    `RESOLVE` it with `decision` (and a pseudonym, a label: `review_resolve`) or `DISMISS` it
+    (`review_dismiss`, which reads nothing else). An empty pseudonym or label is none."""
+    if action == DISMISS:
+        return review_dismiss(item=item, actor=actor, rationale=rationale, ip_address=ip_address)
+    if action != RESOLVE:
+        raise DomainError(f"unknown action {action!r}; actions are {RESOLVE}, {DISMISS}")
+    return review_resolve(
+        item=item, actor=actor, rationale=rationale, decision=decision or "",
+        replacement=replacement or None, label=label or None, keep_reason=keep_reason,
+        ip_address=ip_address,
+    )  # fmt: skip
+
+
 def _close(
     item: ReviewItem,
     user: Any,
