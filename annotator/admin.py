@@ -21,6 +21,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.urls import reverse
 
+from annotator.audit import client_ip
+from annotator.errors import DomainError
 from annotator.models import (
     AuditEvent,
     Comment,
@@ -41,8 +43,6 @@ from annotator.models import (
     Span,
     UndoStep,
 )
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError
 from annotator.services.projects import membership_remove, membership_set
 
 

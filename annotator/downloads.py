@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from django.http import FileResponse, Http404, HttpRequest
 
+from annotator.audit import client_ip
 from annotator.caching import never_store
+from annotator.errors import ConflictError, DomainError, NotFoundError
 from annotator.models import Release
 from annotator.selectors.release_pages import MANIFEST, release_content_type, release_filename
-from annotator.services.audit import client_ip
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.releases import files
 
 

@@ -151,9 +151,9 @@ AXES_FAILURE_LIMIT = env_int("CLOAK_LOGIN_FAILURE_LIMIT", 5)
 CLOAK_LOGIN_COOLOFF_MINUTES = env_int("CLOAK_LOGIN_COOLOFF_MINUTES", 15)
 AXES_COOLOFF_TIME = timedelta(minutes=CLOAK_LOGIN_COOLOFF_MINUTES)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-# The address is REMOTE_ADDR, as everywhere in Cloak (annotator.services.audit.client_ip):
+# The address is REMOTE_ADDR, as everywhere in Cloak (annotator.audit.client_ip):
 # X-Forwarded-For is whatever the client wants it to be.
-AXES_CLIENT_IP_CALLABLE = "annotator.services.audit.client_ip"
+AXES_CLIENT_IP_CALLABLE = "annotator.audit.client_ip"
 AXES_RESET_ON_SUCCESS = True
 # A try during the lockout does not restart it: "try again at 10:42" stays true.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False

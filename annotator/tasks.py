@@ -83,7 +83,7 @@ def review_scan(project_id: int) -> dict[str, int]:
 @shared_task(name="annotator.tasks.release_build", acks_late=True)
 def release_build(release_id: int) -> str:
     """Render a release, check it for leaks and publish it (or refuse it); its status."""
-    from annotator.services.errors import NotFoundError
+    from annotator.errors import NotFoundError
     from annotator.services.releases.build import release_build as build
 
     # Safe to run twice: a finished release is left as it is, a running one to its worker.

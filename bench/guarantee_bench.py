@@ -398,8 +398,8 @@ def run_team(corpus: Corpus, *, use_ner: bool = False, rounds: int = 6, slug: st
 
 def _decide_people(corpus: Corpus, project: Any, ids: dict[str, int], person: Any) -> None:
     """Each person once: their full name in their seed post, as a person adds it."""
+    from annotator.errors import DomainError
     from annotator.models import Document, Span, SpanStatus
-    from annotator.services.errors import DomainError
     from annotator.services.spans import SpanChange, span_create, span_update
 
     for plant in corpus.planted:
@@ -441,8 +441,8 @@ def _finish_all(project: Any, person: Any, passes: int = 10) -> None:
 def _accept_everything(document: Any, person: Any) -> None:
     """The page's "accept all", then one by one what it left (confirming less than a word);
     what still cannot be accepted is rejected; then "done"."""
+    from annotator.errors import DomainError
     from annotator.models import Span
-    from annotator.services.errors import DomainError
     from annotator.services.spans import (
         SpanChange,
         document_status_set,
@@ -512,8 +512,8 @@ def _fix(document: Any, stretches: Iterable[tuple[int, int, str]], person: Any) 
     (or across it) grows over it ("Aubervaux’" over the "s" of "Aubervaux’s"); else a new span
     over it, confirmed, under the finding's label, or the one the table holds for the
     surface (one surface, one label)."""
+    from annotator.errors import DomainError
     from annotator.models import Span, SpanStatus
-    from annotator.services.errors import DomainError
     from annotator.services.spans import SpanChange, span_create, span_update
     from annotator.services.table import SurfaceConflict
 

@@ -100,3 +100,33 @@ def test_no_module_reaches_into_another_for_a_private_name() -> None:
         for reach in _private_reaches(path.relative_to(ROOT))
     ]
     assert found == []
+
+
+# What the door to the keys may import of the app besides itself: the keys, the models, and
+# the modules below every layer (the errors, the audit log's writer, the rules of who may,
+# the router of the keys' database). The engine, `pseudonymizer`, too.
+DOOR_MAY_IMPORT = (
+    KEYS,
+    DOOR,
+    "annotator.models",
+    "annotator.errors",
+    "annotator.audit",
+    "annotator.permissions",
+    "annotator.routers",
+    "pseudonymizer",
+)
+
+
+def test_the_door_imports_only_the_keys_the_models_and_the_engine(
+    graph: grimp.ImportGraph,
+) -> None:
+    """Issue 32: the door imported a selector and a service (the corpus, the audit). What it
+    needs of the corpus is handed over as the app starts (`corpus_check_set`)."""
+    door = [module for module in graph.modules if _under(module, DOOR)]
+    reached = {
+        (module, imported)
+        for module in door
+        for imported in graph.find_modules_directly_imported_by(module)
+        if not any(_under(imported, allowed) for allowed in DOOR_MAY_IMPORT)
+    }
+    assert sorted(reached) == []

@@ -14,7 +14,7 @@ from knox.auth import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.throttling import SimpleRateThrottle
 
-from annotator.services.audit import client_ip
+from annotator.audit import client_ip
 
 EXPIRED = (
     "Invalid or expired token: ask POST /api/auth/token/ for a new one "

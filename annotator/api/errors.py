@@ -10,7 +10,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
+from annotator.errors import ConflictError, DomainError, NotFoundError
 
 # DRF's key for errors of the whole form rather than of one field.
 NON_FIELD = "non_field_errors"

@@ -21,9 +21,9 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField, UploadField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.audit import client_ip
 from annotator.caching import never_store
 from annotator.permissions import Can
-from annotator.services.audit import client_ip
 from annotator.services.table import (
     FILE_CONTENT_TYPE,
     MAX_FILE_BYTES,

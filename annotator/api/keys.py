@@ -20,10 +20,10 @@ from annotator.api.fields import StrictCharField
 from annotator.api.pagination import LimitOffsetPage
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.audit import client_ip
+from annotator.errors import NotFoundError, StaleVersion
 from annotator.models import DECISION_CHOICES
 from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import NotFoundError, StaleVersion
 from annotator.services.table import (
     DEFAULT_LIMIT,
     EntityChange,

@@ -28,9 +28,9 @@ from annotator.api.fields import StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.serializers import MembershipSerializer, language_code_field
 from annotator.api.views import ProjectScoped
+from annotator.audit import client_ip
 from annotator.models import Membership, Role
 from annotator.permissions import Can
-from annotator.services.audit import client_ip
 from annotator.services.projects import membership_remove, membership_set
 
 # What Django's username validator allows; a name with a slash could not be addressed in

@@ -31,6 +31,7 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.audit import client_ip
 from annotator.downloads import release_file
 from annotator.models import STRATEGY_CHOICES, HitDismissal, Release, ReleaseFormat, ReleaseLeak
 from annotator.permissions import Can
@@ -44,7 +45,6 @@ from annotator.selectors.release_pages import (
     releases_of,
 )
 from annotator.selectors.releases import release_progress
-from annotator.services.audit import client_ip
 from annotator.services.releases.create import release_create
 from annotator.services.releases.dismissals import REASON_MAX, release_hit_dismiss
 

@@ -24,11 +24,11 @@ from rest_framework.response import Response
 
 from annotator.api.fields import StrictCharField
 from annotator.api.views import ProjectScoped
+from annotator.audit import client_ip
+from annotator.errors import ConflictError
 from annotator.models import DECISION_CHOICES, Comment, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import ALL_STATUSES, review_items, with_note
-from annotator.services.audit import client_ip
-from annotator.services.errors import ConflictError
 from annotator.services.review import resolve, scan
 from annotator.services.table import Note, review_notes_read
 from pseudonymizer.vocabulary import MAX_KEEP_REASON

@@ -23,9 +23,9 @@ from rest_framework.response import Response
 from annotator.api.fields import StrictBooleanField, StrictCharField
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.views import ProjectScoped
+from annotator.errors import StaleVersion
 from annotator.models import DECISION_CHOICES, Document, ReviewKind, ReviewStatus, Span, SpanStatus
 from annotator.permissions import Can, document_or_404
-from annotator.services.errors import StaleVersion
 from annotator.services.spans import (
     SpanChange,
     pseudonym_chosen,

@@ -5,7 +5,7 @@ it through `annotator.services.table`, which makes the spans follow and audits e
 Each edit runs in one transaction on the keys database, holding the entities it changes
 locked, and returns what changed (`Edit`): what the audit says of it, and which spans must
 follow (`Follow`), which the keys cannot reach. An entity carries `version`: an edit naming
-another gets `Stale`. Nothing here logs an original or puts one in what it returns.
+another gets `StaleVersion`. Nothing here logs an original or puts one in what it returns.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
+from annotator.errors import DomainError, NotFoundError, StaleVersion
 from annotator.keys import crypto
-from annotator.keys.errors import Missing, Refused, ReplacementRefused, Stale, Taken
+from annotator.keys.errors import ReplacementRefused, SurfaceConflict
 from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import (
@@ -87,13 +88,13 @@ def _locked(scope: Scope, entity_ids: Iterable[int]) -> dict[int, Entity]:
     }
     for entity_id in wanted:
         if entity_id not in found:
-            raise Missing(f"no entity {entity_id} in this project")
+            raise NotFoundError(f"no entity {entity_id} in this project")
     return found
 
 
 def _check_version(entity: Entity, version: int | None) -> None:
     if version is not None and version != entity.version:
-        raise Stale(
+        raise StaleVersion(
             f"entity {entity.pk} changed since you read it (version {version}, "
             f"now {entity.version}): reload it",
             entity.pk,
@@ -166,7 +167,7 @@ def _draw_checked(
         except ReplacementRefused:
             continue
         return candidate
-    raise Refused(f"no pseudonym could be drawn for alias {alias.pk}: give it one")
+    raise DomainError(f"no pseudonym could be drawn for alias {alias.pk}: give it one")
 
 
 def _settle(
@@ -218,11 +219,11 @@ def _follow(
 
 def _checked_decision(decision: str, keep_reason: str) -> str:
     """The reason an entity's `decision` carries, by the engine's rule (`check_decision`);
-    Refused when the rule refuses it."""
+    DomainError when the rule refuses it."""
     try:
         return check_decision(decision, keep_reason, subject="entity")
     except DecisionRefused as error:
-        raise Refused(str(error)) from None
+        raise DomainError(str(error)) from None
 
 
 def _bump(entity: Entity, **fields: Any) -> None:
@@ -255,9 +256,9 @@ def entity_update(
         }
         for alias_id in change.replacements:
             if alias_id not in aliases:
-                raise Refused(f"alias {alias_id} is not an alias of entity {entity.pk}")
+                raise DomainError(f"alias {alias_id} is not an alias of entity {entity.pk}")
         if change.replacements and decision not in REPLACED_DECISIONS:
-            raise Refused(f"a {decision} entity has no pseudonym to change")
+            raise DomainError(f"a {decision} entity has no pseudonym to change")
         detail: dict[str, Any] = {"action": "edit"}
         if decision != prior:
             names = [(alias, prior) for alias in aliases.values() if alias.parent_id is None]
@@ -296,7 +297,7 @@ def entity_merge(
     entities decided differently merge only with the `decision` the merged one takes; the
     merged entity keeps `entity_id`'s label."""
     if entity_id == other_id:
-        raise Refused("an entity cannot be merged with itself")
+        raise DomainError("an entity cannot be merged with itself")
     with transaction.atomic(using=keys_alias()):
         locked = _locked(scope, [entity_id, other_id])
         entity, other = locked[entity_id], locked[other_id]
@@ -304,7 +305,7 @@ def entity_merge(
         _check_version(other, other_version)
         if decision is None:
             if entity.decision != other.decision:
-                raise Refused(
+                raise DomainError(
                     f"entity {entity.pk} is {entity.decision} and entity {other.pk} is "
                     f"{other.decision}: say which decision the merged entity takes"
                 )
@@ -363,7 +364,7 @@ def entity_split(
     is."""
     wanted = set(alias_ids)
     if not wanted:
-        raise Refused("choose the aliases to move to a new entity")
+        raise DomainError("choose the aliases to move to a new entity")
     with transaction.atomic(using=keys_alias()):
         entity = _locked(scope, [entity_id])[entity_id]
         _check_version(entity, version)
@@ -379,9 +380,9 @@ def entity_split(
         words = [word for word in cut if word.parent_id not in moving]
         unknown = wanted - moving - {word.pk for word in cut}
         if unknown:
-            raise Refused(f"alias {min(unknown)} is not a name of entity {entity.pk}")
+            raise DomainError(f"alias {min(unknown)} is not a name of entity {entity.pk}")
         if len(chosen) == len(names):
-            raise Refused("leave at least one alias in the entity")
+            raise DomainError("leave at least one alias in the entity")
         new = Entity.objects.using(keys_alias()).create(
             project_id=scope.project_id,
             label=entity.label,
@@ -426,13 +427,13 @@ def alias_link(
     with transaction.atomic(using=keys_alias()):
         alias = project_aliases(scope).filter(pk=alias_id).first()
         if alias is None:
-            raise Missing(f"no alias {alias_id} in this project")
+            raise NotFoundError(f"no alias {alias_id} in this project")
         if alias.parent_id is not None:
-            raise Refused(
+            raise DomainError(
                 f"alias {alias_id} is a word cut from a longer name: link that name instead"
             )
         if alias.entity_id == entity_id:
-            raise Refused(f"alias {alias_id} is already an alias of entity {entity_id}")
+            raise DomainError(f"alias {alias_id} is already an alias of entity {entity_id}")
         locked = _locked(scope, [entity_id, alias.entity_id])
         entity, source = locked[entity_id], locked[alias.entity_id]
         _check_version(entity, version)
@@ -515,7 +516,8 @@ def surface_relabel(
     leaves: it moves, with the words cut from it, to a new entity of the label, its
     pseudonym drawn again for it (`Edit.also` names the new entity), and the spans of those
     surfaces follow. Another span of the surface itself (or of a word cut from it) decided
-    under the entity's label: Taken, the choice is the lead's (one surface, one choice)."""
+    under the entity's label: SurfaceConflict, the choice is the lead's (one surface, one
+    choice)."""
     digest = crypto.surface_digest(scope.secret, surface)
     with transaction.atomic(using=keys_alias()):
         entity = _locked(scope, [entity_id])[entity_id]
@@ -525,7 +527,7 @@ def surface_relabel(
             return Edit(entity.pk, None)  # not its name (the span follows the table), or done
         family = _family(alias)
         if relied_on & family:
-            raise Taken(
+            raise SurfaceConflict(
                 f"this surface is {old} in another span of the project, and one surface has "
                 "one choice: flag the span for the lead, who can relabel the entity",
                 choice_of(alias),

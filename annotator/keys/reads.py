@@ -17,8 +17,8 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from annotator.errors import NotFoundError
 from annotator.keys import crypto
-from annotator.keys.errors import Missing
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.words import query_digests, replacement_digests
@@ -232,7 +232,7 @@ def entity_records(entities: Sequence[Entity]) -> list[EntityRecord]:
 def entity_record(scope: Scope, entity_id: int) -> EntityRecord:
     entity = _entities(scope).filter(pk=entity_id).first()
     if entity is None:
-        raise Missing(f"no entity {entity_id} in this project")
+        raise NotFoundError(f"no entity {entity_id} in this project")
     return entity_records([entity])[0]
 
 

@@ -10,8 +10,8 @@ returns a plaintext surface; nothing here logs one.
 Rules (the engine's, `pseudonymizer.keytable`): one surface, one decision and one replacement
 in a project; two surfaces never share a replacement; a replacement never equals an original.
 The first two are unique constraints on `Alias`, so concurrent choices for one surface end
-with one entity and one replacement whatever the timing: the loser gets `Taken` with the
-winner's choice. A pseudonym the server drew that another surface took meanwhile is
+with one entity and one replacement whatever the timing: the loser gets `SurfaceConflict`
+with the winner's choice. A pseudonym the server drew that another surface took meanwhile is
 drawn again (`DRAWS` times at most); only a pseudonym a person typed is refused for it.
 """
 
@@ -26,8 +26,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 
+from annotator.errors import DomainError
 from annotator.keys import crypto
-from annotator.keys.errors import Refused, ReplacementRefused, Taken
+from annotator.keys.errors import ReplacementRefused, SurfaceConflict
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.words import replacement_words_rewrite, word_digest, words_of, words_write
@@ -361,7 +362,7 @@ def _draw(
         forbidden=DigestSet(scope),
     )
     if not drawn:
-        raise Refused("no pseudonym could be drawn for this surface: type one")
+        raise DomainError("no pseudonym could be drawn for this surface: type one")
     return drawn[0]
 
 
@@ -373,12 +374,12 @@ def _same(choice: Choice, decision: str, replacement: str | None) -> bool:
     return True
 
 
-def _conflict(choice: Choice) -> Taken:
+def _conflict(choice: Choice) -> SurfaceConflict:
     if choice.decision == Decision.PSEUDONYMIZE:
         message = "this surface already has another pseudonym in the project"
     else:
         message = f"this surface is already decided in the project: {choice.decision}"
-    return Taken(message, choice)
+    return SurfaceConflict(message, choice)
 
 
 def _owned_by(alias: Alias, user_id: int | None, relied_on: Callable[[int], bool]) -> bool:
@@ -441,7 +442,7 @@ def surface_decide(
     pseudonym the person picked; when None, the one already recorded, else the first
     suggestion. A pseudonym given or invalidated keeps the one rule (`check_replacement`,
     `in_corpus` the Domain's part of it); one drawn that occurs in a document is drawn
-    again. A surface with another choice raises Taken with it, unless the choice is
+    again. A surface with another choice raises SurfaceConflict with it, unless the choice is
     the person `user_id`'s own and nothing else relies on it (`relied_on`, asked of its
     entity's id): then it is changed. A new surface that names what a recorded one of the
     label names ("brother Victor Kaur", "مدينة الإسكندرية"; or the other way round) joins
@@ -451,10 +452,10 @@ def surface_decide(
     try:
         check_known_decision(decision)
     except DecisionRefused as error:
-        raise Refused(str(error)) from None
+        raise DomainError(str(error)) from None
     keep_reason = kept_reason(decision, keep_reason)
     if not crypto.normalise_surface(surface):
-        raise Refused("an empty surface cannot be decided")
+        raise DomainError("an empty surface cannot be decided")
     database = keys_alias()
     digest = crypto.surface_digest(scope.secret, surface)
     with transaction.atomic(using=database):
@@ -665,7 +666,7 @@ def _create(
             if in_corpus(chosen):  # a word of the documents: drawn again, as if taken
                 lost.append(chosen)
                 if len(lost) >= DRAWS:
-                    raise Refused("no pseudonym could be drawn for this surface: type one")
+                    raise DomainError("no pseudonym could be drawn for this surface: type one")
                 continue
         try:
             # A savepoint: when another choice for the surface (or its pseudonym) committed

@@ -13,7 +13,7 @@ Import is all or nothing, in one transaction on the keys database: the file must
 engine's rules on its own (`KeyTable.add`), an alias the project already holds with the same
 choice is skipped, and one the project holds otherwise (another decision, another pseudonym,
 a pseudonym another surface uses or that names someone in the project) is a conflict. Any
-conflict refuses the whole file (`FileConflicts`, 409, with counts and where in the file):
+conflict refuses the whole file (`ImportConflicts`, 409, with counts and where in the file):
 the table is never overwritten, and never half imported. New aliases go through the table's
 own service (`surface_decide`), so the rules and the word index are the ones every choice
 gets; aliases of one entity in the file end in one entity of the project.
@@ -34,8 +34,9 @@ from typing import Any
 
 from django.db import transaction
 
+from annotator.errors import DomainError
 from annotator.keys import crypto
-from annotator.keys.errors import FileConflicts, KeyFileRefused, KeysError, Refused, Taken
+from annotator.keys.errors import ImportConflicts, KeyFileRefused, SurfaceConflict
 from annotator.keys.models import Alias, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import Choice, InCorpus, surface_choices, surface_decide
@@ -92,7 +93,7 @@ class _Report:
 
 def check_export_passphrase(passphrase: str) -> None:
     if len(passphrase) < MIN_PASSPHRASE:
-        raise Refused(f"the passphrase must have at least {MIN_PASSPHRASE} characters")
+        raise DomainError(f"the passphrase must have at least {MIN_PASSPHRASE} characters")
 
 
 # --- Export -------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ def import_table(
 ) -> ImportCounts:
     """Add the file's aliases the project lacks; all or nothing (see the module's docstring).
 
-    Raises KeyFileRefused for a file that breaks the rules on its own, FileConflicts when
+    Raises KeyFileRefused for a file that breaks the rules on its own, ImportConflicts when
     the project's table refuses some of its aliases.
     """
     _check_file(table)
@@ -249,12 +250,12 @@ def import_table(
         else:
             report.refuse(row, alias, "the project gives this surface another replacement")
     if report.conflicts:
-        raise FileConflicts(report.counts, report.conflicts)
+        raise ImportConflicts(report.counts, report.conflicts)
     with transaction.atomic(using=keys_alias()):
         _add(scope, rows, new, existing, report, user_id, in_corpus)
         if report.conflicts:
             # Leaving the block by an exception rolls back every alias added above.
-            raise FileConflicts(report.counts, report.conflicts)
+            raise ImportConflicts(report.counts, report.conflicts)
     logger.info("keys imported into project %s: %s", scope.project_id, report.counts.as_dict())
     return report.counts
 
@@ -298,7 +299,7 @@ def _add(
                 replacement=alias.replacement or None,
                 in_corpus=in_corpus,
             )
-        except Taken as error:
+        except SurfaceConflict as error:
             winner = error.winner
             if winner.decision == alias.decision:
                 reason = "the project gives this surface another replacement"
@@ -306,7 +307,7 @@ def _add(
                 reason = f"the project decided this surface: {winner.decision}"
             report.refuse(row, alias, reason)
             continue
-        except KeysError as error:
+        except DomainError as error:
             report.refuse(row, alias, str(error))
             continue
         if choice.created:
@@ -388,7 +389,7 @@ def keys_import(
     scope: Scope, *, data: bytes, passphrase: str, in_corpus: InCorpus, user_id: int | None = None
 ) -> ImportCounts:
     """Import a key file's bytes into the project, all or nothing (see the module's
-    docstring): KeyFileRefused or FileConflicts, having changed nothing, or the counts."""
+    docstring): KeyFileRefused or ImportConflicts, having changed nothing, or the counts."""
     return import_table(scope, table_from_bytes(data, passphrase), user_id, in_corpus=in_corpus)
 
 

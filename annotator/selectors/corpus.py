@@ -17,6 +17,8 @@ from typing import Any
 from django.db.models import Q
 
 from annotator.models import Document
+from pseudonymizer.folding import fold_key
+from pseudonymizer.recognizers.known import KnownEntityRecognizer
 
 # Up to this many keys, the database's substring tests cost less than reading the search
 # texts out of it (bench/propagation_bench.py measures both).
@@ -70,3 +72,22 @@ def in_chunks(ids: Iterable[int], size: int) -> Iterator[list[int]]:
             chunk = []
     if chunk:
         yield chunk
+
+
+def in_corpus(project_id: int, replacement: str) -> bool:
+    """Whether `replacement` occurs in a document of the project where the known-entity
+    recognizer would find it (case, accents, Arabic variants and proclitics as it reads
+    them): the database narrows the documents by a substring of their folded text
+    (`documents_holding`, as propagation does). The correspondence table's door asks it
+    (`annotator.services.table.corpus_check_set`)."""
+    key = fold_key(replacement)
+    if len(key) < 2:
+        return False
+    if key.startswith("\u0627\u0644") and len(key) > 3:
+        key = key[1:]  # found with its article's alef elided too
+    matcher = KnownEntityRecognizer([(replacement, "X")])
+    for chunk in in_chunks(documents_holding(project_id, [key]), 100):
+        texts = Document.objects.filter(pk__in=chunk).values_list("text", flat=True)
+        if any(matcher.recognize_one(text) for text in texts):
+            return True
+    return False

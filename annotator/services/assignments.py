@@ -17,11 +17,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError
 from annotator.models import AuditAction, Document, Project
 from annotator.permissions import access_for
 from annotator.selectors.assignments import annotators_by_language
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError
 
 # How many documents one reassignment may name: a page's selection, or a script's batch.
 MAX_ASSIGN = 10_000

@@ -4,7 +4,7 @@ keys apply too."""
 
 from __future__ import annotations
 
-from annotator.services.errors import DomainError
+from annotator.errors import DomainError
 from pseudonymizer import vocabulary
 from pseudonymizer.vocabulary import MAX_KEEP_REASON, Decision, DecisionRefused, kept_reason
 

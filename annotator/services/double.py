@@ -21,6 +21,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError
 from annotator.models import (
     AuditAction,
     Document,
@@ -31,8 +33,6 @@ from annotator.models import (
 from annotator.permissions import Can, access_for
 from annotator.selectors.documents import double_candidates
 from annotator.services.assignments import MAX_ASSIGN
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError
 from annotator.services.proposals import Proposal, bulk_propose
 from pseudonymizer.vocabulary import Decision, Source
 

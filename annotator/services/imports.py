@@ -35,6 +35,8 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError, ImportRefused
 from annotator.models import (
     AuditAction,
     Document,
@@ -49,7 +51,6 @@ from annotator.permissions import acting_user
 from annotator.selectors.assignments import annotators_by_language
 from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
-from annotator.services.audit import audit_record
 from annotator.services.copying import (
     copy_field,
     copy_lines,
@@ -58,7 +59,6 @@ from annotator.services.copying import (
     copy_text,
     table_columns,
 )
-from annotator.services.errors import DomainError, ImportRefused
 from annotator.services.jobs import (
     Counts,
     JobKind,

@@ -44,6 +44,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError, NotFoundError
 from annotator.models import AuditAction, JobStatus, LearnedModel, Project
 from annotator.permissions import acting_user
 from annotator.selectors.learning import (
@@ -52,8 +54,6 @@ from annotator.selectors.learning import (
     learning_examples,
     learning_partial_examples,
 )
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError, NotFoundError
 from annotator.services.jobs import (
     Counts,
     JobKind,

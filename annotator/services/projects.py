@@ -12,11 +12,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError
 from annotator.models import AuditAction, Membership, Project, Role
 from annotator.permissions import acting_user
 from annotator.services.assignments import documents_assign_arrivals
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError
 from pseudonymizer.schemas import preset, validate_schema
 
 LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
@@ -266,9 +266,9 @@ def project_delete(project: Project, actor: Any = None, *, ip_address: str | Non
     Refused (ConflictError) while an import, a run or a release of the project is running:
     its worker would write into what is being deleted. Files go once the rows are gone.
     """
+    from annotator.errors import ConflictError
     from annotator.models import ImportJob, JobStatus, PreannotationRun, Release
     from annotator.routers import keys_alias
-    from annotator.services.errors import ConflictError
     from annotator.services.jobs import upload_delete
     from annotator.services.releases.files import project_releases_folder
     from annotator.services.table import project_keys_delete

@@ -40,6 +40,8 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError
 from annotator.models import (
     AuditAction,
     Document,
@@ -55,8 +57,6 @@ from annotator.models import (
 from annotator.permissions import acting_user
 from annotator.selectors.jobs import cached_progress
 from annotator.selectors.learning import learned_latest
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError
 from annotator.services.jobs import (
     Counts,
     JobKind,

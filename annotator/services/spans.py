@@ -25,6 +25,12 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotator.errors import (
+    DomainError,
+    NeedsConfirmation,
+    NotFoundError,
+    StaleVersion,
+)
 from annotator.models import (
     Comment,
     Document,
@@ -40,12 +46,6 @@ from annotator.models import (
 from annotator.permissions import acting_user, acting_user_id
 from annotator.services import after_decision
 from annotator.services.decisions import check_decision
-from annotator.services.errors import (
-    DomainError,
-    NeedsConfirmation,
-    NotFoundError,
-    StaleVersion,
-)
 from annotator.services.span_events import Decided, NewChoice, Refused
 from annotator.services.table import (
     SUGGESTIONS,

@@ -35,9 +35,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from annotator.errors import DomainError, StaleVersion
 from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus, UndoStep
 from annotator.permissions import acting_user
-from annotator.services.errors import DomainError, StaleVersion
 from annotator.services.spans import (
     document_locked,
     document_touched,

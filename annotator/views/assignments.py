@@ -9,11 +9,11 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from annotator.errors import DomainError
 from annotator.permissions import Can
 from annotator.selectors.assignments import member_names
 from annotator.selectors.queues import next_document
 from annotator.services.assignments import documents_assign
-from annotator.services.errors import DomainError
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import AssignForm
 

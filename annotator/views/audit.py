@@ -19,6 +19,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from annotator.audit import audit_record, client_ip
 from annotator.caching import never_store
 from annotator.models import AuditAction
 from annotator.permissions import Can
@@ -28,7 +29,6 @@ from annotator.selectors.audit import (
     audit_events,
     audit_rows,
 )
-from annotator.services.audit import audit_record, client_ip
 from annotator.views.access import project_page
 from annotator.views.forms import form_errors
 from annotator.views.nav import HtmxProjectRequest, project_nav

@@ -17,12 +17,12 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotator.errors import DomainError
 from annotator.languages import language_label
 from annotator.permissions import Can
 from annotator.selectors.assignments import member_names
 from annotator.selectors.documents import replica_pairs
 from annotator.services.double import double_assign
-from annotator.services.errors import DomainError
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav

@@ -11,10 +11,10 @@ from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget, trigger_client_event
 
+from annotator.errors import DomainError
 from annotator.models import ImportJob, JobStatus
 from annotator.permissions import Can
 from annotator.selectors.imports import import_job_progress, imports_of
-from annotator.services.errors import DomainError
 from annotator.services.imports import import_job_create
 from annotator.views.access import project_page
 from annotator.views.forms import ImportForm

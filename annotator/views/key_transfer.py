@@ -16,10 +16,10 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from annotator.audit import client_ip
 from annotator.caching import never_store
+from annotator.errors import DomainError
 from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError
 from annotator.services.table import (
     FILE_CONTENT_TYPE,
     MAX_FILE_BYTES,

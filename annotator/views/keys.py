@@ -21,11 +21,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.audit import client_ip
 from annotator.caching import never_store
+from annotator.errors import DomainError, NotFoundError, StaleVersion
 from annotator.models import DECISION_CHOICES
 from annotator.permissions import Can
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.table import (
     DEFAULT_LIMIT,
     EntityChange,

@@ -18,11 +18,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotator.errors import DomainError
 from annotator.languages import language_label
 from annotator.models import LearnedModel, Project
 from annotator.permissions import Can
 from annotator.selectors.learning import ACTIVE_STATUSES, learning_overview
-from annotator.services.errors import DomainError
 from annotator.services.learning import learned_model_train
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices

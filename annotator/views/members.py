@@ -15,10 +15,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotator.audit import client_ip
+from annotator.errors import DomainError
 from annotator.permissions import Can, can_create_projects
 from annotator.selectors.projects import members_detail
-from annotator.services.audit import client_ip
-from annotator.services.errors import DomainError
 from annotator.services.projects import (
     membership_remove,
     membership_set,

@@ -19,7 +19,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.audit import client_ip
 from annotator.downloads import release_file
+from annotator.errors import ConflictError, DomainError, NotFoundError
 from annotator.models import Release, ReleaseFormat
 from annotator.permissions import Can
 from annotator.selectors.release_pages import (
@@ -32,8 +34,6 @@ from annotator.selectors.release_pages import (
     releases_of,
 )
 from annotator.selectors.releases import release_progress
-from annotator.services.audit import client_ip
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.releases import create, dismissals
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices

@@ -17,6 +17,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotator.audit import client_ip
+from annotator.errors import ConflictError, DomainError
 from annotator.models import DECISION_CHOICES, ReviewItem, ReviewKind, ReviewStatus
 from annotator.permissions import Can
 from annotator.selectors.review import (
@@ -30,8 +32,6 @@ from annotator.selectors.review import (
     review_row,
     span_state,
 )
-from annotator.services.audit import client_ip
-from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review import resolve, scan
 from annotator.services.table import review_notes_read, surface_choice
 from annotator.views.access import ProjectRequest, project_page

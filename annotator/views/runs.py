@@ -17,12 +17,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotator.errors import DomainError
 from annotator.languages import language_label
 from annotator.models import JobStatus, PreannotationRun
 from annotator.permissions import Can
 from annotator.selectors.runs import BatchCounts, batch_counts, run_source_counts, runs_of
 from annotator.services import runs as service
-from annotator.services.errors import DomainError
 from annotator.services.runs import ACTIVE, LEARNED_PREFIX
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import language_choices

@@ -30,16 +30,16 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
-from annotator.permissions import Can
-from annotator.selectors.queues import next_document
-from annotator.selectors.workspace import Undecided, undecided_proposals
-from annotator.services.errors import (
+from annotator.errors import (
     DomainError,
     NeedsConfirmation,
     NotFoundError,
     StaleVersion,
 )
+from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
+from annotator.permissions import Can
+from annotator.selectors.queues import next_document
+from annotator.selectors.workspace import Undecided, undecided_proposals
 from annotator.services.spans import (
     SpanChange,
     document_status_set,

@@ -18,8 +18,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotator.api.authentication import SignInRateThrottle
+from annotator.errors import DomainError
 from annotator.models import Membership, Role
-from annotator.services.errors import DomainError
 from annotator.services.projects import membership_set
 from tests.conftest import PASSWORD, Team, client_for
 

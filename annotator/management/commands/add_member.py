@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.errors import DomainError
 from annotator.models import Project, Role
-from annotator.services.errors import DomainError
 from annotator.services.projects import membership_set
 
 

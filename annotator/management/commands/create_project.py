@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.services.errors import DomainError
+from annotator.errors import DomainError
 from annotator.services.projects import project_create
 from pseudonymizer.schemas import PRESETS
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotator.errors import DomainError
 from annotator.models import Project
-from annotator.services.errors import DomainError
 from annotator.services.projects import project_delete
 
 

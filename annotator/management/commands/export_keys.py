@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.errors import DomainError
 from annotator.models import Project
-from annotator.services.errors import DomainError
 from annotator.services.table import check_export_passphrase, keys_export
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from annotator.errors import DomainError
 from annotator.models import Project
-from annotator.services.errors import DomainError
 from annotator.services.imports import documents_import
 from pseudonymizer.formats import FORMATS
 

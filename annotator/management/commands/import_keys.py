@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.errors import DomainError
 from annotator.management.commands.export_keys import project_named, read_passphrase
-from annotator.services.errors import DomainError
 from annotator.services.table import MAX_FILE_BYTES, ImportConflicts, keys_import
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from annotator.errors import DomainError
 from annotator.models import JobStatus, PreannotationRun, Project
-from annotator.services.errors import DomainError
 from annotator.services.runs import ACTIVE, run_create, run_execute, run_resume
 from pseudonymizer.vocabulary import DEFAULT_PROFILE, PROFILES
 

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from annotator.errors import DomainError
 from annotator.models import JobStatus, Project, ReleaseFormat
 from annotator.selectors.release_pages import release_leak_rows
-from annotator.services.errors import DomainError
 from annotator.services.releases.build import release_build
 from annotator.services.releases.create import release_create
 from annotator.services.releases.files import release_data_path

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from annotator.errors import NotFoundError
 from annotator.models import (
     JobStatus,
     Release,
@@ -36,7 +37,6 @@ from annotator.selectors.releases import (
     documents_not_finished,
     finished_document_chunks,
 )
-from annotator.services.errors import NotFoundError
 from annotator.services.jobs import (
     job_claim,
     job_crashed,

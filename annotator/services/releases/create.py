@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
+from annotator.audit import audit_record
+from annotator.errors import ConflictError, DomainError
 from annotator.models import (
     AuditAction,
     JobStatus,
@@ -23,8 +25,6 @@ from annotator.models import (
 )
 from annotator.permissions import acting_user
 from annotator.selectors.releases import ner_documents
-from annotator.services.audit import audit_record
-from annotator.services.errors import ConflictError, DomainError
 from annotator.services.jobs import job_dispatch, task
 from pseudonymizer.detection import Detector, uses_ner
 from pseudonymizer.strategies import Strategy

@@ -9,6 +9,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from annotator.audit import audit_record
+from annotator.errors import ConflictError, DomainError, NotFoundError
 from annotator.models import (
     AuditAction,
     Document,
@@ -19,8 +21,6 @@ from annotator.models import (
     Span,
 )
 from annotator.permissions import acting_user
-from annotator.services.audit import audit_record
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from pseudonymizer.release import LEAK, DecidedSpan, Finding, document_fingerprint
 
 REASON_MAX = 2000

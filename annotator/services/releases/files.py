@@ -16,6 +16,8 @@ from typing import Any, TextIO
 
 from django.conf import settings
 
+from annotator.audit import audit_record
+from annotator.errors import DomainError, NotFoundError
 from annotator.models import (
     AuditAction,
     JobStatus,
@@ -25,8 +27,6 @@ from annotator.models import (
     ReleaseLeak,
     ReleaseNerHits,
 )
-from annotator.services.audit import audit_record
-from annotator.services.errors import DomainError, NotFoundError
 from pseudonymizer.formats.writers import OutputDocument, write_conll, write_csv, write_jsonl
 
 RELEASES_DIR = "releases"  # under settings.MEDIA_ROOT; one folder per release: <slug>/<version>/

@@ -11,6 +11,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import ConflictError, DomainError, NotFoundError
 from annotator.models import (
     AuditAction,
     Comment,
@@ -22,9 +24,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.permissions import acting_user
-from annotator.services.audit import audit_record
 from annotator.services.decisions import check_decision, check_known_decision
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.propagation import propagation_request
 from annotator.services.table import (
     EntityChange,

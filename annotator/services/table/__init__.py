@@ -12,12 +12,18 @@ the app imports `annotator.keys`.
 - `notes`: the pseudonyms of the review queue (a lead's read of them is audited) and of the
   page's undo steps.
 - `transfer`: key export and import, audited.
-- `errors`: the keys' errors in the Domain's words.
 
 And the files sealed with the keys' secret (`annotator.keys.sealed`: learned models).
 """
 
+from annotator.keys.errors import (  # the table's refusals, in the Domain's family
+    ImportConflicts,
+    KeyFileRefused,
+    ReplacementRefused,
+    SurfaceConflict,
+)
 from annotator.keys.sealed import SealError, read_sealed, write_sealed
+from annotator.services.table.base import corpus_check_set
 from annotator.services.table.edits import (
     EntityChange,
     alias_link,
@@ -25,12 +31,6 @@ from annotator.services.table.edits import (
     entity_split,
     entity_update,
     span_relabel,
-)
-from annotator.services.table.errors import (
-    ImportConflicts,
-    KeyFileRefused,
-    ReplacementRefused,
-    SurfaceConflict,
 )
 from annotator.services.table.notes import (
     Note,
@@ -96,6 +96,7 @@ from annotator.services.table.transfer import (
 )
 
 __all__ = [
+    "corpus_check_set",
     "DEFAULT_LIMIT",
     "FILE_CONTENT_TYPE",
     "MAX_FILE_BYTES",

@@ -1,39 +1,43 @@
-"""What every part of the door needs: the keys' scope of a project, the Domain's part of the
-rule for a pseudonym (`in_corpus`), and the audit of a person's read of the table."""
+"""What every part of the door needs: the keys' scope of a project, the corpus's part of the
+rule for a pseudonym (`in_corpus`, handed over as the app starts: the door reads no
+document), and the audit of a person's read of the table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
+
+from annotator.audit import audit_record
 from annotator.keys.reads import KeyFilters
 from annotator.keys.scope import Scope
-from annotator.models import AuditAction, Document, Project
-from annotator.selectors.corpus import documents_holding, in_chunks
-from annotator.services.audit import audit_record
-from pseudonymizer.folding import fold_key
-from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from annotator.models import AuditAction, Project
 
 
 def scope_of(project: Project) -> Scope:
     return Scope(project.pk, project.secret)
 
 
+# Whether a pseudonym occurs in a document of a project (project id, pseudonym): a read of
+# the corpus, which the door does not make itself. The app hands it over as it starts
+# (`annotator.apps`: `annotator.selectors.corpus.in_corpus`); a test may hand another.
+CorpusCheck = Callable[[int, str], bool]
+_corpus_check: CorpusCheck | None = None
+
+
+def corpus_check_set(check: CorpusCheck) -> None:
+    """Give the door its read of the corpus (`in_corpus`)."""
+    global _corpus_check
+    _corpus_check = check
+
+
 def in_corpus(project: Project, replacement: str) -> bool:
-    """Whether `replacement` occurs in a document of the project where the known-entity
-    recognizer would find it (case, accents, Arabic variants and proclitics as it reads
-    them): the database narrows the documents by a substring of their folded text
-    (`documents_holding`, as propagation does)."""
-    key = fold_key(replacement)
-    if len(key) < 2:
-        return False
-    if key.startswith("\u0627\u0644") and len(key) > 3:
-        key = key[1:]  # found with its article's alef elided too
-    matcher = KnownEntityRecognizer([(replacement, "X")])
-    for chunk in in_chunks(documents_holding(project.pk, [key]), 100):
-        texts = Document.objects.filter(pk__in=chunk).values_list("text", flat=True)
-        if any(matcher.recognize_one(text) for text in texts):
-            return True
-    return False
+    """Whether `replacement` occurs in a document of the project, as the known-entity
+    recognizer would find it: the corpus's rule for a pseudonym, which the table applies."""
+    if _corpus_check is None:
+        raise ImproperlyConfigured("the door to the keys was given no read of the corpus")
+    return _corpus_check(project.pk, replacement)
 
 
 def read_record(

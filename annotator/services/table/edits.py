@@ -36,16 +36,15 @@ from django.db.models import F
 from django.db.models.functions import Substr
 from django.utils import timezone
 
+from annotator.audit import audit_record
+from annotator.errors import ConflictError, DomainError, NotFoundError, StaleVersion
 from annotator.keys import crypto
 from annotator.keys import edits as keys
 from annotator.keys.edits import Edit, EntityChange, Follow
 from annotator.models import AuditAction, Project, Span, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
-from annotator.services.audit import audit_record
-from annotator.services.errors import ConflictError, DomainError, NotFoundError, StaleVersion
 from annotator.services.table.base import in_corpus, scope_of
-from annotator.services.table.errors import translated
 from annotator.services.table.reads import EntityRow, entity_get
 
 __all__ = [
@@ -134,7 +133,7 @@ def _written(
 def _write_ordered(
     project: Project, actor: Any, ip_address: str | None, write: Callable[[], Edit]
 ) -> Edit:
-    with translated(), transaction.atomic(using=keys_alias()):
+    with transaction.atomic(using=keys_alias()):
         edit = write()  # 1. the keys, their entities locked until the end of this block
         if edit.detail is not None:
             with transaction.atomic(using="default"):  # 2. spans and audit, committed

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from annotator.audit import audit_record
 from annotator.keys import notes as keys
 from annotator.keys import undo
 from annotator.keys.notes import Note
 from annotator.models import AuditAction, Project
-from annotator.services.audit import audit_record
 from annotator.services.table.base import scope_of
 
 __all__ = ["Note"]

@@ -24,7 +24,6 @@ from annotator.keys.links import Candidate, link_candidates
 from annotator.keys.reads import DEFAULT_LIMIT, MAX_LIMIT, AliasRow, EntityRecord, KeyFilters
 from annotator.models import Project, Span
 from annotator.services.table.base import read_record, scope_of
-from annotator.services.table.errors import translated
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -161,8 +160,7 @@ def entity_get(project: Project, entity_id: int) -> EntityRow:
     """One entity, unaudited: for the answer to an edit (audited as that edit, `key_edit`),
     or for code; an answer that shows it otherwise, a refusal included, is audited
     (`entity_read`, `entity_shown`)."""
-    with translated():
-        return entity_rows([keys.entity_record(scope_of(project), entity_id)])[0]
+    return entity_rows([keys.entity_record(scope_of(project), entity_id)])[0]
 
 
 def entity_read(

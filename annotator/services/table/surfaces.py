@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from annotator.audit import audit_record
 from annotator.keys import crypto, reads, surfaces
 from annotator.keys.edits import entity_relabel as _relabel
 from annotator.keys.edits import project_keys_delete as _project_keys_delete
@@ -23,9 +24,7 @@ from annotator.keys.surfaces import SUGGESTIONS, Choice
 from annotator.models import AuditAction, Project, ReviewItem, Span, SpanSource, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
-from annotator.services.audit import audit_record
 from annotator.services.table.base import in_corpus, scope_of
-from annotator.services.table.errors import translated
 
 __all__ = ["SUGGESTIONS", "Choice", "NamedAlias"]
 
@@ -99,19 +98,18 @@ def surface_decide(
     A surface with another choice raises SurfaceConflict with it, unless the choice is the
     caller's own and no span but `span_id` (the span being decided) holds its entity: then
     it is changed (`annotator.keys.surfaces.surface_decide`)."""
-    with translated():
-        return surfaces.surface_decide(
-            scope_of(project),
-            surface=surface,
-            language=language,
-            label=label,
-            decision=decision,
-            replacement=replacement,
-            keep_reason=keep_reason,
-            in_corpus=lambda text: in_corpus(project, text),
-            user_id=acting_user_id(actor),
-            relied_on=lambda entity_id: _spans_of(project, entity_id, span_id).exists(),
-        )
+    return surfaces.surface_decide(
+        scope_of(project),
+        surface=surface,
+        language=language,
+        label=label,
+        decision=decision,
+        replacement=replacement,
+        keep_reason=keep_reason,
+        in_corpus=lambda text: in_corpus(project, text),
+        user_id=acting_user_id(actor),
+        relied_on=lambda entity_id: _spans_of(project, entity_id, span_id).exists(),
+    )
 
 
 def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: int) -> bool:
@@ -187,8 +185,7 @@ def alias_of(project: Project, surface: str) -> int | None:
 def entity_relabel(project: Project, entity_id: int, label: str) -> None:
     """Give the entity `label` (a lead's resolution of a review item); the pseudonyms drawn
     for its names are drawn again for the label."""
-    with translated():
-        _relabel(scope_of(project), entity_id, label, in_corpus=lambda t: in_corpus(project, t))
+    _relabel(scope_of(project), entity_id, label, in_corpus=lambda t: in_corpus(project, t))
 
 
 def project_keys_delete(project_id: int) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotator.keys import errors
+from annotator.audit import audit_record
 from annotator.keys import transfer as keys
+from annotator.keys.errors import ImportConflicts, KeyFileRefused
 from annotator.keys.transfer import (
     FILE_CONTENT_TYPE,
     MAX_FILE_BYTES,
@@ -18,9 +19,7 @@ from annotator.keys.transfer import (
 )
 from annotator.models import AuditAction, Project
 from annotator.permissions import acting_user_id
-from annotator.services.audit import audit_record
 from annotator.services.table.base import in_corpus, scope_of
-from annotator.services.table.errors import translated
 
 __all__ = [
     "FILE_CONTENT_TYPE",
@@ -40,8 +39,7 @@ def keys_export(
     *, project: Project, passphrase: str, actor: Any = None, ip_address: str | None = None
 ) -> tuple[bytes, int]:
     """The project's key file under `passphrase` and how many aliases it holds; audited."""
-    with translated():
-        exported = keys.keys_export(scope_of(project), passphrase)
+    exported = keys.keys_export(scope_of(project), passphrase)
     audit_record(
         action=AuditAction.KEY_EXPORT,
         actor=actor,
@@ -74,26 +72,24 @@ def keys_import(
             ip_address=ip_address,
         )
 
-    with translated():
-        try:
-            counts = keys.keys_import(
-                scope_of(project),
-                data=data,
-                passphrase=passphrase,
-                user_id=acting_user_id(actor),
-                in_corpus=lambda text: in_corpus(project, text),
-            )
-        except errors.FileConflicts as error:
-            audit("refused: conflicts", error.counts.as_dict())
-            raise
-        except errors.KeyFileRefused:
-            audit("refused: unreadable or invalid file")
-            raise
+    try:
+        counts = keys.keys_import(
+            scope_of(project),
+            data=data,
+            passphrase=passphrase,
+            user_id=acting_user_id(actor),
+            in_corpus=lambda text: in_corpus(project, text),
+        )
+    except ImportConflicts as error:
+        audit("refused: conflicts", error.counts.as_dict())
+        raise
+    except KeyFileRefused:
+        audit("refused: unreadable or invalid file")
+        raise
     audit("imported", counts.as_dict())
     return counts
 
 
 def check_export_passphrase(passphrase: str) -> None:
     """Refuse a passphrase too short to guard every original of a project."""
-    with translated():
-        keys.check_export_passphrase(passphrase)
+    keys.check_export_passphrase(passphrase)

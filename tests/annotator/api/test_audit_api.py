@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotator.audit import audit_record
 from annotator.models import AuditAction, AuditEvent
-from annotator.services.audit import audit_record
 from tests.conftest import Team
 
 pytestmark = pytest.mark.django_db

@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from annotator.errors import DomainError, StaleVersion
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.reads import entity_page as records_page
 from annotator.keys.scope import Scope
 from annotator.keys.words import query_digests
 from annotator.models import AuditAction, AuditEvent, Span, SpanStatus
-from annotator.services.errors import DomainError, StaleVersion
 from annotator.services.table import (
     Choice,
     EntityChange,

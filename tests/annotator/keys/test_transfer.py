@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
+from annotator.errors import DomainError
 from annotator.keys import transfer
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.transfer import table_from_bytes, table_to_bytes
 from annotator.models import AuditAction, AuditEvent, Project
 from annotator.routers import keys_alias
-from annotator.services.errors import DomainError
+from annotator.selectors.corpus import in_corpus as corpus_in
 from annotator.services.table import (
     ImportConflicts,
     KeyFileRefused,
@@ -22,8 +23,6 @@ from annotator.services.table import (
     surface_choice,
     surface_decide,
 )
-from annotator.services.table.base import in_corpus
-from annotator.services.table.errors import translated
 from pseudonymizer.keytable import Alias as KeyAlias
 from pseudonymizer.keytable import KeyTable
 from tests.factories import ProjectFactory, UserFactory
@@ -37,14 +36,13 @@ def export_table(project: Project) -> KeyTable:
 
 
 def import_table(project: Project, table: KeyTable, actor: Any = None) -> transfer.ImportCounts:
-    """The keys' own import, its refusals in the Domain's words."""
-    with translated():
-        return transfer.import_table(
-            Scope(project.pk, project.secret),
-            table,
-            actor.pk if actor is not None else None,
-            in_corpus=lambda text: in_corpus(project, text),
-        )
+    """The keys' own import (its refusals are the Domain's)."""
+    return transfer.import_table(
+        Scope(project.pk, project.secret),
+        table,
+        actor.pk if actor is not None else None,
+        in_corpus=lambda text: corpus_in(project.pk, text),
+    )
 
 
 PASSPHRASE = "a long enough passphrase"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from annotator.errors import DomainError
 from annotator.models import AuditAction, AuditEvent, Document, DocumentStatus
 from annotator.selectors.queues import next_document, project_queues, queues_of
 from annotator.services.assignments import documents_assign
-from annotator.services.errors import DomainError
 from annotator.services.imports import documents_import
 from annotator.services.projects import membership_set
 from tests.conftest import PASSWORD, Team, client_for

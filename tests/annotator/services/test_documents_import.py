@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from annotator.errors import DomainError, ImportRefused
 from annotator.models import (
     AuditEvent,
     Document,
@@ -20,7 +21,6 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.services.errors import DomainError, ImportRefused
 from annotator.services.imports import ImportObserver, ImportTakenOver, documents_import
 from annotator.services.jobs import job_claim
 from tests.data import SAMPLE_CORPUS

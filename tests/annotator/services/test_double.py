@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from annotator.errors import DomainError
 from annotator.keys.models import Alias
 from annotator.models import (
     AuditAction,
@@ -34,7 +35,6 @@ from annotator.services.double import (
     double_sample,
     sample_size,
 )
-from annotator.services.errors import DomainError
 from annotator.services.imports import documents_import
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import (

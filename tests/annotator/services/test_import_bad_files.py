@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotator.errors import ImportRefused
 from annotator.models import AuditEvent, Document, ImportJob, JobStatus, Span
-from annotator.services.errors import ImportRefused
 from annotator.services.imports import documents_import, import_job_create, import_job_run
 from annotator.services.jobs import uploads_dir
 from tests.factories import ProjectFactory

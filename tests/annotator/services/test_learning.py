@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.forms.models import model_to_dict
 
 from annotator import tasks
+from annotator.errors import DomainError
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -27,7 +28,6 @@ from annotator.models import (
 )
 from annotator.selectors.learning import learning_examples, learning_partial_examples
 from annotator.services import learning, runs
-from annotator.services.errors import DomainError
 from annotator.services.spans import SpanChange, span_update
 from pseudonymizer.detection import Detector
 from pseudonymizer.vocabulary import Source

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from annotator.errors import ConflictError
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.models import (
     AuditAction,
@@ -20,7 +21,6 @@ from annotator.models import (
     Span,
 )
 from annotator.routers import keys_alias
-from annotator.services.errors import ConflictError
 from annotator.services.projects import project_delete
 from annotator.services.releases.build import release_build
 from annotator.services.releases.create import release_create

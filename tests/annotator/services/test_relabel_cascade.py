@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.errors import NeedsConfirmation
 from annotator.models import Span, SpanSource, SpanStatus
-from annotator.services.errors import NeedsConfirmation
 from annotator.services.propagation import propagate_choice
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import surface_choice

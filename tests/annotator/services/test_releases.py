@@ -21,6 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotator.celery import app as celery_app
+from annotator.errors import ConflictError, DomainError, NotFoundError
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -39,7 +40,6 @@ from annotator.models import (
 from annotator.selectors.release_pages import manifest_summary
 from annotator.selectors.releases import release_progress
 from annotator.services import jobs
-from annotator.services.errors import ConflictError, DomainError, NotFoundError
 from annotator.services.jobs import job_claim, job_fail, job_progress_set, jobs_reap
 from annotator.services.releases import build as build_module
 from annotator.services.releases.build import FINDINGS_PER_DOCUMENT, release_build

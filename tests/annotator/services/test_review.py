@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from annotator.errors import ConflictError, DomainError
 from annotator.keys.models import Alias, Entity
 from annotator.models import (
     AuditAction,
@@ -21,7 +22,6 @@ from annotator.models import (
 )
 from annotator.routers import keys_alias
 from annotator.selectors.review import with_note
-from annotator.services.errors import ConflictError, DomainError
 from annotator.services.review.resolve import review_dismiss, review_resolve
 from annotator.services.review.scan import review_scan
 from annotator.services.spans import SpanChange, span_create, span_update

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from annotator.errors import DomainError
 from annotator.models import ReviewItem, ReviewKind, ReviewStatus
-from annotator.services.errors import DomainError
 from annotator.services.review import resolve
 from annotator.services.table import surface_decide
 from tests.conftest import Team, client_for

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.errors import DomainError
 from annotator.keys.models import Entity
 from annotator.keys.transfer import table_to_bytes
 from annotator.models import Document, DocumentStatus, ReviewItem, ReviewKind, ReviewStatus, Span
 from annotator.routers import keys_alias
-from annotator.services.errors import DomainError
 from annotator.services.review.resolve import review_resolve
 from annotator.services.spans import SpanChange, span_create, span_update
 from annotator.services.table import (

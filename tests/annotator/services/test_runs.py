@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator import tasks
 from annotator.celery import app as celery_app
+from annotator.errors import DomainError
 from annotator.models import (
     AuditAction,
     AuditEvent,
@@ -27,7 +28,6 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.services import runs
-from annotator.services.errors import DomainError
 from annotator.services.jobs import job_fail, jobs_reap
 from pseudonymizer.detection import Detection, Detector
 from pseudonymizer.schemas import preset

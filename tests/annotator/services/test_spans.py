@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.db import DatabaseError, connection, transaction
 
+from annotator.errors import DomainError, NeedsConfirmation, NotFoundError, StaleVersion
 from annotator.keys.models import Alias, Entity
 from annotator.models import (
     Document,
@@ -19,7 +20,6 @@ from annotator.models import (
     SpanSource,
     SpanStatus,
 )
-from annotator.services.errors import DomainError, NeedsConfirmation, NotFoundError, StaleVersion
 from annotator.services.spans import (
     SpanChange,
     document_locked,

@@ -11,13 +11,11 @@ import pytest
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import transaction
 
-from annotator.keys import errors as keys_errors
+from annotator.errors import ConflictError, DomainError, NotFoundError, StaleVersion
 from annotator.keys.models import Entity
 from annotator.models import AuditAction, AuditEvent, Span, SpanStatus
 from annotator.services import table
-from annotator.services.errors import DomainError, NotFoundError, StaleVersion
 from annotator.services.table import edits
-from annotator.services.table.errors import domain_error
 from tests.conftest import Team
 from tests.factories import DocumentFactory, SpanFactory
 
@@ -132,24 +130,24 @@ def test_a_search_is_kept_sealed_in_the_session() -> None:
     assert table.search_recall(session, "unknown") is None
 
 
-# --- The keys' errors in the Domain's words ------------------------------------------------
+# --- The keys' errors are the Domain's ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("error", "expected"),
-    [
-        (keys_errors.Missing("no entity 3"), NotFoundError),
-        (keys_errors.Stale("entity 3 changed", 3), StaleVersion),
-        (keys_errors.ReplacementRefused("taken"), table.ReplacementRefused),
-        (keys_errors.KeyFileRefused("damaged"), table.KeyFileRefused),
-        (keys_errors.Refused("no"), DomainError),
-    ],
-)
-def test_each_error_of_the_keys_has_its_domain_error(
-    error: keys_errors.KeysError, expected: type[DomainError]
-) -> None:
-    translated = domain_error(error)
-    assert type(translated) is expected and str(translated) == str(error)
+def test_the_keys_raise_the_domains_errors_with_nothing_to_translate(team: Team) -> None:
+    """Issue 32: each refusal was written twice (the keys' and the Domain's, a translation
+    between). The keys raise the Domain's family, and they reach a page as they are."""
+    from annotator.keys import errors as keys_errors  # noqa: PLC0415
+
+    assert issubclass(keys_errors.SurfaceConflict, ConflictError)
+    assert issubclass(keys_errors.ReplacementRefused, DomainError)
+    assert table.SurfaceConflict is keys_errors.SurfaceConflict
+    with pytest.raises(NotFoundError):
+        table.entity_get(team.project, 424242)
+    first = decide(team, "Moshe Chaya", "Raj Avrom")
+    with pytest.raises(StaleVersion) as stale:
+        table.entity_update(project=team.project, entity_id=first.entity_id, actor=None,
+                            version=9, change=table.EntityChange(decision="keep"))  # fmt: skip
+    assert stale.value.current == first.entity_id
 
 
 def test_a_surface_taken_is_a_conflict_with_the_winner(team: Team) -> None:

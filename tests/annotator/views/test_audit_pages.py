@@ -13,9 +13,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotator.audit import audit_record, client_ip
 from annotator.models import AuditAction, AuditEvent
 from annotator.selectors.audit import detail_text
-from annotator.services.audit import audit_record, client_ip
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory
 

@@ -1,4 +1,7 @@
-"""Domain exceptions raised by services; pages and the API turn them into answers."""
+"""The refusals of the Domain, which pages and the API turn into answers: raised by the
+services and, in the same family, by the keys (`annotator.keys.errors`), so that no error is
+written twice or translated on its way up. Below every layer of the app: it imports nothing
+of it."""
 
 
 class DomainError(Exception):

@@ -1,4 +1,6 @@
-"""The audit log: append-only, and never given an original surface."""
+"""The audit log: append-only, and never given an original surface. Its one writer, below
+every layer that records (services, the door to the keys, the admin) and the address of a
+request (`client_ip`) for the pages and the API."""
 
 from __future__ import annotations
 
