@@ -39,10 +39,20 @@ class JsonRefusals:
     request: Any
 
     def handle_exception(self, exc: Exception) -> Response:
-        self.request.accepted_renderer = JSONRenderer()
-        self.request.accepted_media_type = JSONRenderer.media_type
+        self._answer_json()
         response: Response = super().handle_exception(exc)  # type: ignore[misc]
         return response
+
+    def options(self, request: Any, *args: Any, **kwargs: Any) -> Response:
+        """What the route takes, in JSON like every OPTIONS under /api/ (Swagger UI's HTML
+        renderer has no template for it: a 500)."""
+        response: Response = super().options(request, *args, **kwargs)  # type: ignore[misc]
+        self._answer_json()
+        return response
+
+    def _answer_json(self) -> None:
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
 
 
 class SchemaView(JsonRefusals, SpectacularAPIView):

@@ -162,9 +162,7 @@ def test_options_answers_json_on_every_api_route(team: Team, document: Document)
     span = SpanFactory(document=document, start=9, end=20)
     values = {"slug": team.project.slug, "pk": document.pk, "span_id": span.pk}
     client = api(team.admin)
-    for route, view in _api_views():
-        if view.__module__.startswith("drf_spectacular"):
-            continue  # the schema and its docs, in their own formats
+    for route, _view in _api_views():
         path = "/" + route
         for name, value in values.items():
             path = path.replace(f"<slug:{name}>", str(value)).replace(f"<int:{name}>", str(value))
