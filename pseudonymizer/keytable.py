@@ -23,6 +23,7 @@ from typing import Any
 from pseudonymizer.folding import fold_key
 from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, suggest
 from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
+from pseudonymizer.table_rules import replacement_refusal
 from pseudonymizer.vocabulary import (
     DECISIONS,
     REPLACED_DECISIONS,
@@ -45,6 +46,8 @@ KEEP = Decision.KEEP
 INVALIDATE = Decision.INVALIDATE
 DELETE = Decision.DELETE
 _REPLACED = REPLACED_DECISIONS
+# The entity of an alias not recorded yet: no entity's words are its own.
+NO_ENTITY = -1
 FORMAT_VERSION = 1
 
 
@@ -142,6 +145,11 @@ class KeyTable:
     _replacements: SurfaceSet = field(init=False, repr=False, compare=False)
     # (kind, word) → aliases whose surface has that word, for token-level lookups.
     _by_token: dict[tuple[Kind, str], list[Alias]] = field(init=False, repr=False, compare=False)
+    # The words of pseudonymized people's names, and of their pseudonyms, that stand for one
+    # another ("Moshe" and "Raj" of "Moshe Chaya" → "Raj Avrom"), folded, with their entity:
+    # names and pseudonyms of their own, as the app's table holds them (`token_aliases`).
+    _word_originals: dict[str, int] = field(init=False, repr=False, compare=False)
+    _word_replacements: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_surface = {}
@@ -149,6 +157,8 @@ class KeyTable:
         self._originals = SurfaceSet()
         self._replacements = SurfaceSet()
         self._by_token = {}
+        self._word_originals = {}
+        self._word_replacements = {}
         for alias in self.aliases:
             self._index(alias)
 
@@ -162,6 +172,10 @@ class KeyTable:
         kind = kind_of(alias.label)
         for token in dict.fromkeys(_tokens(alias.surface)):
             self._by_token.setdefault((kind, token), []).append(alias)
+        if alias.decision == PSEUDONYMIZE:
+            for word, piece in token_aliases(alias.surface, alias.replacement, alias.label):
+                self._word_originals.setdefault(fold_key(word), alias.entity)
+                self._word_replacements.setdefault(fold_key(piece), alias.entity)
 
     @property
     def originals(self) -> SurfaceSet:
@@ -213,12 +227,13 @@ class KeyTable:
         if owner is not None:
             raise KeyConflict("this surface is already a replacement", alias, owner)
         if replaced:
-            owner = self._by_replacement.get(replacement_key)
-            if owner is not None:
-                raise KeyConflict("this replacement is used by another surface", alias, owner)
-            original = self._by_surface.get(replacement_key)
-            if original is not None or replacement_key == key:
-                raise KeyConflict("this replacement equals an original", alias, original)
+            refused = replacement_refusal(_View(self, alias.entity), alias.surface,
+                                          alias.replacement)  # fmt: skip
+            if refused is not None:
+                in_the_way = self._by_replacement.get(replacement_key) or self._by_surface.get(
+                    replacement_key
+                )
+                raise KeyConflict(refused, alias, in_the_way)
         self.aliases.append(alias)
         self._index(alias)
 
@@ -231,13 +246,18 @@ class KeyTable:
             return alias.replacement
         return _with_case_of(surface, alias.replacement)
 
-    def _acceptable(self, surface: str, replacement: str, forbidden: SurfaceSet | None) -> bool:
-        key = fold_key(replacement)
-        return bool(key) and not (
-            key == fold_key(surface)
-            or key in self._by_replacement
-            or key in self._by_surface
-            or (forbidden is not None and replacement in forbidden)
+    def _acceptable(
+        self,
+        surface: str,
+        replacement: str,
+        forbidden: SurfaceSet | None,
+        entity: int | None = None,
+    ) -> bool:
+        """Whether `replacement` may be the pseudonym of `surface` (of `entity`, or a new
+        entity): the table's rules (`pseudonymizer.table_rules`), and not `forbidden`."""
+        view = _View(self, entity if entity is not None else NO_ENTITY)
+        return replacement_refusal(view, surface, replacement) is None and not (
+            forbidden is not None and replacement in forbidden
         )
 
     def _token_replacements(self, kind: Kind, token: str) -> list[tuple[Alias, int]]:
@@ -270,7 +290,7 @@ class KeyTable:
                 continue  # a kept word (a title, "Rue") maps to itself: not a pseudonym
             separators = split_whitespace(surface.strip())[1]
             candidate = _with_case_of(surface, join_whitespace(pieces, separators))
-            if self._acceptable(surface, candidate, forbidden):
+            if self._acceptable(surface, candidate, forbidden, alias.entity):
                 return Alias(
                     surface, language, candidate, alias.entity, PSEUDONYMIZE, label, alias.surface
                 )
@@ -351,7 +371,7 @@ class KeyTable:
             composed = self._composed(surface, suggestions, label)
             suggestions = [*composed, *suggestions]
         for candidate in suggestions:
-            if self._acceptable(surface, candidate, extra):
+            if self._acceptable(surface, candidate, extra, entity):
                 new = Alias(
                     surface,
                     language,
@@ -450,6 +470,29 @@ class KeyTable:
         for alias in aliases:
             table.add(alias)
         return table
+
+
+class _View:
+    """The table as the rules ask it (`pseudonymizer.table_rules.TableView`), for an alias of
+    `entity`: the words of its own entity's names and pseudonyms are not another's."""
+
+    def __init__(self, table: KeyTable, entity: int) -> None:
+        self.table = table
+        self.entity = entity
+
+    def is_original(self, text: str) -> bool:
+        key = fold_key(text)
+        return (
+            key in self.table._by_surface
+            or self.table._word_originals.get(key, self.entity) != self.entity
+        )
+
+    def in_use(self, text: str) -> bool:
+        key = fold_key(text)
+        return (
+            key in self.table._by_replacement
+            or self.table._word_replacements.get(key, self.entity) != self.entity
+        )
 
 
 def _alias_from(row: Any, number: int) -> Alias:

@@ -33,11 +33,13 @@ from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
 from annotator.keys.words import replacement_words_rewrite, word_digest, words_of, words_write
 from annotator.routers import keys_alias
+from pseudonymizer import table_rules
 from pseudonymizer.keytable import token_aliases
 from pseudonymizer.pseudonyms import SurfaceSet, invalidate, suggest
 from pseudonymizer.pseudonyms.follow import follow_names, name_words
 from pseudonymizer.pseudonyms.heads import core_pseudonym, cores, wrapped
 from pseudonymizer.pseudonyms.shape import script_of, word_keys
+from pseudonymizer.table_rules import replacement_refusal
 from pseudonymizer.vocabulary import (
     REPLACED_DECISIONS,
     Decision,
@@ -317,32 +319,41 @@ def check_replacement(
     alias `alias_id`'s own, and its words', aside: they are about to go), and found in no
     document of the project (`in_corpus`, the Domain's to answer). Raises ReplacementRefused.
 
+    The rule is the engine's (`pseudonymizer.table_rules.replacement_refusal`), asked of
+    this store (`_Stored`); the length is this store's own limit.
+
     `told`: the reasons are told apart, for a lead or an admin, who may see every original.
     Otherwise the three that would say a name occurs in the project share one answer: an
     annotator must not learn which names occur in documents they cannot open."""
-    key = crypto.normalise_surface(replacement)
-    if not key:
-        raise ReplacementRefused("a pseudonym cannot be empty")
     if len(replacement) > Alias._meta.get_field("replacement").max_length:  # type: ignore[operator]
         raise ReplacementRefused("this pseudonym is too long")
-    if key == crypto.normalise_surface(original):
-        raise ReplacementRefused("a pseudonym cannot be the original itself")
-    digest = crypto.surface_digest(scope.secret, replacement)
-    if project_aliases(scope).filter(original_digest=digest).exists():
-        raise ReplacementRefused(
-            "this pseudonym is an original in the project's table" if told else _UNUSABLE
-        )
-    others = project_aliases(scope).filter(replacement_key=key)
-    if alias_id is not None:
-        others = others.exclude(pk=alias_id).exclude(parent_id=alias_id)
-    if others.exists():
-        raise ReplacementRefused(
-            "another surface already has this pseudonym" if told else _UNUSABLE
-        )
-    if in_corpus(replacement):
-        raise ReplacementRefused(
-            "this pseudonym occurs in a document of the project" if told else _UNUSABLE
-        )
+    refused = replacement_refusal(_Stored(scope, alias_id), original, replacement, in_corpus)
+    if refused is not None:
+        # The table's rule (the engine's, the command line's too), in its words; those
+        # that would say a name occurs in the project are one answer unless `told`.
+        told_apart = told or refused in (table_rules.EMPTY, table_rules.THE_ORIGINAL)
+        raise ReplacementRefused(refused if told_apart else _UNUSABLE)
+
+
+class _Stored:
+    """The table as the rules ask it (`pseudonymizer.table_rules.TableView`): by keyed
+    digest for an original, by folded replacement for a pseudonym in use (the alias
+    `alias_id`'s own, and its words', aside: they are about to go). A word of a person's name
+    and of its pseudonym is an alias of its own here (`token_aliases_add`)."""
+
+    def __init__(self, scope: Scope, alias_id: int | None) -> None:
+        self.scope = scope
+        self.alias_id = alias_id
+
+    def is_original(self, text: str) -> bool:
+        digest = crypto.surface_digest(self.scope.secret, text)
+        return bool(project_aliases(self.scope).filter(original_digest=digest).exists())
+
+    def in_use(self, text: str) -> bool:
+        others = project_aliases(self.scope).filter(replacement_key=crypto.normalise_surface(text))
+        if self.alias_id is not None:
+            others = others.exclude(pk=self.alias_id).exclude(parent_id=self.alias_id)
+        return bool(others.exists())
 
 
 def _draw(

@@ -103,9 +103,11 @@ def test_an_arabic_alias_joins_the_same_entity_with_an_arabic_replacement() -> N
         (Alias("Moshe Chaya", "en", "Paul Durand", 1), "another replacement"),
         (Alias("Moshe Chaya", "en", "", 1, decision="keep"), "another decision"),
         (Alias("Moshe Chaya", "en", "Raj Avrom", 2), "another entity"),
-        (Alias("Tom Reddle", "en", "Raj Avrom", 2), "used by another surface"),
-        (Alias("Tom Reddle", "en", "moshe chaya", 2), "equals an original"),
-        (Alias("Tom Reddle", "en", "Tom  Reddle", 2), "equals an original"),
+        (Alias("Tom Reddle", "en", "Raj Avrom", 2), "another surface already has"),
+        (Alias("Tom Reddle", "en", "moshe chaya", 2), "is an original"),
+        (Alias("Tom Reddle", "en", "Tom  Reddle", 2), "the original itself"),
+        (Alias("Tom Reddle", "en", "Moshe", 2), "is an original"),  # a word of a name
+        (Alias("Tom Reddle", "en", "Raj", 2), "another surface already has"),  # of a pseudonym
         (Alias("Raj Avrom", "en", "Paul Durand", 2), "already a replacement"),
     ],
 )
