@@ -73,6 +73,18 @@ class EntityRecord:
     created_at: Any
     updated_at: Any
 
+    @property
+    def by_language(self) -> list[tuple[str, list[AliasRow]]]:
+        grouped: dict[str, list[AliasRow]] = defaultdict(list)
+        for alias in self.aliases:
+            grouped[alias.language].append(alias)
+        return sorted(grouped.items())
+
+    @property
+    def names(self) -> list[AliasRow]:
+        """The aliases a person chose, without the words cut from them."""
+        return [alias for alias in self.aliases if not alias.token]
+
 
 @dataclass(frozen=True)
 class RecordPage:

@@ -9,9 +9,8 @@ A search names a person: the pages keep it in the session sealed as the original
 from __future__ import annotations
 
 import secrets
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -37,29 +36,12 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class EntityRow:
-    id: int
-    label: str
-    decision: str
-    keep_reason: str
-    version: int
-    created_by: str
-    span_count: int
-    aliases: list[AliasRow]
-    created_at: Any
-    updated_at: Any
+class EntityRow(EntityRecord):
+    """An entity as a page or the API shows it: the table's record (`EntityRecord`), and
+    what the Domain adds, who decided it and how many spans hold it."""
 
-    @property
-    def by_language(self) -> list[tuple[str, list[AliasRow]]]:
-        grouped: dict[str, list[AliasRow]] = defaultdict(list)
-        for alias in self.aliases:
-            grouped[alias.language].append(alias)
-        return sorted(grouped.items())
-
-    @property
-    def names(self) -> list[AliasRow]:
-        """The aliases a person chose, without the words cut from them."""
-        return [alias for alias in self.aliases if not alias.token]
+    created_by: str = ""
+    span_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,16 +95,9 @@ def entity_rows(records: Sequence[EntityRecord]) -> list[EntityRow]:
     )
     return [
         EntityRow(
-            id=record.id,
-            label=record.label,
-            decision=record.decision,
-            keep_reason=record.keep_reason,
-            version=record.version,
+            **{name.name: getattr(record, name.name) for name in fields(EntityRecord)},
             created_by=people.get(record.created_by_id, "") if record.created_by_id else "",
             span_count=spans.get(record.id, 0),
-            aliases=record.aliases,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
         )
         for record in records
     ]
