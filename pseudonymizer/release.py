@@ -24,9 +24,9 @@ what was found. For each document, in order:
    rendered spans (`LEAK_PATTERN_LABELS`). An original inside a span a person kept, or a word of
    a pseudonym that is a word of someone else's name (never of its own original, never someone's
    whole name), is no leak.
-4. **Check the document as stored** (`pseudonymizer.coverage`): every detector of the project
-   runs over the text as it was imported — the profile's patterns and lexicons, the known
-   entities, the learned model, NER — and every hit must be *covered*: each of its word
+4. **Check the document as stored** (`pseudonymizer.detection_check`): every detector of the
+   project runs over the text as it was imported — the profile's patterns and lexicons, the
+   known entities, the learned model, NER — and every hit must be *covered*: each of its word
    characters (a letter, a mark or a digit) lies inside the union of the spans a person
    decided there, accepted (rendered, kept or deleted) or rejected. A proposal rejected by no
    person (set aside by a machine's rule, or as a side effect of a person's span over part of
@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from pseudonymizer.coverage import Hit, ReleaseDetection, covered, merged, whole_words
+from pseudonymizer.detection_check import Hit, ReleaseDetection, covered, merged, whole_words
 from pseudonymizer.evaluation import Leak, LeakChecker
 from pseudonymizer.folding import fold
 from pseudonymizer.recognizers.known import is_calendar_word
@@ -165,7 +165,7 @@ class Finding:
     person decided on; `source` is the detector). `document_start`/`document_end` are where it
     is in the document as stored, `span_ref` the span there if any, `uncovered` the stretches of
     a hit that no decided span covers, each widened to the whole words it cuts
-    (`pseudonymizer.coverage.whole_words`). Never the text it found.
+    (`pseudonymizer.detection_check.whole_words`). Never the text it found.
     """
 
     kind: str

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from annotator.api import (
     audit,
     auth,
-    double,
+    double_annotation,
     key_transfer,
     keys,
     learning,
@@ -100,7 +100,11 @@ urlpatterns = [
         name="api-document-assign",
     ),
     path("projects/<slug:slug>/queues/", queues.QueueList.as_view(), name="api-queue-list"),
-    path("projects/<slug:slug>/double/", double.DoubleList.as_view(), name="api-double-list"),
+    path(
+        "projects/<slug:slug>/double/",
+        double_annotation.DoubleList.as_view(),
+        name="api-double-list",
+    ),
     path("projects/<slug:slug>/queues/next/", queues.NextDocument.as_view(), name="api-queue-next"),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",

@@ -4,7 +4,7 @@ it through `annotator.services.table`, which makes the spans follow and audits e
 
 Each edit runs in one transaction on the keys database, holding the entities it changes
 locked, and returns what changed (`Edit`): what the audit says of it, and which spans must
-follow (`Follow`), which the keys cannot reach. An entity carries `version`: an edit naming
+follow (`SpansFollow`), which the keys cannot reach. An entity carries `version`: an edit naming
 another gets `StaleVersion`. Nothing here logs an original or puts one in what it returns.
 """
 
@@ -46,7 +46,7 @@ DRAWS = 5  # pseudonyms drawn at once when an entity becomes pseudonymized
 
 
 @dataclass(frozen=True)
-class Follow:
+class SpansFollow:
     """Spans the table's change reaches: those of `entity_ids` (only those whose surface's
     digest is one of `digests`, when given) take `decision` and `keep_reason`, and the
     entity `entity_id` and the `label` when given."""
@@ -67,7 +67,7 @@ class Edit:
 
     entity_id: int
     detail: dict[str, Any] | None  # None: nothing changed, nothing to audit
-    follow: tuple[Follow, ...] = ()
+    follow: tuple[SpansFollow, ...] = ()
     also: tuple[tuple[int, dict[str, Any]], ...] = ()
 
 
@@ -212,9 +212,9 @@ def _names(entity_ids: Iterable[int]) -> list[Alias]:
 
 def _follow(
     entity_ids: Iterable[int], decision: str, keep_reason: str, *, entity_id: int | None = None
-) -> Follow:
+) -> SpansFollow:
     """The spans of `entity_ids` take the entity's decision (and, when given, its id)."""
-    return Follow(tuple(entity_ids), decision, kept_reason(decision, keep_reason), entity_id)
+    return SpansFollow(tuple(entity_ids), decision, kept_reason(decision, keep_reason), entity_id)
 
 
 def _checked_decision(decision: str, keep_reason: str) -> str:
@@ -275,7 +275,7 @@ def entity_update(
         if len(detail) == 1:
             return Edit(entity.pk, None)
         _bump(entity, decision=decision, keep_reason=keep_reason)
-        follow: tuple[Follow, ...] = ()
+        follow: tuple[SpansFollow, ...] = ()
         if decision != prior or "keep_reason" in detail:
             follow = (_follow([entity.pk], decision, keep_reason),)
     return Edit(entity.pk, detail, follow)
@@ -332,7 +332,7 @@ def _move_names(
     names: Sequence[Alias],
     user_id: int | None,
     in_corpus: InCorpus,
-) -> Follow:
+) -> SpansFollow:
     """Move `names` of `source` (with their words) to `target`, which may be new; they take
     its decision. The spans of their surfaces follow."""
     ids = [alias.pk for alias in names]
@@ -341,7 +341,7 @@ def _move_names(
     moving.update(entity_id=target.pk)
     settled = [(alias, source.decision) for alias in names]
     _settle(scope, target, settled, target.decision, user_id, in_corpus)
-    return Follow((source.pk,), target.decision, target.keep_reason, target.pk, digests)
+    return SpansFollow((source.pk,), target.decision, target.keep_reason, target.pk, digests)
 
 
 def entity_split(
@@ -552,7 +552,7 @@ def surface_relabel(
                 "label": [old, label],
                 "redrawn": redrawn,
             }
-            follow = Follow((entity.pk,), entity.decision, entity.keep_reason, label=label)
+            follow = SpansFollow((entity.pk,), entity.decision, entity.keep_reason, label=label)
             return Edit(entity.pk, detail, (follow,))
         new = Entity.objects.using(keys_alias()).create(
             project_id=scope.project_id,
@@ -575,7 +575,7 @@ def surface_relabel(
         _bump(entity)
         # The words cut from it before and after: a span of a word that went follows its name.
         digests = family | _family(alias)
-        follow = Follow((entity.pk,), new.decision, new.keep_reason, new.pk, digests, label)
+        follow = SpansFollow((entity.pk,), new.decision, new.keep_reason, new.pk, digests, label)
     detail = {
         "action": "relabel",
         "label": [old, label],

@@ -83,7 +83,7 @@ class ChunkSpan(NamedTuple):
     decision: str
     entity_id: int | None
     # Who decided it: none for a proposal set aside by a machine's rule or as a side effect
-    # of another span (`annotator.services.spans._make_room`), which no person saw.
+    # of another span (`annotator.services.spans._proposals_give_way`), which no person saw.
     decided_by_id: int | None
 
 

@@ -51,14 +51,6 @@ from annotator.permissions import acting_user
 from annotator.selectors.assignments import annotators_by_language
 from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
-from annotator.services.copying import (
-    copy_field,
-    copy_lines,
-    copy_statement,
-    copy_template,
-    copy_text,
-    table_columns,
-)
 from annotator.services.jobs import (
     Counts,
     JobKind,
@@ -71,6 +63,14 @@ from annotator.services.jobs import (
     job_progress_set,
     upload_delete,
     uploads_dir,
+)
+from annotator.services.pg_copy import (
+    copy_field,
+    copy_lines,
+    copy_statement,
+    copy_template,
+    copy_text,
+    table_columns,
 )
 from annotator.services.proposals import SPAN_COLUMNS, Proposal, bulk_propose, proposal_row
 from pseudonymizer.folding import fold
@@ -280,7 +280,7 @@ class _PostgresCopyWriter(_RowWriter):
     """COPY rows in, as text the writer formats itself, a bounded chunk at a time; document
     ids come from the table's own sequence, reserved up front.
 
-    Formatting the rows here (`annotator.services.copying`) rather than handing psycopg a
+    Formatting the rows here (`annotator.services.pg_copy`) rather than handing psycopg a
     tuple per row takes a third of the import's time off the process."""
 
     DOCUMENT_VARYING = {

@@ -2,9 +2,9 @@
 
 A pre-annotation run's recognizers (`annotator.services.runs`), propagation of a known choice
 (`annotator.services.propagation`), an import with spans (`annotator.services.imports`) and
-the copy of a document for a second annotator (`annotator.services.double`) each describe what
-they propose (`Proposal`); `propose` writes them when nobody needs the rows back (on
-PostgreSQL with COPY: a propagation pass over a corpus its names recur in writes tens of
+the copy of a document for a second annotator (`annotator.services.double_annotation`) each
+describe what they propose (`Proposal`); `propose` writes them when nobody needs the rows back
+(on PostgreSQL with COPY: a propagation pass over a corpus its names recur in writes tens of
 thousands), `bulk_propose` when the caller needs the spans. A proposal is status `proposed`,
 version 1, with no person's name or time on it, and keeps what the machine proposed
 (`proposed_start`, `proposed_end`, `proposed_label`) beside what a person may later make of
@@ -23,7 +23,7 @@ from django.db import connection
 from django.utils import timezone
 
 from annotator.models import Span, SpanStatus
-from annotator.services.copying import (
+from annotator.services.pg_copy import (
     copy_field,
     copy_lines,
     copy_statement,

@@ -603,7 +603,7 @@ def _batch_write(
         source_counts=_add_source_counts(locked.source_counts, created),
         warnings=_merge_warnings(locked.warnings, warnings),
     )
-    if not _run_settle(run.pk):
+    if not _run_end_if_done(run.pk):
         _heartbeat(run.pk)
     return True
 
@@ -649,7 +649,7 @@ def _heartbeat(run_id: int) -> None:
     )
 
 
-def _run_settle(run_id: int) -> bool:
+def _run_end_if_done(run_id: int) -> bool:
     """Finish the run when no batch is left to do (the caller holds the run's row lock);
     True when this call ended it."""
     batches = RunBatch.objects.filter(run_id=run_id)
@@ -683,7 +683,7 @@ def run_batch_fail(*, batch_id: int, reason: str, claimed_at: datetime | None = 
         PreannotationRun.objects.filter(pk=run.pk).update(
             warnings=_merge_warnings(run.warnings, [warning])
         )
-        _run_settle(run.pk)
+        _run_end_if_done(run.pk)
     return True
 
 

@@ -11,8 +11,9 @@ choice new to the table is then proposed everywhere else it occurs (propagation,
 What a write sets off beyond the span (propagation, learning's counters, the quality numbers,
 the lead's review of a refused choice) is listed, in order, in one place:
 `annotator.services.after_decision`, which each write calls once with what it did.
-A replica (blind double annotation, `annotator.services.double`) keeps its decisions on its
-spans: they never reach the table, and the table's choices are not shown on it.
+A replica (blind double annotation, `annotator.services.double_annotation`) keeps its
+decisions on its spans: they never reach the table, and the table's choices are not shown on
+it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from annotator.models import (
 )
 from annotator.permissions import acting_user, acting_user_id
 from annotator.services import after_decision
-from annotator.services.decisions import check_decision
+from annotator.services.decision_rules import check_decision
 from annotator.services.span_events import Decided, NewChoice, Refused
 from annotator.services.table import (
     SUGGESTIONS,
@@ -59,7 +60,7 @@ from annotator.services.table import (
     surface_decide,
 )
 from pseudonymizer import graphemes
-from pseudonymizer.coverage import covered
+from pseudonymizer.detection_check import covered
 from pseudonymizer.edges import less_than_a_word
 from pseudonymizer.vocabulary import Decision
 
@@ -167,15 +168,17 @@ def _check_whole(document: Document, start: int, end: int, confirm: bool) -> Non
         )
 
 
-def _make_room(document: Document, start: int, end: int, actor: Any, keep: int | None) -> None:
+def _proposals_give_way(
+    document: Document, start: int, end: int, actor: Any, keep: int | None
+) -> None:
     """Refuse a span across another person's span; make room among the proposals it overlaps.
 
     A proposal is an alternative to the new span only where the two overlap. What reaches
     beyond it stays proposed, for a person to decide: NER's "Ottoline Postlethwaite" becomes
     "Postlethwaite" when a person adds "Ottoline" (and two proposals, one each side, when the
     new span lies inside it). A proposal with nothing left beyond it (no letter, mark or digit:
-    `pseudonymizer.coverage.covered`), or whose rest another span already proposes, is set
-    aside: rejected, and by no person (`decided_by` stays empty), so that a release never
+    `pseudonymizer.detection_check.covered`), or whose rest another span already proposes, is
+    set aside: rejected, and by no person (`decided_by` stays empty), so that a release never
     counts it as something a person saw (`annotator.services.releases`).
     """
     overlapping = (
@@ -472,7 +475,7 @@ def _create_locked(
     _check_label(document, label)
     keep_reason = check_decision(decision, keep_reason)
     _check_whole(document, start, end, confirm)
-    _make_room(document, start, end, user, keep=None)
+    _proposals_give_way(document, start, end, user, keep=None)
     now = timezone.now()
     span = Span(
         document=document,
@@ -576,7 +579,7 @@ def _update_locked(
     if (moved or accepting) and final != SpanStatus.REJECTED:
         # An accepted span is a person's: it may not overlap another person's, and the
         # proposals it overlaps (alternatives to it) are rejected.
-        _make_room(document, span.start, span.end, user, keep=span.pk)
+        _proposals_give_way(document, span.start, span.end, user, keep=span.pk)
     relabelled = "label" in fields and not moved and change.replacement is None
     if relabelled and final == SpanStatus.ACCEPTED and decided == span.decision:
         # A decided span relabelled, its surface and decision as they were: the table

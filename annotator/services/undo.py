@@ -87,7 +87,7 @@ def _window(
     """What an action on [start, end) (and the spans `extra`) may change: [start, end) and the
     whole of each span (id, start, end) in `places` that overlaps it or is in `extra`. A
     proposal the action trims keeps what lies beyond it, in new pieces too
-    (`annotator.services.spans._make_room`), all within the proposal's old place."""
+    (`annotator.services.spans._proposals_give_way`), all within the proposal's old place."""
     low, high = start, end
     for span_id, span_start, span_end in places:
         if (span_start < end and span_end > start) or span_id in extra:

@@ -9,7 +9,7 @@ from annotator.views import (
     assignments,
     audit,
     documents,
-    double,
+    double_annotation,
     health,
     imports,
     key_transfer,
@@ -43,8 +43,12 @@ urlpatterns = [
         name="documents_assign",
     ),
     path("projects/<slug:slug>/next/", assignments.next_document_view, name="next_document"),
-    path("projects/<slug:slug>/double/", double.double_list, name="double_list"),
-    path("projects/<slug:slug>/double/assign/", double.double_assign_view, name="double_assign"),
+    path("projects/<slug:slug>/double/", double_annotation.double_list, name="double_list"),
+    path(
+        "projects/<slug:slug>/double/assign/",
+        double_annotation.double_assign_view,
+        name="double_assign",
+    ),
     path(
         "projects/<slug:slug>/documents/<int:pk>/",
         workspace.document_detail,

@@ -22,8 +22,8 @@ from pseudonymizer.cli.files import (
     warn,
     write_documents,
 )
-from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import EVERY_LANGUAGE, Detector, NerSpecError
+from pseudonymizer.detection_check import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.evaluation import span_prf, token_masking
 from pseudonymizer.formats import ImportedDocument
 from pseudonymizer.formats.writers import OutputDocument

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection, covered, merged
 from pseudonymizer.detection import Detection
+from pseudonymizer.detection_check import DetectionUnavailable, ReleaseDetection, covered, merged
 from pseudonymizer.recognizers.regex import LABELS
 from pseudonymizer.release import (
     LEAK_PATTERN_LABELS,

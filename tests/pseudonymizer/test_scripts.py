@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from pseudonymizer.coverage import ReleaseDetection
 from pseudonymizer.detection import Detector, uses_ner
+from pseudonymizer.detection_check import ReleaseDetection
 from pseudonymizer.pseudonyms.shape import char_script
 from pseudonymizer.scripts import (
     _ANY_LETTER,

@@ -59,8 +59,8 @@ from annotator.services.releases.files import (
 from annotator.services.releases.manifest import release_manifest
 from annotator.services.releases.ner import RELEASE_PROFILE, ner_detector, text_digest
 from annotator.services.table import release_aliases, surface_choices
-from pseudonymizer.coverage import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.detection import uses_ner
+from pseudonymizer.detection_check import DetectionUnavailable, ReleaseDetection
 from pseudonymizer.formats.writers import OutputDocument
 from pseudonymizer.labels import map_to_schema
 from pseudonymizer.learning import LearningError

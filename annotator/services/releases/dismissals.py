@@ -47,16 +47,52 @@ def release_hit_dismiss(
     the table (fix the document instead); NotFoundError for a finding the release did not
     list; ConflictError when it is dismissed already.
     """
+    reason = _reason_checked(reason)
+    _check_refused(release)
+    row, finding = _finding_listed(release, document_id, start, end, detector)
+    _check_dismissible(finding)
+    document = Document.objects.filter(pk=document_id, project=release.project).first()
+    if document is None:
+        raise NotFoundError(f"document {document_id} is gone")
+    return _dismissal_write(
+        release=release,
+        document=document,
+        document_id=document_id,
+        checked=row.fingerprint,
+        start=start,
+        end=end,
+        detector=detector,
+        label=str(finding.get("label") or ""),
+        reason=reason,
+        user=acting_user(actor),
+        ip_address=ip_address,
+    )
+
+
+def _reason_checked(reason: str) -> str:
+    """`reason` stripped; DomainError when it is empty or longer than `REASON_MAX`."""
     reason = str(reason or "").strip()
     if not reason:
         raise DomainError("say why this is harmless: a dismissal needs a reason")
     if len(reason) > REASON_MAX:
         raise DomainError(f"the reason is too long: {REASON_MAX} characters at most")
+    return reason
+
+
+def _check_refused(release: Release) -> None:
+    """DomainError unless `release` was refused: only its findings can be dismissed."""
     if release.status != JobStatus.REFUSED:
         raise DomainError(
             f"release {release.version} is {release.status}: only a refused release's "
             "findings can be dismissed"
         )
+
+
+def _finding_listed(
+    release: Release, document_id: int, start: int, end: int, detector: str
+) -> tuple[ReleaseLeak, dict[str, Any]]:
+    """The release's report row for the document, and the finding of `detector` at
+    `start`:`end` in it; NotFoundError when the release listed neither."""
     row = ReleaseLeak.objects.filter(release=release, document_id=document_id).first()
     if row is None:
         raise NotFoundError(f"document {document_id} is not in the report of this release")
@@ -74,15 +110,36 @@ def release_hit_dismiss(
             f"release {release.version} lists nothing found by {detector!r} at "
             f"[{start}, {end}) of document {document_id}"
         )
+    return row, finding
+
+
+def _check_dismissible(finding: dict[str, Any]) -> None:
+    """DomainError for an original of the table left in the output: a leak to fix, never a
+    judgement to dismiss."""
     if not Finding(**_finding_fields(finding)).dismissible:
         raise DomainError(
             "an original of the correspondence table left in the output is a leak, not a "
             "judgement: fix the document (pseudonymize the surface there), then cut again"
         )
-    document = Document.objects.filter(pk=document_id, project=release.project).first()
-    if document is None:
-        raise NotFoundError(f"document {document_id} is gone")
-    user = acting_user(actor)
+
+
+def _dismissal_write(
+    *,
+    release: Release,
+    document: Document,
+    document_id: int,
+    checked: str,
+    start: int,
+    end: int,
+    detector: str,
+    label: str,
+    reason: str,
+    user: Any,
+    ip_address: str | None,
+) -> HitDismissal:
+    """The dismissal and its audit row, in one transaction; the dismissal holds to the
+    document as the release checked it (`checked`, its fingerprint then: `_held_to`).
+    ConflictError when the finding is dismissed already."""
     try:
         with transaction.atomic():
             dismissal = HitDismissal.objects.create(
@@ -91,8 +148,8 @@ def release_hit_dismiss(
                 start=start,
                 end=end,
                 detector=detector,
-                label=str(finding.get("label") or ""),
-                fingerprint=_held_to(document, row.fingerprint, start, end),
+                label=label,
+                fingerprint=_held_to(document, checked, start, end),
                 reason=reason,
                 release=release,
                 dismissed_by=user,

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from annotator.models import Comment, Document, ReviewItem, ReviewKind, ReviewStatus, Span
 from annotator.permissions import acting_user
-from annotator.services.decisions import kept_reason
+from annotator.services.decision_rules import kept_reason
 from annotator.services.review.resolve import MAX_COMMENT
 from annotator.services.review.scan import review_fingerprint
 from annotator.services.span_events import Refused

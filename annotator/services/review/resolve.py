@@ -24,7 +24,7 @@ from annotator.models import (
     SpanStatus,
 )
 from annotator.permissions import acting_user
-from annotator.services.decisions import check_decision, check_known_decision
+from annotator.services.decision_rules import check_decision, check_known_decision
 from annotator.services.propagation import propagation_request
 from annotator.services.table import (
     EntityChange,

@@ -40,7 +40,7 @@ from annotator.audit import audit_record
 from annotator.errors import ConflictError, DomainError, NotFoundError, StaleVersion
 from annotator.keys import crypto
 from annotator.keys import edits as keys
-from annotator.keys.edits import Edit, EntityChange, Follow
+from annotator.keys.edits import Edit, EntityChange, SpansFollow
 from annotator.models import AuditAction, Project, Span, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 
-def _spans_follow(project: Project, follow: Follow) -> int:
+def _spans_follow(project: Project, follow: SpansFollow) -> int:
     """Make the spans `follow` names take what it says; how many did."""
     spans = Span.objects.filter(entity_id__in=list(follow.entity_ids))
     if follow.digests is not None:

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.models import AuditAction, AuditEvent, Document, Role, Span, SpanSource
-from annotator.services.double import double_assign
+from annotator.services.double_annotation import double_assign
 from annotator.services.spans import SpanChange, span_update
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, MembershipFactory, SpanFactory

@@ -30,7 +30,7 @@ from annotator.selectors.documents import document_list, double_candidates, repl
 from annotator.selectors.queues import next_document, project_queues, queues_of
 from annotator.services import runs
 from annotator.services.assignments import documents_assign, documents_assign_arrivals
-from annotator.services.double import (
+from annotator.services.double_annotation import (
     double_assign,
     double_sample,
     sample_size,

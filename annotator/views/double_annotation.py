@@ -1,8 +1,8 @@
 """Blind double annotation on the pages: give a sample of a language's documents to a second
 annotator, and follow the pairs (original, replica) with both annotators and statuses.
 
-Admins (Can.ASSIGN) only, as in the API (annotator.api.double); the service is
-annotator.services.double.
+Admins (Can.ASSIGN) only, as in the API (annotator.api.double_annotation); the service is
+annotator.services.double_annotation.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from annotator.languages import language_label
 from annotator.permissions import Can
 from annotator.selectors.assignments import member_names
 from annotator.selectors.documents import replica_pairs
-from annotator.services.double import double_assign
+from annotator.services.double_annotation import double_assign
 from annotator.views.access import project_page
 from annotator.views.forms import language_choices
 from annotator.views.nav import HtmxProjectRequest, project_nav

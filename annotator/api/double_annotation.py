@@ -4,7 +4,7 @@ a language's documents to a second annotator.
 GET  /api/projects/{slug}/double/   the pairs, with both annotators and statuses
 POST /api/projects/{slug}/double/   {"language", "percentage", "annotator", "seed"?}
 
-Admins only (Can.ASSIGN), as on the pages (annotator.views.double).
+Admins only (Can.ASSIGN), as on the pages (annotator.views.double_annotation).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from annotator.api.views import ProjectScoped
 from annotator.models import Document
 from annotator.permissions import Can
 from annotator.selectors.documents import replica_pairs
-from annotator.services.double import double_assign
+from annotator.services.double_annotation import double_assign
 
 
 class HalfSerializer(serializers.Serializer[Any]):
