@@ -642,6 +642,21 @@ def _refollow(scope: Scope, name: str, in_corpus: InCorpus) -> None:
         logger.info("alias %s follows a name decided in project %s", alias.pk, scope.project_id)
 
 
+@dataclass(frozen=True)
+class _New:
+    """A surface's first choice, as it is being recorded: the surface, where and how."""
+
+    surface: str
+    digest: str
+    language: str
+    label: str
+    decision: str
+    keep_reason: str
+    user_id: int | None
+    # What the person typed, if anything, before a draw fills it.
+    requested: str | None
+
+
 def _create(
     scope: Scope,
     *,
@@ -655,68 +670,23 @@ def _create(
     user_id: int | None,
     in_corpus: InCorpus,
 ) -> Choice:
-    database = keys_alias()
-    requested = replacement  # what the person typed, if anything, before a draw fills it
+    """Record a surface's first choice, step by step: the pseudonym given checked (or an
+    invalidated form made), or one drawn; the entity and its alias inserted, where a choice
+    that committed first for the surface wins and a pseudonym taken meanwhile is drawn
+    again; then the words of a person's name, and what follows the name."""
+    new = _New(surface, digest, language, label, decision, keep_reason, user_id, replacement)
     drawn = decision == Decision.PSEUDONYMIZE and not replacement
-    if decision == Decision.PSEUDONYMIZE:
-        if replacement:
-            check_replacement(scope, surface, replacement, in_corpus)
-    elif decision == Decision.INVALIDATE:
-        replacement = replacement or invalidate(surface, scope.secret)
-        check_replacement(scope, surface, replacement, in_corpus)
-    else:
-        replacement = ""
-    chosen = replacement or ""  # typed or invalidated; drawn below; "" for keep and delete
+    chosen = _given_checked(scope, new, in_corpus)  # "" when drawn, kept or deleted
     lost: list[str] = []
     while True:
         if drawn:
-            chosen = _draw(scope, surface, label, language, lost=lost)
-            followed = _followed(scope, surface, label, chosen)
-            if followed is not None and followed not in lost:
-                chosen = followed
-            if in_corpus(chosen):  # a word of the documents: drawn again, as if taken
-                lost.append(chosen)
-                if len(lost) >= DRAWS:
-                    raise DomainError("no pseudonym could be drawn for this surface: type one")
-                continue
+            chosen = _drawn(scope, new, lost, in_corpus)
         try:
-            # A savepoint: when another choice for the surface (or its pseudonym) committed
-            # first, the entity made here goes too, and the winner is read back.
-            with transaction.atomic(using=database):
-                entity = Entity.objects.using(database).create(
-                    project_id=scope.project_id,
-                    label=label,
-                    decision=decision,
-                    keep_reason=keep_reason,
-                    created_by_id=user_id,
-                )
-                alias = _alias_of(scope, entity.pk, surface, language, user_id)
-                alias.entity = entity
-                alias.set_replacement(chosen)
-                alias.replacement_typed = bool(requested)
-                alias.save(using=database)
-                words_write(scope.secret, [(alias, surface)])
+            alias = _entity_insert(scope, new, chosen)
         except IntegrityError:
-            winner = (
-                project_aliases(scope)
-                .select_related("entity")
-                .filter(original_digest=digest)
-                .first()
-            )
+            winner = _race_lost(scope, new, drawn)
             if winner is not None:
-                choice = choice_of(winner)
-                # A pseudonym drawn here loses quietly to the winner's; one the person typed
-                # must match it, or the person hears of the winner's choice (409), never a
-                # silent swap.
-                if _same(choice, decision, requested):
-                    return choice
-                raise _conflict(choice) from None
-            # The surface is free: another surface took the pseudonym since it was checked.
-            if not drawn:
-                # The person's own pick: refused, never swapped behind their back.
-                raise ReplacementRefused(
-                    "this pseudonym was just taken for another surface: choose another"
-                ) from None
+                return winner
             lost.append(chosen)
             if len(lost) >= DRAWS:
                 raise ReplacementRefused(
@@ -733,8 +703,81 @@ def _create(
         token_aliases_add(scope, alias, surface, chosen, label, language, user_id)
         if label == "PER":
             _refollow(scope, surface, in_corpus)
-    logger.info("entity %s decided (%s) in project %s", entity.pk, decision, scope.project_id)
+    logger.info("entity %s decided (%s) in project %s", alias.entity_id, decision, scope.project_id)
     return replace(choice_of(alias), created=True)
+
+
+def _given_checked(scope: Scope, new: _New, in_corpus: InCorpus) -> str:
+    """The pseudonym a person typed, checked, or the invalidated form made and checked; ""
+    for one to draw, and for keep and delete."""
+    if new.decision == Decision.PSEUDONYMIZE:
+        if new.requested:
+            check_replacement(scope, new.surface, new.requested, in_corpus)
+        return new.requested or ""
+    if new.decision == Decision.INVALIDATE:
+        replacement = new.requested or invalidate(new.surface, scope.secret)
+        check_replacement(scope, new.surface, replacement, in_corpus)
+        return replacement
+    return ""
+
+
+def _drawn(scope: Scope, new: _New, lost: list[str], in_corpus: InCorpus) -> str:
+    """A pseudonym drawn for the surface (or the one a name it holds follows), none of
+    `lost`, none a word of the documents: one found in them is drawn again, as if taken."""
+    while True:
+        chosen = _draw(scope, new.surface, new.label, new.language, lost=lost)
+        followed = _followed(scope, new.surface, new.label, chosen)
+        if followed is not None and followed not in lost:
+            chosen = followed
+        if not in_corpus(chosen):
+            return chosen
+        lost.append(chosen)
+        if len(lost) >= DRAWS:
+            raise DomainError("no pseudonym could be drawn for this surface: type one")
+
+
+def _entity_insert(scope: Scope, new: _New, chosen: str) -> Alias:
+    """The new entity and its alias, with `chosen`, in a savepoint: when another choice for
+    the surface (or its pseudonym) committed first, the entity made here goes too
+    (IntegrityError), and the caller reads the winner back."""
+    database = keys_alias()
+    with transaction.atomic(using=database):
+        entity = Entity.objects.using(database).create(
+            project_id=scope.project_id,
+            label=new.label,
+            decision=new.decision,
+            keep_reason=new.keep_reason,
+            created_by_id=new.user_id,
+        )
+        alias = _alias_of(scope, entity.pk, new.surface, new.language, new.user_id)
+        alias.entity = entity
+        alias.set_replacement(chosen)
+        alias.replacement_typed = bool(new.requested)
+        alias.save(using=database)
+        words_write(scope.secret, [(alias, new.surface)])
+    return alias
+
+
+def _race_lost(scope: Scope, new: _New, drawn: bool) -> Choice | None:
+    """After an insert lost a race: the winner's choice for the surface when it is the one
+    asked for (SurfaceConflict otherwise: never a silent swap); None when the surface is
+    free and the drawn pseudonym was taken meanwhile (draw again). A pseudonym the person
+    typed and another surface took meanwhile is refused, never swapped behind their back."""
+    winner = (
+        project_aliases(scope).select_related("entity").filter(original_digest=new.digest).first()
+    )
+    if winner is not None:
+        choice = choice_of(winner)
+        # A pseudonym drawn here loses quietly to the winner's; one the person typed must
+        # match it, or the person hears of the winner's choice (409).
+        if _same(choice, new.decision, new.requested):
+            return choice
+        raise _conflict(choice) from None
+    if not drawn:
+        raise ReplacementRefused(
+            "this pseudonym was just taken for another surface: choose another"
+        ) from None
+    return None
 
 
 def token_aliases_add(
