@@ -102,7 +102,7 @@ def _check_version(entity: Entity, version: int | None) -> None:
 
 
 def _entities(scope: Scope) -> Any:
-    return Entity.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    return Entity.objects.using(keys_alias()).filter(project_id=scope.pk)
 
 
 def _set_replacement(scope: Scope, alias: Alias, replacement: str, *, typed: bool = False) -> None:
@@ -384,7 +384,7 @@ def entity_split(
         if len(chosen) == len(names):
             raise DomainError("leave at least one alias in the entity")
         new = Entity.objects.using(keys_alias()).create(
-            project_id=scope.project_id,
+            project_id=scope.pk,
             label=entity.label,
             decision=entity.decision,
             keep_reason=entity.keep_reason,
@@ -555,7 +555,7 @@ def surface_relabel(
             follow = SpansFollow((entity.pk,), entity.decision, entity.keep_reason, label=label)
             return Edit(entity.pk, detail, (follow,))
         new = Entity.objects.using(keys_alias()).create(
-            project_id=scope.project_id,
+            project_id=scope.pk,
             label=label,
             decision=entity.decision,
             keep_reason=entity.keep_reason,

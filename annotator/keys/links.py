@@ -69,7 +69,7 @@ def link_candidates(
     """Scored candidate pairs, best first: for `entity_id`, or among the `scan` newest
     entities (of `label`) and the entities they share digests with."""
     database = keys_alias()
-    entities = Entity.objects.using(database).filter(project_id=scope.project_id)
+    entities = Entity.objects.using(database).filter(project_id=scope.pk)
     if label:
         entities = entities.filter(label=label)
     if entity_id is not None:
@@ -77,7 +77,7 @@ def link_candidates(
     seeds = list(entities.order_by("-pk").values_list("pk", flat=True)[:scan])
     if not seeds:
         return []
-    words = AliasWord.objects.using(database).filter(project_id=scope.project_id)
+    words = AliasWord.objects.using(database).filter(project_id=scope.pk)
     seed_digests = set(words.filter(alias__entity_id__in=seeds).values_list("digest", flat=True))
     spread = (
         words.filter(digest__in=seed_digests)

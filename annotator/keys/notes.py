@@ -77,7 +77,7 @@ def review_note_write(
         note, _ = (
             ReviewNote.objects.using(database)
             .select_for_update()
-            .get_or_create(item_id=item_id, defaults={"project_id": scope.project_id})
+            .get_or_create(item_id=item_id, defaults={"project_id": scope.pk})
         )
         note.detail = laid_over(note.detail or {}, detail or {})
         note.resolution = laid_over(note.resolution or {}, resolution or {})
@@ -90,9 +90,7 @@ def review_notes(scope: Scope, item_ids: Iterable[int]) -> dict[int, Note]:
     ids = list(item_ids)
     if not ids:
         return {}
-    rows = ReviewNote.objects.using(keys_alias()).filter(
-        project_id=scope.project_id, item_id__in=ids
-    )
+    rows = ReviewNote.objects.using(keys_alias()).filter(project_id=scope.pk, item_id__in=ids)
     return {
         note.item_id: Note(note.item_id, dict(note.detail or {}), dict(note.resolution or {}))
         for note in rows

@@ -95,14 +95,14 @@ class RecordPage:
 
 
 def _entities(scope: Scope) -> QuerySet[Entity]:
-    return Entity.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    return Entity.objects.using(keys_alias()).filter(project_id=scope.pk)
 
 
 def _matching_aliases(scope: Scope, digests: Sequence[str]) -> QuerySet[Any, Any]:
     """The aliases whose index holds every one of `digests`: one indexed lookup per digest
     (grouped by alias when there are several)."""
     wanted = sorted(set(digests))
-    rows = AliasWord.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    rows = AliasWord.objects.using(keys_alias()).filter(project_id=scope.pk)
     if len(wanted) == 1:
         return rows.filter(digest=wanted[0]).values("alias_id")
     return (
@@ -278,7 +278,7 @@ def entity_decisions(scope: Scope) -> dict[int, tuple[str, str]]:
 def replaced_groups(scope: Scope, chunk: int) -> Iterator[tuple[int, str, list[NamedAlias]]]:
     """(entity id, language, its aliases with a replacement) for each entity with two such
     aliases or more in one language: decrypts those originals, `chunk` entities at a time."""
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.pk)
     replaced = aliases.exclude(replacement_key="")
     groups = list(
         replaced.values_list("entity_id", "language")
@@ -313,7 +313,7 @@ def replacements(scope: Scope, chunk: int) -> Iterator[tuple[int, int, str, str,
     replacement."""
     rows = (
         Alias.objects.using(keys_alias())
-        .filter(project_id=scope.project_id)
+        .filter(project_id=scope.pk)
         .exclude(replacement_key="")
         .values_list("pk", "entity_id", "language", "replacement", "entity__label")
     )
@@ -325,7 +325,7 @@ def entity_names(scope: Scope, entity_id: int) -> dict[int, str]:
     their replacements, in id order."""
     return dict(
         Alias.objects.using(keys_alias())
-        .filter(project_id=scope.project_id, entity_id=entity_id, parent__isnull=True)
+        .filter(project_id=scope.pk, entity_id=entity_id, parent__isnull=True)
         .order_by("pk")
         .values_list("pk", "replacement")
     )
@@ -336,7 +336,7 @@ def alias_of(scope: Scope, surface: str) -> int | None:
     digest = crypto.surface_digest(scope.secret, surface)
     return (
         Alias.objects.using(keys_alias())
-        .filter(project_id=scope.project_id, original_digest=digest)
+        .filter(project_id=scope.pk, original_digest=digest)
         .values_list("pk", flat=True)
         .first()
     )
@@ -348,7 +348,7 @@ def release_aliases(scope: Scope) -> Iterator[tuple[str, str, bool]]:
     or a log."""
     rows = (
         Alias.objects.using(keys_alias())
-        .filter(project_id=scope.project_id)
+        .filter(project_id=scope.pk)
         .select_related("entity")
         .only("original_encrypted", "entity__label", "entity__decision")
         .order_by("pk")
@@ -364,7 +364,7 @@ def named_apart(scope: Scope, chunk: int) -> Iterator[tuple[int, int, str]]:
     decided apart, before such names joined one entity. Decrypts the originals of the
     labels that take heads, `chunk` at a time, in memory only."""
     aliases = Alias.objects.using(keys_alias()).filter(
-        project_id=scope.project_id, parent__isnull=True, entity__label__in=HEAD_LABELS
+        project_id=scope.pk, parent__isnull=True, entity__label__in=HEAD_LABELS
     )
     seen: set[tuple[int, int]] = set()
     rows = aliases.select_related("entity").order_by("pk")

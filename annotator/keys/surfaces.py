@@ -99,7 +99,7 @@ def choice_of(alias: Alias) -> Choice:
 
 
 def project_aliases(scope: Scope) -> Any:
-    return Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    return Alias.objects.using(keys_alias()).filter(project_id=scope.pk)
 
 
 def surface_choice(scope: Scope, surface: str) -> Choice | None:
@@ -416,7 +416,7 @@ def entity_withdraw(
         entity = (
             Entity.objects.using(database)
             .select_for_update()
-            .filter(pk=entity_id, project_id=scope.project_id)
+            .filter(pk=entity_id, project_id=scope.pk)
             .first()
         )
         if entity is None or user_id is None or entity.created_by_id != user_id:
@@ -429,7 +429,7 @@ def entity_withdraw(
         if names != [user_id] or relied_on():
             return False
         entity.delete(using=database)
-    logger.info("entity %s withdrawn in project %s: its span moved on", entity_id, scope.project_id)
+    logger.info("entity %s withdrawn in project %s: its span moved on", entity_id, scope.pk)
     return True
 
 
@@ -569,9 +569,7 @@ def _join_named(
                 words_write(secret, [(alias, surface)])
         except (ReplacementRefused, IntegrityError):
             continue
-        logger.info(
-            "a new name of entity %s joined it in project %s", named.entity_id, scope.project_id
-        )
+        logger.info("a new name of entity %s joined it in project %s", named.entity_id, scope.pk)
         alias = Alias.objects.using(keys_alias()).select_related("entity").get(pk=alias.pk)
         return replace(choice_of(alias), created=True)
     return None
@@ -615,7 +613,7 @@ def _refollow(scope: Scope, name: str, in_corpus: InCorpus) -> None:
         return  # one word ("Sara") would pull in every address that holds it
     holding = (
         AliasWord.objects.using(keys_alias())
-        .filter(project_id=scope.project_id, digest__in=digests)
+        .filter(project_id=scope.pk, digest__in=digests)
         .values("alias_id")
         .annotate(n=Count("id"))
         .filter(n=len(digests))
@@ -639,7 +637,7 @@ def _refollow(scope: Scope, name: str, in_corpus: InCorpus) -> None:
                 replacement_words_rewrite(scope.secret, alias)
         except (ReplacementRefused, IntegrityError):
             continue
-        logger.info("alias %s follows a name decided in project %s", alias.pk, scope.project_id)
+        logger.info("alias %s follows a name decided in project %s", alias.pk, scope.pk)
 
 
 @dataclass(frozen=True)
@@ -695,7 +693,7 @@ def _create(
                 ) from None
             logger.info(
                 "a drawn pseudonym was taken meanwhile in project %s; drawing again",
-                scope.project_id,
+                scope.pk,
             )
             continue
         break
@@ -703,7 +701,7 @@ def _create(
         token_aliases_add(scope, alias, surface, chosen, label, language, user_id)
         if label == "PER":
             _refollow(scope, surface, in_corpus)
-    logger.info("entity %s decided (%s) in project %s", alias.entity_id, decision, scope.project_id)
+    logger.info("entity %s decided (%s) in project %s", alias.entity_id, decision, scope.pk)
     return replace(choice_of(alias), created=True)
 
 
@@ -743,7 +741,7 @@ def _entity_insert(scope: Scope, new: _New, chosen: str) -> Alias:
     database = keys_alias()
     with transaction.atomic(using=database):
         entity = Entity.objects.using(database).create(
-            project_id=scope.project_id,
+            project_id=scope.pk,
             label=new.label,
             decision=new.decision,
             keep_reason=new.keep_reason,
@@ -846,7 +844,7 @@ def _alias_of(
     """A new (unsaved) alias of `surface` for the entity, its original sealed."""
     alias = Alias(
         entity_id=entity_id,
-        project_id=scope.project_id,
+        project_id=scope.pk,
         language=language,
         script=_script(surface),
         parent=parent,

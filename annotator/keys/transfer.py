@@ -103,7 +103,7 @@ def export_table(scope: Scope) -> KeyTable:
     """The project's correspondence table as the engine's KeyTable (originals decrypted)."""
     rows = list(
         Alias.objects.using(keys_alias())
-        .filter(project_id=scope.project_id)
+        .filter(project_id=scope.pk)
         .select_related("entity")
         .order_by("pk")
     )
@@ -163,7 +163,7 @@ def keys_export(scope: Scope, passphrase: str) -> Exported:
     table = export_table(scope)
     data = table_to_bytes(table, passphrase)
     entities = len({alias.entity for alias in table.aliases})
-    logger.info("keys of project %s exported (%s aliases)", scope.project_id, len(table.aliases))
+    logger.info("keys of project %s exported (%s aliases)", scope.pk, len(table.aliases))
     return Exported(data, len(table.aliases), entities)
 
 
@@ -222,7 +222,7 @@ def import_table(
     report = _Report(ImportCounts(aliases=len(table.aliases)))
     rows = list(enumerate(table.aliases, 1))
     existing = surface_choices(scope, [alias.surface for _, alias in rows])
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.pk)
     pseudonyms = set(
         aliases.filter(
             replacement_key__in={crypto.normalise_surface(alias.surface) for _, alias in rows}
@@ -256,14 +256,14 @@ def import_table(
         if report.conflicts:
             # Leaving the block by an exception rolls back every alias added above.
             raise ImportConflicts(report.counts, report.conflicts)
-    logger.info("keys imported into project %s: %s", scope.project_id, report.counts.as_dict())
+    logger.info("keys imported into project %s: %s", scope.pk, report.counts.as_dict())
     return report.counts
 
 
 def _replacements_refused(scope: Scope, file_aliases: list[KeyAlias]) -> tuple[set[str], set[str]]:
     """Of the file's replacements (normalised), those another surface of the project has,
     and those that are originals of the project, in two indexed queries."""
-    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.project_id)
+    aliases = Alias.objects.using(keys_alias()).filter(project_id=scope.pk)
     keys = {crypto.normalise_surface(a.replacement) for a in file_aliases} - {""}
     in_use = set(aliases.filter(replacement_key__in=keys).values_list("replacement_key", flat=True))
     digests = {crypto.surface_digest(scope.secret, key): key for key in keys}
@@ -376,7 +376,7 @@ def _set_creator(scope: Scope, created: dict[int, Choice], user_id: int | None) 
         return
     database = keys_alias()
     alias_ids = [choice.alias_id for choice in created.values()]
-    rows = Alias.objects.using(database).filter(project_id=scope.project_id)
+    rows = Alias.objects.using(database).filter(project_id=scope.pk)
     rows.filter(pk__in=alias_ids).update(created_by_id=user_id)
     rows.filter(parent_id__in=alias_ids, created_by__isnull=True).update(created_by_id=user_id)
     entity_ids = set(rows.filter(pk__in=alias_ids).values_list("entity_id", flat=True))

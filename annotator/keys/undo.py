@@ -22,7 +22,7 @@ def undo_note_write(scope: Scope, *, step_id: int, pseudonyms: Mapping[int, str]
     if not pseudonyms:
         return
     UndoNote.objects.using(keys_alias()).create(
-        project_id=scope.project_id,
+        project_id=scope.pk,
         step_id=step_id,
         pseudonyms={str(span_id): pseudonym for span_id, pseudonym in pseudonyms.items()},
     )
@@ -30,11 +30,7 @@ def undo_note_write(scope: Scope, *, step_id: int, pseudonyms: Mapping[int, str]
 
 def undo_note_read(scope: Scope, step_id: int) -> dict[int, str]:
     """The pseudonyms undo step `step_id` of the project puts back, by span id."""
-    note = (
-        UndoNote.objects.using(keys_alias())
-        .filter(project_id=scope.project_id, step_id=step_id)
-        .first()
-    )
+    note = UndoNote.objects.using(keys_alias()).filter(project_id=scope.pk, step_id=step_id).first()
     if note is None:
         return {}
     return {int(span_id): pseudonym for span_id, pseudonym in note.pseudonyms.items()}

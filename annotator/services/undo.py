@@ -198,7 +198,7 @@ def _keep(actor: Any, action: str, step: Step) -> None:
         comment_id=step.comment_id,
     )  # fmt: skip
     undo_note_write(
-        project=step.document.project,
+        step.document.project,
         step_id=row.pk,
         pseudonyms={
             item["id"]: step.pseudonyms[item["id"]]
@@ -264,7 +264,7 @@ def undo_last(*, document: Document, actor: Any) -> Undone | None:
         ]  # fmt: skip
         undone = Undone(what=ACTIONS.get(step.action, "the last action"), span_ids=ids,
                         ranges=ranges)  # fmt: skip
-        pseudonyms = undo_note_read(project=document.project, step_id=step_id)
+        pseudonyms = undo_note_read(document.project, step_id)
         try:
             with transaction.atomic():
                 _put_back(document, user, step.spans, pseudonyms, step.comment_id)

@@ -93,7 +93,7 @@ def review_attempt_record(
     except IntegrityError:
         return None  # recorded meanwhile
     review_note_write(
-        project=project,
+        project,
         item_id=item.pk,
         detail={
             "wanted": {"replacement": replacement or ""},

@@ -231,9 +231,7 @@ def review_resolve(
         resolution["label"] = label
     if applied.replacement:
         # The pseudonym applied, beside the item's span: kept with the keys.
-        review_note_write(
-            project=project, item_id=item.pk, resolution={"replacement": applied.replacement}
-        )
+        review_note_write(project, item_id=item.pk, resolution={"replacement": applied.replacement})
     return _close(item, user, rationale, resolution, ip_address)
 
 

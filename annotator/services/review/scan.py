@@ -145,7 +145,7 @@ class _Raiser:
                 )
         except IntegrityError:
             return  # another scan raised it meanwhile: one open item a conflict
-        review_note_write(project=self.project, item_id=item.pk, detail=note)
+        review_note_write(self.project, item_id=item.pk, detail=note)
         self.summary.add(kind)
 
 

@@ -9,8 +9,11 @@ the app imports `annotator.keys`.
   writes.
 - `surfaces`: the choice for a surface and the one way a choice gets in, suggestions, and
   what the workers and the review's scan read.
-- `notes`: the pseudonyms of the review queue (a lead's read of them is audited) and of the
-  page's undo steps.
+- `notes`: a lead's read of the pseudonyms of the review queue, audited.
+
+What needs nothing of the door (no person's read to audit, no second database to order,
+nothing of the corpus) is the keys' own function, handed on as it is: each takes the
+project itself as its table (`annotator.keys.scope.Scope`).
 - `transfer`: key export and import, audited.
 
 And the files sealed with the keys' secret (`annotator.keys.sealed`: learned models).
@@ -22,7 +25,29 @@ from annotator.keys.errors import (  # the table's refusals, in the Domain's fam
     ReplacementRefused,
     SurfaceConflict,
 )
+
+# The keys' reads and writes that need nothing of the door (no person's read to audit, no
+# second database to order, nothing of the corpus): handed on as they are. Each takes the
+# project itself as the table it is about (`annotator.keys.scope.Scope`).
+from annotator.keys.notes import pseudonym_digest, review_note_write, review_notes
+from annotator.keys.reads import (
+    alias_of,
+    entity_decisions,
+    entity_names,
+    named_apart,
+    release_aliases,
+    replaced_groups,
+    replacements,
+)
 from annotator.keys.sealed import SealError, read_sealed, write_sealed
+from annotator.keys.surfaces import (
+    alias_family,
+    known_surfaces,
+    suggestions_for,
+    surface_choice,
+    surface_choices,
+)
+from annotator.keys.undo import undo_note_read, undo_note_write, undo_notes_delete
 from annotator.services.table.base import corpus_check_set
 from annotator.services.table.edits import (
     EntityChange,
@@ -32,15 +57,7 @@ from annotator.services.table.edits import (
     entity_update,
     span_relabel,
 )
-from annotator.services.table.notes import (
-    Note,
-    review_note_write,
-    review_notes,
-    review_notes_read,
-    undo_note_read,
-    undo_note_write,
-    undo_notes_delete,
-)
+from annotator.services.table.notes import Note, review_notes_read
 from annotator.services.table.reads import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -62,23 +79,10 @@ from annotator.services.table.surfaces import (
     SUGGESTIONS,
     Choice,
     NamedAlias,
-    alias_family,
-    alias_of,
-    entity_decisions,
-    entity_names,
     entity_relabel,
     entity_withdraw,
-    known_surfaces,
-    named_apart,
     normalise_surface,
     project_keys_delete,
-    pseudonym_digest,
-    release_aliases,
-    replaced_groups,
-    replacements,
-    suggestions_for,
-    surface_choice,
-    surface_choices,
     surface_decide,
     surface_digest,
 )

@@ -11,13 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from annotator.audit import audit_record
 from annotator.keys.reads import KeyFilters
-from annotator.keys.scope import Scope
 from annotator.models import AuditAction, Project
-
-
-def scope_of(project: Project) -> Scope:
-    return Scope(project.pk, project.secret)
-
 
 # Whether a pseudonym occurs in a document of a project (project id, pseudonym): a read of
 # the corpus, which the door does not make itself. The app hands it over as it starts

@@ -44,7 +44,7 @@ from annotator.keys.edits import Edit, EntityChange, SpansFollow
 from annotator.models import AuditAction, Project, Span, SpanStatus
 from annotator.permissions import acting_user_id
 from annotator.routers import keys_alias
-from annotator.services.table.base import in_corpus, scope_of
+from annotator.services.table.base import in_corpus
 from annotator.services.table.reads import EntityRow, entity_get
 
 __all__ = [
@@ -162,7 +162,7 @@ def entity_update(
         actor,
         ip_address,
         lambda: keys.entity_update(
-            scope_of(project),
+            project,
             entity_id=entity_id,
             version=version,
             change=change,
@@ -195,7 +195,7 @@ def entity_merge(
         actor,
         ip_address,
         lambda: keys.entity_merge(
-            scope_of(project),
+            project,
             entity_id=entity_id,
             other_id=other_id,
             version=version,
@@ -227,7 +227,7 @@ def entity_split(
         actor,
         ip_address,
         lambda: keys.entity_split(
-            scope_of(project),
+            project,
             entity_id=entity_id,
             alias_ids=alias_ids,
             version=version,
@@ -258,7 +258,7 @@ def alias_link(
         actor,
         ip_address,
         lambda: keys.alias_link(
-            scope_of(project),
+            project,
             entity_id=entity_id,
             alias_id=alias_id,
             version=version,
@@ -313,7 +313,7 @@ def span_relabel(
         actor,
         ip_address,
         lambda: keys.surface_relabel(
-            scope_of(project),
+            project,
             entity_id=entity_id,
             surface=surface,
             label=label,

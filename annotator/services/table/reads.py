@@ -22,7 +22,7 @@ from annotator.keys import reads as keys
 from annotator.keys.links import Candidate, link_candidates
 from annotator.keys.reads import DEFAULT_LIMIT, MAX_LIMIT, AliasRow, EntityRecord, KeyFilters
 from annotator.models import Project, Span
-from annotator.services.table.base import read_record, scope_of
+from annotator.services.table.base import read_record
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -115,7 +115,7 @@ def entity_page(
 ) -> EntityPage:
     """One page of the table for a person, audited: the entities `filters` select, their
     aliases decrypted. `last_if_past`: a page past the last is the last."""
-    scope = scope_of(project)
+    scope = project
     found = keys.entity_page(scope, filters, limit=limit, offset=offset)
     if last_if_past and not found.records and found.total:
         last = (-(-found.total // found.limit) - 1) * found.limit
@@ -135,7 +135,7 @@ def entity_get(project: Project, entity_id: int) -> EntityRow:
     """One entity, unaudited: for the answer to an edit (audited as that edit, `key_edit`),
     or for code; an answer that shows it otherwise, a refusal included, is audited
     (`entity_read`, `entity_shown`)."""
-    return entity_rows([keys.entity_record(scope_of(project), entity_id)])[0]
+    return entity_rows([keys.entity_record(project, entity_id)])[0]
 
 
 def entity_read(
@@ -164,7 +164,7 @@ def link_candidates_read(
     ip_address: str | None = None,
 ) -> list[Candidate]:
     """Scored pairs of entities that may be one (`annotator.keys.links`), ids only; audited."""
-    found = link_candidates(scope_of(project), entity_id=entity_id, label=label)
+    found = link_candidates(project, entity_id=entity_id, label=label)
     read_record(
         project=project, actor=actor, shown=len(found), candidates=True, ip_address=ip_address
     )
@@ -176,7 +176,7 @@ def candidate_pairs_read(
 ) -> list[tuple[Candidate, EntityRow, EntityRow]]:
     """The candidate links with both entities as a page shows them (originals decrypted);
     audited."""
-    scope = scope_of(project)
+    scope = project
     found = link_candidates(scope, label=label)
     ids = {c.entity_id for c in found} | {c.other_id for c in found}
     rows = {row.id: row for row in entity_rows(keys.entities_by_id(scope, ids))}

@@ -19,7 +19,7 @@ from annotator.keys.transfer import (
 )
 from annotator.models import AuditAction, Project
 from annotator.permissions import acting_user_id
-from annotator.services.table.base import in_corpus, scope_of
+from annotator.services.table.base import in_corpus
 
 __all__ = [
     "FILE_CONTENT_TYPE",
@@ -39,7 +39,7 @@ def keys_export(
     *, project: Project, passphrase: str, actor: Any = None, ip_address: str | None = None
 ) -> tuple[bytes, int]:
     """The project's key file under `passphrase` and how many aliases it holds; audited."""
-    exported = keys.keys_export(scope_of(project), passphrase)
+    exported = keys.keys_export(project, passphrase)
     audit_record(
         action=AuditAction.KEY_EXPORT,
         actor=actor,
@@ -74,7 +74,7 @@ def keys_import(
 
     try:
         counts = keys.keys_import(
-            scope_of(project),
+            project,
             data=data,
             passphrase=passphrase,
             user_id=acting_user_id(actor),

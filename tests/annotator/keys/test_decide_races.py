@@ -12,7 +12,6 @@ from django.db import connection
 
 from annotator.keys import surfaces as keys
 from annotator.keys.models import Alias, Entity
-from annotator.keys.scope import Scope
 from annotator.models import Project
 from annotator.services.table import ReplacementRefused, surface_choice, surface_decide
 from tests.factories import ProjectFactory
@@ -131,7 +130,7 @@ def test_drawing_again_gives_up_after_a_few_losses_and_writes_nothing(
 @pytest.mark.django_db
 def test_a_redraw_skips_the_pseudonyms_it_lost_even_before_the_table_shows_them() -> None:
     project = ProjectFactory(languages=["en"])
-    scope = Scope(project.pk, project.secret)
+    scope = project
     first = keys._draw(scope, SURFACE, "PER", "en")
 
     again = keys._draw(scope, SURFACE, "PER", "en", lost=[first])

@@ -13,7 +13,6 @@ from annotator.keys.links import (
     TRANSLITERATION,
     link_candidates,
 )
-from annotator.keys.scope import Scope
 from annotator.services.table import Choice, alias_link, surface_decide
 from tests.factories import ProjectFactory
 
@@ -25,7 +24,7 @@ def decide(project: Any, surface: str, replacement: str | None = None, **kw: Any
 
 
 def pairs(project: Any, **kw: Any) -> dict[tuple[int, int], tuple[str, ...]]:
-    found = link_candidates(Scope(project.pk, project.secret), **kw)
+    found = link_candidates(project, **kw)
     return {(c.entity_id, c.other_id): c.reasons for c in found}
 
 

@@ -18,7 +18,6 @@ from django.db import connection
 from annotator.keys import crypto
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.reads import KeyFilters, entity_page
-from annotator.keys.scope import Scope
 from annotator.models import AuditEvent, Document, ReviewItem, ReviewKind, Span, SpanStatus
 from annotator.services.review.resolve import review_resolve
 from annotator.services.table import ReplacementRefused, surface_choice, surface_decide
@@ -83,7 +82,7 @@ def span_on(document: Any, surface: str, entity_id: int, decision: str) -> Span:
 
 
 def found(project: Any, q: str) -> list[int]:
-    scope = Scope(project.pk, project.secret)
+    scope = project
     return [row.id for row in entity_page(scope, KeyFilters(q=q), limit=100).records]
 
 

@@ -10,7 +10,6 @@ from django.db import connection
 from annotator.errors import DomainError, StaleVersion
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.reads import entity_page as records_page
-from annotator.keys.scope import Scope
 from annotator.keys.words import query_digests
 from annotator.models import AuditAction, AuditEvent, Span, SpanStatus
 from annotator.services.table import (
@@ -39,7 +38,7 @@ def decide(project: Any, surface: str, replacement: str | None = None, **kw: Any
 def entity_page(project: Any, filters: KeyFilters, **kw: Any) -> EntityPage:
     """A page of the table as the door shows it, unaudited (the door audits a person's
     read: `annotator.services.table.entity_page`)."""
-    found = records_page(Scope(project.pk, project.secret), filters, **kw)
+    found = records_page(project, filters, **kw)
     return EntityPage(entity_rows(found.records), found.total, found.limit, found.offset)
 
 

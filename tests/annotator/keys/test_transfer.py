@@ -10,7 +10,6 @@ import pytest
 from annotator.errors import DomainError
 from annotator.keys import transfer
 from annotator.keys.models import Alias, AliasWord, Entity
-from annotator.keys.scope import Scope
 from annotator.keys.transfer import table_from_bytes, table_to_bytes
 from annotator.models import AuditAction, AuditEvent, Project
 from annotator.routers import keys_alias
@@ -32,13 +31,13 @@ pytestmark = pytest.mark.django_db
 
 def export_table(project: Project) -> KeyTable:
     """The keys' own export of the table (unaudited: the door audits a person's export)."""
-    return transfer.export_table(Scope(project.pk, project.secret))
+    return transfer.export_table(project)
 
 
 def import_table(project: Project, table: KeyTable, actor: Any = None) -> transfer.ImportCounts:
     """The keys' own import (its refusals are the Domain's)."""
     return transfer.import_table(
-        Scope(project.pk, project.secret),
+        project,
         table,
         actor.pk if actor is not None else None,
         in_corpus=lambda text: corpus_in(project.pk, text),

@@ -44,7 +44,6 @@ from annotator.errors import DomainError
 from annotator.keys.transfer import export_table
 from annotator.models import Project
 from annotator.services.table import surface_choice, surface_decide
-from annotator.services.table.base import scope_of
 from pseudonymizer.folding import fold_key
 from pseudonymizer.keytable import Alias, KeyConflict, KeyTable
 from pseudonymizer.vocabulary import REPLACED_DECISIONS, Decision
@@ -145,7 +144,7 @@ def app_run(steps: Sequence[Step], project: Project) -> tuple[list[Outcome], Key
         else:
             replacement = choice.replacement if choice.decision in REPLACED else ""
             outcomes.append(Outcome(accepted, choice.decision, replacement, choice.entity_id))
-    return outcomes, export_table(scope_of(project))
+    return outcomes, export_table(project)
 
 
 # --- What must agree -----------------------------------------------------------------------

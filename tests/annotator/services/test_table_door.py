@@ -106,7 +106,7 @@ def test_an_export_writes_its_audit(team: Team) -> None:
 
 
 def test_review_notes_shown_to_a_lead_write_their_read(team: Team) -> None:
-    table.review_note_write(project=team.project, item_id=41, detail={"replacement": "Raj"})
+    table.review_note_write(team.project, item_id=41, detail={"replacement": "Raj"})
     notes = table.review_notes_read(project=team.project, item_ids=[41, 42], actor=team.lead)
     assert notes[41].over({"kind": "x"}, {}) == ({"kind": "x", "replacement": "Raj"}, {})
     event = only_event()
