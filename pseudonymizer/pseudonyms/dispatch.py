@@ -236,6 +236,13 @@ def _containment_key(text: str) -> str:
     return " ".join(lookup_key(text).split())
 
 
+def _repeats_a_word(key: str) -> bool:
+    """Whether a folded name says one word twice ("Curtis Curtis"): as a person's pseudonym
+    its words could not each stand for one word of the name (the table's word aliases)."""
+    words = key.split()
+    return len(set(words)) < len(words)
+
+
 def contains_original(candidate: str, original: str) -> bool:
     """Whether `candidate` holds `original` anywhere, compared folded (case, accents, Arabic
     marks, compatibility forms and runs of spaces ignored): `{{7*7}}0` holds `{{7*7}}`,
@@ -347,6 +354,7 @@ def suggest(
             not key
             or key == original_key
             or key in chosen_keys
+            or (kind is Kind.PERSON and _repeats_a_word(key))
             or contains_original(candidate, original)
             or candidate in taken_set
             or candidate in forbidden_set
