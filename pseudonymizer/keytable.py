@@ -236,6 +236,27 @@ class KeyTable:
                 raise KeyConflict(refused, alias, in_the_way)
         self.aliases.append(alias)
         self._index(alias)
+        self._words_add(alias)
+
+    def _words_add(self, alias: Alias) -> None:
+        """The words of a pseudonymized person's name, recorded as names of their own with
+        the words of its pseudonym ("Moshe" → "Raj" beside "Moshe Chaya" → "Raj Avrom"), as
+        the app's table records them (`annotator.keys.surfaces.token_aliases_add`): where the
+        word is free, and its piece neither an original nor another's pseudonym."""
+        if alias.decision != PSEUDONYMIZE or alias.parent is not None:
+            return
+        for word, piece in token_aliases(alias.surface, alias.replacement, alias.label):
+            word_key, piece_key = fold_key(word), fold_key(piece)
+            if (
+                word_key in self._by_surface
+                or piece_key in self._by_replacement
+                or piece_key in self._by_surface
+            ):
+                continue
+            token = Alias(word, alias.language, piece, alias.entity, PSEUDONYMIZE, alias.label,
+                          alias.surface)  # fmt: skip
+            self.aliases.append(token)
+            self._index(token)
 
     def _rendered(self, alias: Alias, surface: str) -> str:
         if alias.decision == KEEP:
@@ -276,10 +297,11 @@ class KeyTable:
     def _cut(
         self, surface: str, label: str, language: str, forbidden: SurfaceSet | None
     ) -> Alias | None:
-        """A token-level alias: `surface` is a run of words of a longer alias of the same kind."""
+        """A token-level alias: `surface` is a run of words of a longer person's name (a word
+        of a place or an organisation is not a name on its own: `token_aliases`)."""
         words = _tokens(surface)
         kind = kind_of(label)
-        if not words:
+        if not words or kind is not Kind.PERSON:
             return None
         for alias, start in self._token_replacements(kind, words[0]):
             alias_words = _tokens(alias.surface)
