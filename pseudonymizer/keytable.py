@@ -22,6 +22,7 @@ from typing import Any
 
 from pseudonymizer.folding import fold_key
 from pseudonymizer.pseudonyms import Kind, SurfaceSet, invalidate, kind_of, suggest
+from pseudonymizer.pseudonyms.heads import core_pseudonym, cores, wrapped
 from pseudonymizer.pseudonyms.shape import apply_case, case_of, join_whitespace, split_whitespace
 from pseudonymizer.table_rules import replacement_refusal
 from pseudonymizer.vocabulary import (
@@ -374,13 +375,17 @@ class KeyTable:
                 refused = Alias(surface, language, "", alias.entity, decision, label)
                 raise KeyConflict("this surface already has another decision", refused, alias)
             return self._rendered(alias, surface)
+        extra = SurfaceSet(forbidden) if forbidden else None
+        joined = self._joined(surface, label, language, decision or PSEUDONYMIZE, secret, extra)
+        if joined is not None and (entity is None or entity == joined.entity):
+            self.add(joined)
+            return self._rendered(joined, surface)
         if decision is not None and decision != PSEUDONYMIZE:
             replacement = invalidate(surface, secret) if decision == INVALIDATE else ""
             number = self.next_entity() if entity is None else entity
             new = Alias(surface, language, replacement, number, decision, label)
             self.add(new)
             return self._rendered(new, surface)
-        extra = SurfaceSet(forbidden) if forbidden else None
         cut = self._cut(surface, label, language, extra)
         if cut is not None and (entity is None or entity == cut.entity):
             self.add(cut)
@@ -405,6 +410,48 @@ class KeyTable:
                 self.add(new)
                 return candidate
         raise KeyConflict("no acceptable pseudonym could be drawn", Alias(surface, language, "", 0))
+
+    def _joined(
+        self,
+        surface: str,
+        label: str,
+        language: str,
+        decision: str,
+        secret: str,
+        forbidden: SurfaceSet | None,
+    ) -> Alias | None:
+        """`surface` as a new name of the entity a recorded name of the same label and
+        decision names through a head word, a title or a proclitic
+        (`pseudonymizer.pseudonyms.heads`), as the app joins it
+        (`annotator.keys.surfaces._join_named`): "Dr Moshe Chaya" after "Moshe Chaya" takes
+        "Dr " + its pseudonym, and "Moshe Chaya" after "Dr Moshe Chaya" the wider pseudonym
+        less its title. None when no such name is recorded, or the pseudonym so made breaks a
+        rule: the caller draws one."""
+        candidates = [(head.core, head, True) for head in cores(surface, label)]
+        candidates += [(head.prefix + head.core, head, False) for head in wrapped(surface, label)]
+        for named_surface, head, wider in candidates:
+            named = self.lookup(named_surface)
+            if (
+                named is None
+                or named.parent is not None
+                or named.label != label
+                or named.decision != decision
+            ):
+                continue
+            pseudonym: str | None = ""
+            if decision == PSEUDONYMIZE:
+                pseudonym = (
+                    head.wrap(named.replacement) if wider
+                    else core_pseudonym(head, named.replacement)
+                )  # fmt: skip
+            elif decision == INVALIDATE:
+                pseudonym = invalidate(surface, secret)
+            if pseudonym is None:
+                continue
+            if pseudonym and not self._acceptable(surface, pseudonym, forbidden, named.entity):
+                continue
+            return Alias(surface, language, pseudonym, named.entity, decision, label)
+        return None
 
     def conflicts(self) -> list[Conflict]:
         """Every breach of the rules in the table, surfaces first, then entities."""
