@@ -118,7 +118,9 @@ def token_aliases(surface: str, replacement: str, label: str) -> list[tuple[str,
     Only for people (a word of a place or an organisation, "Rue" or "Bank", is not a name on
     its own), only when surface and replacement have as many words, and never for a word kept
     as it is (a title) or with fewer than two letters (an initial, "K.", would match
-    everywhere). Each word comes once, in the surface's and the replacement's own spelling.
+    everywhere), nor for a word whose piece is another word of the name (a pseudonym made of
+    the name's own words would make a word's pseudonym an original). Each word comes once, in
+    the surface's and the replacement's own spelling.
     """
     if kind_of(label) is not Kind.PERSON:
         return []
@@ -127,10 +129,13 @@ def token_aliases(surface: str, replacement: str, label: str) -> list[tuple[str,
     if len(words) < 2 or len(words) != len(pieces):
         return []
     found: dict[str, tuple[str, str]] = {}
+    keys = {fold_key(word) for word in words}
     for word, piece in zip(words, pieces, strict=True):
         key = fold_key(word)
         if sum(char.isalnum() for char in key) < 2 or key == fold_key(piece) or key in found:
             continue
+        if fold_key(piece) in keys:
+            continue  # another word of the name itself ("Chaya Moshe" as "Moshe Chaya")
         found[key] = (word, piece)
     return list(found.values())
 
