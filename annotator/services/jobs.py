@@ -258,16 +258,27 @@ def job_progress_set(
         "updated_at": _now().timestamp(),
     }
     if held:
-        value.update(host=socket.gethostname(), pid=os.getpid())
-        if _worker is not None:
-            value.update(node=_worker.node, boot=_worker.boot)
+        value.update(_this_process())
     cache.set(progress_key(model, job_id), value, timeout=PROGRESS_TIMEOUT_S)
+
+
+def _this_process() -> dict[str, Any]:
+    """This process as a heartbeat names it: host and pid, and in a worker its node name and
+    the id of this start of it."""
+    named: dict[str, Any] = {"host": socket.gethostname(), "pid": os.getpid()}
+    if _worker is not None:
+        named.update(node=_worker.node, boot=_worker.boot)
+    return named
+
+
+def _claimer_key(model: type[models.Model], job_id: int) -> str:
+    return f"cloak:job:{model._meta.label_lower}:{job_id}:claimer"
 
 
 def _progress_forget(model: type[models.Model], job_id: int) -> None:
     # After the commit: until then readers still see the job running, and need its progress.
-    key = progress_key(model, job_id)
-    transaction.on_commit(lambda: cache.delete(key))
+    keys = [progress_key(model, job_id), _claimer_key(model, job_id)]
+    transaction.on_commit(lambda: cache.delete_many(keys))
 
 
 def _fence(model: type[models.Model], claimed_at: datetime | None) -> dict[str, Any]:
@@ -299,6 +310,10 @@ def job_claim(
     manager = model._default_manager
     rows = manager.filter(where) if where is not None else manager.all()
     changes: dict[str, Any] = {"status": RUNNING, "started_at": now}
+    # Who is claiming, before the claim: a process killed between its claim and its first
+    # heartbeat is still known, and a restarted worker reaps its job at once. A claim that
+    # loses leaves its name here until the winner's heartbeat speaks for the job.
+    cache.set(_claimer_key(model, job_id), _this_process(), timeout=PROGRESS_TIMEOUT_S)
     if rows.filter(pk=job_id, status=QUEUED).update(**changes) == 1:
         job_progress_set((model, job_id), 0)
         return True
@@ -508,25 +523,39 @@ def _process_gone(job: models.Model) -> bool:
 
 
 def _holder_gone(holder: JobRef) -> bool:
-    cached = cached_progress(*job_ref(holder))
-    if cached is None:
+    model, job_id = job_ref(holder)
+    cached = cached_progress(model, job_id)
+    if cached is not None:
+        return _gone(cached.node, cached.boot, cached.host, cached.pid)
+    return job_claimer_gone(holder)
+
+
+def job_claimer_gone(job: JobRef) -> bool:
+    """Whether the process that claimed `job` is known to be gone: what tells of a job whose
+    claimer died before its first heartbeat (`job_claim` names it before claiming)."""
+    model, job_id = job_ref(job)
+    claimer = cache.get(_claimer_key(model, job_id))
+    if not isinstance(claimer, dict):
         return False
-    if (
-        _worker is not None
-        and cached.node == _worker.node
-        and cached.boot
-        and cached.boot != _worker.boot
-    ):
+    return _gone(
+        str(claimer.get("node") or ""), str(claimer.get("boot") or ""),
+        str(claimer.get("host") or ""), int(claimer.get("pid") or 0),
+    )  # fmt: skip
+
+
+def _gone(node: str, boot: str, host: str, pid: int) -> bool:
+    """Whether the process a heartbeat names is known to be gone."""
+    if _worker is not None and node == _worker.node and boot and boot != _worker.boot:
         return True  # this node's worker before this one
-    if not cached.pid or cached.host != socket.gethostname():
+    if not pid or host != socket.gethostname():
         return False
     try:
-        os.kill(cached.pid, 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:
         return False
-    return _is_zombie(cached.pid)
+    return _is_zombie(pid)
 
 
 def _is_zombie(pid: int) -> bool:

@@ -61,6 +61,7 @@ from annotator.services.jobs import (
     Counts,
     JobKind,
     job_claim,
+    job_claimer_gone,
     job_crashed,
     job_dispatch,
     job_fail,
@@ -752,9 +753,12 @@ def _run_waiting(run: PreannotationRun) -> bool:
 def _handed_on(batch_id: int) -> bool:
     """Whether a running batch is in no process's hands: the `ner` queue handed it on and no
     worker has received its second half, or its heartbeat is gone (the cache restarted
-    empty with the broker, taking the message with it)."""
+    empty with the broker, taking the message with it). Not one whose claimer died before
+    its first heartbeat: that one is a dead process's (`job_claimer_gone`)."""
     progress = cached_progress(RunBatch, batch_id)
-    return progress is None or not progress.pid
+    if progress is None:
+        return not job_claimer_gone((RunBatch, batch_id))
+    return not progress.pid
 
 
 def _run_held_by(run: PreannotationRun) -> list[tuple[type[RunBatch], int]]:

@@ -939,3 +939,34 @@ def test_every_kind_of_job_names_a_task_celery_knows() -> None:
     for kind in job_kinds():
         if kind.task:
             assert task(kind.task) == getattr(task_module, kind.task), kind.task
+
+
+def test_a_worker_killed_between_its_claim_and_its_first_heartbeat_is_reaped_at_once(
+    monkeypatch: Any,
+) -> None:
+    """Found by the e2e suite under load: a batch claimed (RUNNING in the database) by a
+    process killed before it wrote its first heartbeat named no holder, and waited for the
+    stale timeout (600 s) instead of being reaped by the restarted worker. The claimer is
+    named before the claim."""
+    now = timezone.now()
+    run = PreannotationRunFactory(status=JobStatus.RUNNING, started_at=now)
+    RunBatchFactory(run=run, status=JobStatus.DONE, started_at=now, finished_at=now)
+    batch = RunBatchFactory(run=run, status=JobStatus.QUEUED)
+    job_progress_set(run, 2, 6)
+    with monkeypatch.context() as patch:
+        patch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "before"))
+
+        def killed(*args: Any, **kwargs: Any) -> None:
+            raise SystemExit("SIGKILL")  # the process dies right after its claim
+
+        patch.setattr(jobs, "job_progress_set", killed)
+        with pytest.raises(SystemExit):
+            job_claim(RunBatch, batch.pk)
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.RUNNING
+    assert cache.get(progress_key(RunBatch, batch.pk)) is None  # no heartbeat was written
+
+    monkeypatch.setattr(jobs, "_worker", jobs.WorkerStart("celery@worker-1", "after"))
+    counts = jobs_reap()
+
+    assert (counts["runs_failed"], counts["batches_requeued"]) == (1, 1)
+    assert RunBatch.objects.get(pk=batch.pk).status == JobStatus.QUEUED
