@@ -60,8 +60,10 @@ ACTIONS = {
     "bulk-accepted": "accept all",
     "bulk-rejected": "reject all",
 }
-# A person's stack keeps this many steps a document.
+# A person's stack keeps this many steps a document (a few more between two prunings: the
+# stack is cut back every PRUNE_EVERY-th step recorded, not on each, which an action pays).
 UNDO_DEPTH = 30
+PRUNE_EVERY = 8
 
 # The fields of a span an action may change, and undo puts back.
 FIELDS = ("start", "end", "label", "status", "decision", "keep_reason", "entity_id",
@@ -206,6 +208,8 @@ def _keep(actor: Any, action: str, step: Step) -> None:
             if item["before"] is not None and item["id"] in step.pseudonyms
         },
     )
+    if row.pk % PRUNE_EVERY:
+        return
     deeper = list(
         UndoStep.objects.filter(user=user, document=step.document)
         .order_by("-pk")
