@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +22,8 @@ from django.test import Client
 
 from annotator.models import ImportJob, Span
 from tests.conftest import PASSWORD, Team, client_for
-from tests.e2e.stack import listening_socket
 from tests.factories import DocumentFactory
+from tests.gunicorn_server import serving
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MIB = 1024 * 1024
@@ -152,35 +149,8 @@ def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> 
         "CELERY_TASK_ALWAYS_EAGER": "0",
     }
     env.pop("KEYS_DATABASE_URL", None)
-    log = (tmp_path / "gunicorn.log").open("wb")
-    # gunicorn serves on a socket bound and listening here (`--bind=fd://N`): its port is
-    # never free for another process to take between choosing it and serving on it.
-    listening = listening_socket()
-    port = int(listening.getsockname()[1])
-    with listening:
-        fd = listening.fileno()
-        server = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "annotator.wsgi:application",
-             f"--bind=fd://{fd}", "--workers", "2", "--timeout", "60"],
-            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=(fd,),
-        )  # fmt: skip
-    # gunicorn has its own copy of the socket: closing ours frees the port once it exits.
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"{base}/healthz/", timeout=10)
-                break
-            except requests.RequestException:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "gunicorn.log").read_text()) from None
-                time.sleep(0.2)
+    with serving(env, tmp_path, workers=2) as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
 
 
 def _eleven_mib_of_json() -> bytes:

@@ -13,16 +13,12 @@ import http.client
 import json
 import os
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import requests
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
@@ -34,6 +30,7 @@ from annotator.models import Document, ImportJob, JobStatus, PreannotationRun, S
 from annotator.services.jobs import uploads_dir
 from tests.conftest import Team, client_for
 from tests.factories import DocumentFactory, SpanFactory
+from tests.gunicorn_server import serving
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -210,12 +207,6 @@ def test_too_many_or_too_large_header_fields_are_a_431(db: Any) -> None:
 # --- Under gunicorn, with gunicorn.conf.py ------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> Iterator[str]:
     """A gunicorn serving Cloak from the repository's root, so that it reads gunicorn.conf.py
@@ -226,7 +217,6 @@ def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> 
     login = database["USER"] + (f":{database['PASSWORD']}" if database["PASSWORD"] else "")
     host = f"{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
     tmp_path = tmp_path_factory.mktemp("gunicorn")
-    port = _free_port()
     env = {
         **os.environ,
         "DATABASE_URL": f"postgres://{login}@{host}/{database['NAME']}",
@@ -234,28 +224,8 @@ def gunicorn(tmp_path_factory: pytest.TempPathFactory, django_db_setup: Any) -> 
         "DJANGO_DEBUG": "0",
     }
     env.pop("KEYS_DATABASE_URL", None)
-    log_path = tmp_path / "gunicorn.log"
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "annotator.wsgi:application",
-             "--bind", f"127.0.0.1:{port}", "--workers", "1", "--timeout", "60"],
-            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    requests.get(f"{base}/healthz/", timeout=10)
-                    break
-                except requests.RequestException:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(log_path.read_text()) from None
-                    time.sleep(0.2)
-            yield f"127.0.0.1:{port}"
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with serving(env, tmp_path) as base:
+        yield base.removeprefix("http://")
 
 
 def _raw(address: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
