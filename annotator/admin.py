@@ -26,6 +26,7 @@ from annotator.errors import DomainError
 from annotator.models import (
     AuditEvent,
     Comment,
+    CorpusWord,
     Document,
     HitDismissal,
     ImportJob,
@@ -269,7 +270,9 @@ class DocumentAdmin(admin.ModelAdmin):
     list_filter = ("project", "language", "status")
     search_fields = ("external_id",)
     raw_id_fields = ("assignee", "import_job")
-    readonly_fields = ("version", "created_at", "updated_at")
+    # Set by whoever writes the words into the vocabulary: ticked by hand, a document's
+    # words would be missing from it, and a pseudonym it holds taken for new.
+    readonly_fields = ("version", "words_indexed", "created_at", "updated_at")
     list_select_related = ("project", "assignee")
     inlines = (SpanInline,)
     show_full_result_count = False
@@ -408,6 +411,15 @@ class PendingPropagationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "project", "alias_id", "claim", "claimed_at", "created_at")
     list_filter = ("project",)
     raw_id_fields = ("project",)
+
+
+@admin.register(CorpusWord)
+class CorpusWordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # The digests of a project's words (never a word): written by imports and the catch-up.
+    list_display = ("id", "project", "digest")
+    list_filter = ("project",)
+    raw_id_fields = ("project",)
+    show_full_result_count = False
 
 
 @admin.register(UndoStep)

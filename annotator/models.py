@@ -188,6 +188,10 @@ class Document(models.Model):
         db_index=False,  # document_replica_of_idx
     )
     version = models.PositiveIntegerField(default=1)
+    # Whether the text's words are in the project's vocabulary (`CorpusWord`): an import
+    # writes them with the document; a document written otherwise waits for the worker's
+    # catch-up, and until then is read whenever the vocabulary is asked.
+    words_indexed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -220,6 +224,12 @@ class Document(models.Model):
                 fields=["replica_of"],
                 name="document_replica_of_idx",
                 condition=Q(replica_of__isnull=False),
+            ),
+            # The originals whose words the vocabulary does not hold yet: few, read whole.
+            models.Index(
+                fields=["project"],
+                name="document_words_pending_idx",
+                condition=Q(words_indexed=False, replica_of__isnull=True),
             ),
         ]
 
@@ -268,6 +278,25 @@ PERSONS_HELD = Q(source=SpanSource.HUMAN) | Q(status=SpanStatus.ACCEPTED)
 def span_held_by_person(status: str, source: str) -> bool:
     """Whether a span with these columns is one a person holds (`PERSONS_HELD`)."""
     return source == SpanSource.HUMAN or status == SpanStatus.ACCEPTED
+
+
+class CorpusWord(models.Model):
+    """A word of a project's documents, as the known-entity matcher reads them
+    (`pseudonymizer.recognizers.known_words`), by its digest (`corpus_word_digest`): "could
+    this surface occur in a document" is then a lookup of its words rather than a scan of
+    every text. Words are only ever added: a word left by a deleted document costs a scan,
+    never a miss."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, db_index=False)
+    digest = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "digest"], name="corpus_word_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}:{self.digest}"
 
 
 class SpanQuerySet(models.QuerySet["Span"]):

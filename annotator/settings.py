@@ -262,6 +262,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotator.tasks.sessions_clear",
         "schedule": float(env_int("CLOAK_SESSIONS_CLEAR_EVERY", 3600)),
     },
+    # The words of documents no import wrote go into the vocabulary (issue 33); until then a
+    # pseudonym's check reads those documents.
+    "corpus-words-catch-up": {
+        "task": "annotator.tasks.corpus_words_catch_up",
+        "schedule": float(env_int("CLOAK_CORPUS_WORDS_EVERY", 600)),
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # The worker's processes run at this niceness (annotator/celery.py), below the web's, so that

@@ -60,6 +60,15 @@ def sessions_clear() -> int:
     return int(deleted) + undo_expire()
 
 
+@shared_task(name="annotator.tasks.corpus_words_catch_up")
+def corpus_words_catch_up() -> int:
+    """Add to the vocabulary the words of the documents an import did not write (those from
+    before it existed, or written by a script); run by beat. The documents done."""
+    from annotator.services.corpus_words import corpus_words_catch_up as catch_up
+
+    return catch_up()
+
+
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)
 def quality_warm(project_id: int) -> bool:
     """Compute a project's quality numbers into the cache, so the page opens at once."""

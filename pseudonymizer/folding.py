@@ -397,6 +397,21 @@ def _scan() -> tuple[dict[str, frozenset[str]], str]:
     return {key: frozenset(chars) for key, chars in forms.items()}, "".join(invisible_words)
 
 
+@lru_cache(maxsize=1)
+def vanishing_separators() -> frozenset[str]:
+    """The characters that fold to nothing yet are no part of a word (neither letter, digit
+    nor mark): format controls such as zero-width spaces, the soft hyphen, spacing accents.
+    The folded text joins the words they stand between; the original keeps them apart."""
+    return frozenset(
+        chr(code)
+        for low, high in _SCANNED
+        for code in range(low, high + 1)
+        if not fold_char(chr(code))
+        and not chr(code).isalnum()
+        and unicodedata.category(chr(code))[0] != "M"
+    )
+
+
 def folded_forms() -> dict[str, frozenset[str]]:
     """Each matching form (one character or more) and the characters other than itself that
     fold to it, over the scripts of `_SCANNED`: "a" ← "A", "á", "ａ", "𝐚", …; "لا" ← "ﻻ", ….

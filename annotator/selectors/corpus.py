@@ -7,6 +7,11 @@ For a few keys the database tests the substrings (`LIKE`, one scan of the table)
 would test each key against each row (a pass of 1,000 keys over 100,000 documents took 100 s,
 a regular expression of them longer still), so the search texts are streamed once and an
 Aho-Corasick automaton tests every key in one pass over each, whatever their number.
+
+Whether a pseudonym occurs in any document (`in_corpus`) asks the project's vocabulary first
+(`CorpusWord`, `pseudonymizer.recognizers.known_words`): a surface with a word no document
+offers is in none of those documents, and only the few documents whose words the vocabulary
+does not hold yet are read. Only a surface whose every word occurs somewhere costs the scan.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from typing import Any
 
 from django.db.models import Q
 
-from annotator.models import Document
+from annotator.models import CorpusWord, Document
 from pseudonymizer.folding import fold_key
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
+from pseudonymizer.recognizers.known_words import surface_words, word_digest
 
 # Up to this many keys, the database's substring tests cost less than reading the search
 # texts out of it (bench/propagation_bench.py measures both).
@@ -27,11 +33,18 @@ CHUNK = 2000
 
 
 def documents_holding(
-    project_id: int, keys: Collection[str], *, within: Collection[int] | None = None
+    project_id: int,
+    keys: Collection[str],
+    *,
+    within: Collection[int] | None = None,
+    words_pending: bool = False,
 ) -> Iterator[int]:
     """The ids, in order, of the project's original documents (never a replica) whose search
-    text holds one of `keys` (folded surfaces), among `within` when given."""
+    text holds one of `keys` (folded surfaces), among `within` when given, and among those
+    whose words the vocabulary does not hold yet with `words_pending`."""
     documents = Document.objects.filter(project_id=project_id).originals()
+    if words_pending:
+        documents = documents.filter(words_indexed=False)
     if within is not None:
         documents = documents.filter(pk__in=list(within))
     if not keys:
@@ -74,19 +87,40 @@ def in_chunks(ids: Iterable[int], size: int) -> Iterator[list[int]]:
         yield chunk
 
 
+def vocabulary_may_hold(project_id: int, surface: str) -> bool:
+    """Whether every word `surface` needs (`surface_words`) is in the project's vocabulary:
+    False means no document whose words it holds can hold the surface. One query."""
+    needed = surface_words(surface)
+    if needed is None:
+        return False
+    if not needed:
+        return True  # no word to look up: punctuation only
+    digests = {form: word_digest(form) for forms in needed for form in forms}
+    found = set(
+        CorpusWord.objects.filter(
+            project_id=project_id, digest__in=set(digests.values())
+        ).values_list("digest", flat=True)
+    )
+    return all(any(digests[form] in found for form in forms) for forms in needed)
+
+
 def in_corpus(project_id: int, replacement: str) -> bool:
     """Whether `replacement` occurs in a document of the project where the known-entity
     recognizer would find it (case, accents, Arabic variants and proclitics as it reads
-    them): the database narrows the documents by a substring of their folded text
-    (`documents_holding`, as propagation does). The correspondence table's door asks it
+    them). The vocabulary says whether the documents whose words it holds may (see the
+    module's docstring); the database narrows the documents to read by a substring of their
+    folded text (`documents_holding`, as propagation does), among the documents it does not
+    hold yet when the vocabulary says no. The correspondence table's door asks it
     (`annotator.services.table.corpus_check_set`)."""
     key = fold_key(replacement)
     if len(key) < 2:
         return False
     if key.startswith("\u0627\u0644") and len(key) > 3:
         key = key[1:]  # found with its article's alef elided too
+    pending_only = not vocabulary_may_hold(project_id, replacement)
     matcher = KnownEntityRecognizer([(replacement, "X")])
-    for chunk in in_chunks(documents_holding(project_id, [key]), 100):
+    holding = documents_holding(project_id, [key], words_pending=pending_only)
+    for chunk in in_chunks(holding, 100):
         texts = Document.objects.filter(pk__in=chunk).values_list("text", flat=True)
         if any(matcher.recognize_one(text) for text in texts):
             return True

@@ -51,6 +51,7 @@ from annotator.permissions import acting_user
 from annotator.selectors.assignments import annotators_by_language
 from annotator.selectors.imports import READING, WRITING
 from annotator.services.assignments import documents_assign_arrivals
+from annotator.services.corpus_words import WordsCollector, corpus_words_add
 from annotator.services.jobs import (
     Counts,
     JobKind,
@@ -217,6 +218,8 @@ class _Writer:
         self.job = job
         self.now = timezone.now()
         self.status = DocumentStatus.NEW
+        # The words of what is written, for the project's vocabulary (written by `finish`).
+        self.words = WordsCollector()
 
     def write(self, batch: list[ImportedDocument]) -> int:
         raise NotImplementedError
@@ -224,22 +227,25 @@ class _Writer:
 
 class _OrmWriter(_Writer):
     def write(self, batch: list[ImportedDocument]) -> int:
-        documents = Document.objects.bulk_create(
-            [
+        rows = []
+        for document in batch:
+            folded = fold(document.text)
+            self.words.add(document.text, folded)
+            rows.append(
                 Document(
                     project=self.project,
                     # Both set by _Checker.check before a document reaches a writer.
                     language=str(document.language),
                     external_id=str(document.external_id),
                     text=document.text,
-                    search_text=fold(document.text),
+                    search_text=folded,
+                    words_indexed=True,
                     metadata=document.metadata,
                     status=self.status,
                     import_job=self.job,
                 )
-                for document in batch
-            ]
-        )
+            )
+        documents = Document.objects.bulk_create(rows)
         spans = bulk_propose(
             _proposal(row.pk, span)
             for row, document in zip(documents, batch, strict=True)
@@ -254,6 +260,7 @@ class _RowWriter(_Writer):
     DOCUMENT_COLUMNS = (
         "id", "project_id", "language", "external_id", "text", "metadata", "status",
         "assignee_id", "import_job_id", "version", "created_at", "updated_at", "search_text",
+        "words_indexed",
     )  # fmt: skip
     SPAN_COLUMNS = SPAN_COLUMNS
 
@@ -263,11 +270,13 @@ class _RowWriter(_Writer):
         self.stamp: Any = self.now
 
     def document_row(self, document_id: int, document: ImportedDocument) -> tuple[Any, ...]:
+        folded = fold(document.text)
+        self.words.add(document.text, folded)
         return (
             document_id, self.project.pk, document.language, document.external_id,
             document.text, json.dumps(document.metadata, ensure_ascii=False),
             self.status.value, None, self.job_id, 1, self.stamp, self.stamp,
-            fold(document.text),
+            folded, True,
         )  # fmt: skip
 
     def span_rows(self, document_id: int, document: ImportedDocument) -> Iterator[tuple[Any, ...]]:
@@ -319,17 +328,20 @@ class _PostgresCopyWriter(_RowWriter):
             self.SPAN_VARYING,
             dict(zip(self.SPAN_COLUMNS, next(self.span_rows(0, sample)), strict=True)),
         )
+        self.words = WordsCollector()  # the sample's aside
 
     def document_lines(self, ids: list[int], batch: list[ImportedDocument]) -> Iterator[str]:
         template = self.document_template.format
         for document_id, document in zip(ids, batch, strict=True):
+            folded = fold(document.text)
+            self.words.add(document.text, folded)
             yield template(
                 id=document_id,
                 language=copy_text(str(document.language)),
                 external_id=copy_text(str(document.external_id)),
                 text=copy_text(document.text),
                 metadata=copy_text(json.dumps(document.metadata, ensure_ascii=False)),
-                search_text=copy_text(fold(document.text)),
+                search_text=copy_text(folded),
                 assignee_id=self.assignees.get(str(document.language), "\\N"),
             )
 
@@ -551,10 +563,12 @@ class _DocumentsImport:
         if read == 0:
             raise FormatError(self.name, 0, "the file holds no documents")
 
-    def finish(self) -> None:
-        # In the same transaction: no one sees a new document without its annotator.
+    def finish(self, words: WordsCollector) -> None:
+        # In the same transaction: no one sees a new document without its annotator, nor
+        # without its words in the vocabulary.
         summary, job = self.summary, self.job
         documents_assign_arrivals(project=self.project, languages=summary.languages)
+        corpus_words_add(self.project.pk, words.words())
         audit_record(
             action=AuditAction.IMPORT,
             actor=self.actor,
@@ -594,7 +608,7 @@ class _DocumentsImport:
                         sqlite.write_prepared(prepared)
                         written += len(prepared.documents)
                         self.watcher.writing(written, self.summary.documents)
-                    self.finish()
+                    self.finish(sqlite.words)
             except IntegrityError:
                 # Another import committed some of these ids since they were checked; the
                 # check again, outside the write lock, names the line.
@@ -610,7 +624,7 @@ class _DocumentsImport:
                 writer = _writer(self.project, self.job)
                 for batch in self.checked_batches():
                     writer.write(batch)
-                self.finish()
+                self.finish(writer.words)
         except (FormatError, IntegrityError):
             if self.exact:
                 raise

@@ -47,7 +47,7 @@ from pseudonymizer.spans import Span, select_non_overlapping
 _CONJUNCTIONS = ("", "\u0648", "\u0641")  # و ف
 _PREPOSITIONS = ("", "\u0628", "\u0643", "\u0644")  # ب ك ل
 _LAM = "\u0644"
-_PROCLITICS = frozenset(
+PROCLITICS = frozenset(
     conjunction + preposition + article
     for conjunction in _CONJUNCTIONS
     for preposition in _PREPOSITIONS
@@ -244,7 +244,7 @@ class KnownEntityRecognizer(PatternRecognizer):
         elif word_start == start:
             return Span(start, end, label, score=1.0, source="known")
         elif _is_arabic_letter(normalized[low]) and high - low >= _MIN_AFTER_PROCLITIC:
-            allowed = _PROCLITICS
+            allowed = PROCLITICS
         else:
             return None
         prefix = "".join(fold_char(char) for char in text[word_start:start])
