@@ -402,13 +402,14 @@ def vanishing_separators() -> frozenset[str]:
     """The characters that fold to nothing yet are no part of a word (neither letter, digit
     nor mark): format controls such as zero-width spaces, the soft hyphen, spacing accents.
     The folded text joins the words they stand between; the original keeps them apart."""
+    fold_uncached = _fold_char.__wrapped__  # a few thousand characters, never seen again
     return frozenset(
-        chr(code)
+        char
         for low, high in _SCANNED
-        for code in range(low, high + 1)
-        if not fold_char(chr(code))
-        and not chr(code).isalnum()
-        and unicodedata.category(chr(code))[0] != "M"
+        for char in map(chr, range(low, high + 1))
+        if not char.isalnum()
+        and unicodedata.category(char)[0] != "M"
+        and not fold_uncached(char, False)
     )
 
 

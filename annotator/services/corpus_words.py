@@ -87,4 +87,15 @@ def corpus_words_catch_up(*, project_id: int | None = None, limit: int | None = 
         done += len(rows)
     if done:
         logger.info("the vocabulary took in the words of %s documents", done)
+    if done >= CATCH_UP_CHUNK and connection.vendor == "postgresql":
+        _statistics_renew()
     return done
+
+
+def _statistics_renew() -> None:
+    """Gather the document table's statistics again, as autovacuum would a minute later:
+    until then the planner takes most documents for ones the vocabulary does not hold, and
+    scans the table where the partial index of the few it does not hold would do. Only the
+    table's owner may; another role's request is skipped with a warning."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Document._meta.db_table}")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pseudonymizer.folding import vanishing_separators
 from pseudonymizer.recognizers.known import KnownEntityRecognizer
-from pseudonymizer.recognizers.known_words import surface_words, text_words
+from pseudonymizer.recognizers.known_words import separators, surface_words, text_words
 
 
 def offered(surface: str, text: str) -> bool:
@@ -43,6 +43,8 @@ def found(surface: str, text: str) -> bool:
         ("قاهرة", "في القاهرة"),  # the article as a proclitic
         ("فاطمة", "رأيت فاطمه"),  # ta marbuta folded
         ("+33 6 12 34 56 78", "call +33 6 12 34 56 78 90 now"),
+        ("12 34", "call 1 12 34 5b now"),
+        ("1 2 3 4 5 6 7 8 9 10", "0 1 2 3 4 5 6 7 8 9 10 11"),  # longer than a run's window
         ("Straße", "die STRASSE"),
         ("😀 Moshe", "hi 😀 Moshe"),
     ],
@@ -58,6 +60,9 @@ def test_what_the_matcher_finds_the_words_offer(surface: str, text: str) -> None
         ("Moshe Chaya", "Moshe met Chayat"),
         ("Raj Avrom", "Rajesh and Avromi"),
         ("لندن", "باريس"),
+        # Each group occurs, never together: a number is looked up as a run.
+        ("+33 6 12 34 56 78", "+33 6 78 56 34 12"),
+        ("12 34", "a12 34"),  # "a12" is a word: no run
     ],
 )
 def test_a_surface_whose_word_is_missing_is_not_offered(surface: str, text: str) -> None:
@@ -71,11 +76,13 @@ def test_a_surface_too_short_needs_nothing_and_punctuation_needs_no_word() -> No
 
 
 def test_the_vanishing_separators_are_no_word_characters() -> None:
-    separators = vanishing_separators()
-    assert {"\u200b", "\u00ad", "\u2060", "\ufeff"} <= separators
-    assert not any(char.isalnum() for char in separators)
-    assert "\u0301" not in separators  # a mark belongs to its word
-    assert "\u0640" not in separators  # and so does the tatweel
+    vanishing = vanishing_separators()
+    assert {"\u200b", "\u00ad", "\u2060", "\ufeff"} <= vanishing
+    assert not any(char.isalnum() for char in vanishing)
+    assert "\u0301" not in vanishing  # a mark belongs to its word
+    assert "\u0640" not in vanishing  # and so does the tatweel
+    # Written out in known_words, so that an import does not work them out: the same.
+    assert separators() == vanishing
 
 
 _PIECES = st.sampled_from(
@@ -83,6 +90,7 @@ _PIECES = st.sampled_from(
         "Moshe", "Chaya", "moshé", "MOSHE", "Raj", "o'brien", "night_owl", "x", "42",
         "لندن", "ولندن", "القاهرة", "للقاهرة", "فاطمة", "بفاطمه", "محمّد", "ـمحمد", "علي", "على",
         "\u200b", "\u00ad", "\u0301", " ", "  ", ", ", ".", "-", "'", "@", "\r\n", "😀", "ß", "ss",
+        "12", "34", "5", "+33", "a12", "5b", " / ", "٣",
     ]
 )  # fmt: skip
 
