@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.conftest import PASSWORDS, Api, import_records, log_in, sign_in, wait_for
+from tests.e2e.conftest import (
+    PASSWORDS,
+    PROJECT,
+    Api,
+    import_records,
+    log_in,
+    sign_in,
+    wait_for,
+)
 from tests.e2e.stack import Stack
 from tests.e2e.workspace import Workspace
 
@@ -293,3 +301,56 @@ def test_a_refused_key_edit_and_what_its_answer_shows_are_audited(
     assert len(reads) == 2, events  # the GET, and the 409 that showed the entity again
     assert refusals == ["refused", "stale"], events
     assert not any(name in str(event["detail"]) for event in events)
+
+
+def test_an_import_writes_its_words_and_a_typed_pseudonym_is_checked_against_them(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """The corpus's vocabulary on the deployed stack: the worker's import writes the words
+    with the documents (as the web role, in the public schema), a pseudonym typed for a new
+    surface is refused when a document holds it and taken when none does, whether or not
+    its words occur apart, and the catch-up command takes in a document no import wrote
+    (its ANALYZE, which the web role may not run, only warns)."""
+    admin, english = api["admin"], api["annotator_en"]
+    held = "Zebadiah Quorn wrote from Farthingale Road, call +33 6 12 34 56 78."
+    other = "Ottoline Vexley and Benedikt Armistead called."
+    ids = import_records(admin, [
+        {"id": "words-held", "lang": "en", "text": held, "spans": []},
+        {"id": "words-other", "lang": "en", "text": other, "spans": []},
+    ])  # fmt: skip
+    pending = (
+        "SELECT count(*) FROM annotator_document "
+        "WHERE external_id LIKE 'words-%%' AND NOT words_indexed"
+    )
+    assert stack.sql(pending)[0][0] == 0
+    words = (
+        "SELECT count(*) FROM annotator_corpusword w "
+        "JOIN annotator_project p ON p.id = w.project_id WHERE p.slug = %s"
+    )
+    assert stack.sql(words, PROJECT)[0][0] > 10
+
+    def typed(surface: str, pseudonym: str) -> requests.Response:
+        at = other.index(surface)
+        return english.call(
+            "POST", f"documents/{ids['words-other']}/spans/",
+            json={"start": at, "end": at + len(surface), "label": "PER", "replacement": pseudonym},
+        )  # fmt: skip
+
+    refused = typed("Ottoline Vexley", "zebadiah QUORN")  # as the other document writes it
+    assert refused.status_code in (400, 409), refused.text
+    # An annotator is not told why (it could be someone's name): only that it is unusable.
+    assert "choose another" in refused.json()["detail"]
+    taken = typed("Ottoline Vexley", "Quorn Zebadiah")  # both words occur, never together
+    assert taken.status_code == 201, taken.text
+    assert taken.json()["replacement"] == "Quorn Zebadiah"
+    phone = typed("Benedikt Armistead", "+33 6 12 34 56 79")  # every group occurs, not the run
+    assert phone.status_code == 201, phone.text
+
+    # A document no import wrote (here: one marked so), taken in by the command.
+    with stack.postgres.connect(stack.dbname) as conn:
+        conn.execute(
+            "UPDATE annotator_document SET words_indexed = false WHERE external_id = 'words-held'"
+        )
+    said = stack.manage("index_corpus", PROJECT)
+    assert said.stdout.strip().endswith(": 1"), said.stdout
+    assert stack.sql(pending)[0][0] == 0
