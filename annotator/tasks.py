@@ -69,6 +69,14 @@ def corpus_words_catch_up() -> int:
     return catch_up()
 
 
+@shared_task(name="annotator.tasks.pseudonyms_draw_ahead")
+def pseudonyms_draw_ahead(document_id: int) -> int:
+    """Draw ahead the pseudonyms of a document's proposals (someone opened it)."""
+    from annotator.services.draw_ahead import document_draw_ahead
+
+    return document_draw_ahead(document_id)
+
+
 @shared_task(name="annotator.tasks.quality_warm", acks_late=True)
 def quality_warm(project_id: int) -> bool:
     """Compute a project's quality numbers into the cache, so the page opens at once."""

@@ -31,6 +31,7 @@ from annotator.api.serializers import (
 )
 from annotator.models import Document, DocumentStatus, ImportJob, Project
 from annotator.permissions import Can, ProjectPermission, can_create_projects, document_or_404
+from annotator.services.draw_ahead import draw_ahead_ask
 from annotator.services.imports import import_job_create
 from annotator.services.projects import project_create, schema_compose
 from annotator.services.spans import document_status_set
@@ -214,6 +215,12 @@ class DocumentDetail(ProjectScoped, generics.RetrieveAPIView[Document]):
     def get_object(self) -> Document:
         documents = Document.objects.prefetch_related("spans")
         return document_or_404(self.request.user, self.get_project(), self.kwargs["pk"], documents)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        document = self.get_object()
+        # Opened to be worked: the worker draws its proposals' pseudonyms ahead.
+        draw_ahead_ask(document)
+        return Response(self.get_serializer(document).data)
 
     @extend_schema(request=DocumentStatusSerializer, responses={200: DocumentSerializer})
     def patch(self, request: Request, slug: str, pk: int) -> Response:

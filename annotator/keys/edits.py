@@ -20,7 +20,7 @@ from django.db.models import Q
 from annotator.errors import DomainError, NotFoundError, StaleVersion
 from annotator.keys import crypto
 from annotator.keys.errors import ReplacementRefused, SurfaceConflict
-from annotator.keys.models import Alias, AliasWord, Entity, ReviewNote
+from annotator.keys.models import Alias, AliasWord, DrawnAhead, Entity, ReviewNote, UndoNote
 from annotator.keys.scope import Scope
 from annotator.keys.surfaces import (
     DigestSet,
@@ -601,7 +601,8 @@ def entity_relabel(scope: Scope, entity_id: int, label: str, *, in_corpus: InCor
 
 def project_keys_delete(project_id: int) -> None:
     """Everything the keys hold of a project: the word index, the aliases (words cut from
-    longer names first), the entities, the review notes."""
+    longer names first), the entities, the review notes, the undo steps' notes, the
+    pseudonyms drawn ahead."""
     keys = keys_alias()
     with transaction.atomic(using=keys):
         AliasWord.objects.using(keys).filter(project_id=project_id).delete()
@@ -610,3 +611,5 @@ def project_keys_delete(project_id: int) -> None:
         aliases.delete()
         Entity.objects.using(keys).filter(project_id=project_id).delete()
         ReviewNote.objects.using(keys).filter(project_id=project_id).delete()
+        UndoNote.objects.using(keys).filter(project_id=project_id).delete()
+        DrawnAhead.objects.using(keys).filter(project_id=project_id).delete()

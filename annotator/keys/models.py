@@ -175,3 +175,33 @@ class UndoNote(models.Model):
     def __str__(self) -> str:
         # Never a pseudonym: this string ends up in logs and admin history.
         return f"note of undo step #{self.step_id}"
+
+
+class DrawnAhead(models.Model):
+    """A pseudonym drawn for a surface before anyone decided it: the worker draws, for the
+    proposals of a document someone opened, what a decision would draw (`surfaces._draw`,
+    the first free suggestion, checked against the documents), so that the decision, in the
+    annotator's request, takes it (`drawn_ahead_take`) instead of drawing. By the surface's
+    keyed digest, never the surface: the pair is key material, and lives with the keys."""
+
+    # By id and without a database constraint: this table may live in another database.
+    project = models.ForeignKey(
+        "annotator.Project", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    original_digest = models.CharField(max_length=64)
+    label = models.CharField(max_length=64)
+    language = models.CharField(max_length=16)
+    replacement = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "original_digest", "label", "language"],
+                name="drawn_ahead_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        # Never the pseudonym: this string ends up in logs and admin history.
+        return f"pseudonym drawn ahead #{self.pk}"

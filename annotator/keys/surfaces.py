@@ -28,6 +28,12 @@ from django.db.models import Count, Q
 
 from annotator.errors import DomainError
 from annotator.keys import crypto
+from annotator.keys.drawn_ahead import (
+    drawn_ahead_forget,
+    drawn_ahead_known,
+    drawn_ahead_store,
+    drawn_ahead_take,
+)
 from annotator.keys.errors import ReplacementRefused, SurfaceConflict
 from annotator.keys.models import Alias, AliasWord, Entity
 from annotator.keys.scope import Scope
@@ -721,9 +727,14 @@ def _given_checked(scope: Scope, new: _New, in_corpus: InCorpus) -> str:
 
 def _drawn(scope: Scope, new: _New, lost: list[str], in_corpus: InCorpus) -> str:
     """A pseudonym drawn for the surface (or the one a name it holds follows), none of
-    `lost`, none a word of the documents: one found in them is drawn again, as if taken."""
+    `lost`, none a word of the documents: one found in them is drawn again, as if taken.
+    The first draw is the one the worker drew ahead, when it did and it still holds."""
+    ahead = None if lost else _ahead(scope, new)
     while True:
-        chosen = _draw(scope, new.surface, new.label, new.language, lost=lost)
+        if ahead is not None:
+            chosen, ahead = ahead, None
+        else:
+            chosen = _draw(scope, new.surface, new.label, new.language, lost=lost)
         followed = _followed(scope, new.surface, new.label, chosen)
         if followed is not None and followed not in lost:
             chosen = followed
@@ -732,6 +743,53 @@ def _drawn(scope: Scope, new: _New, lost: list[str], in_corpus: InCorpus) -> str
         lost.append(chosen)
         if len(lost) >= DRAWS:
             raise DomainError("no pseudonym could be drawn for this surface: type one")
+
+
+def _ahead(scope: Scope, new: _New) -> str | None:
+    """The pseudonym drawn ahead for the surface (`drawn_ahead`), taken, when it is still
+    what `_draw` would give: the first free suggestion, which no original has come to hold
+    since. One taken by another surface meanwhile fails the insert, as a draw would, and is
+    drawn past."""
+    taken = drawn_ahead_take(scope, new.digest, new.label, new.language)
+    if taken is None:
+        return None
+    originals = DigestSet(scope)
+    if taken in originals or originals.contains_within(taken):
+        return None
+    return taken
+
+
+def surfaces_draw_ahead(
+    scope: Scope, surfaces: Iterable[tuple[str, str, str]], in_corpus: InCorpus
+) -> int:
+    """Draw ahead the pseudonym of each (surface, label, language) that no one decided yet
+    and that has none drawn: what its decision would draw (`_draw`), when no document holds
+    it (one that does is left to the decision, which draws past it). Forget what was drawn
+    for surfaces decided since. How many were drawn."""
+    wanted: dict[tuple[str, str, str], str] = {}
+    for surface, label, language in surfaces:
+        if crypto.normalise_surface(surface):
+            digest = crypto.surface_digest(scope.secret, surface)
+            wanted.setdefault((digest, label, language), surface)
+    digests = {digest for digest, _, _ in wanted}
+    decided = set(
+        project_aliases(scope)
+        .filter(original_digest__in=digests)
+        .values_list("original_digest", flat=True)
+    )
+    drawn_ahead_forget(scope, decided)
+    known = drawn_ahead_known(scope, digests - decided)
+    drawn: list[tuple[str, str, str, str]] = []
+    for (digest, label, language), surface in wanted.items():
+        if digest in decided or (digest, label, language) in known:
+            continue
+        try:
+            pseudonym = _draw(scope, surface, label, language)
+        except DomainError:
+            continue  # nothing to draw: the decision will say so
+        if not in_corpus(pseudonym):
+            drawn.append((digest, label, language, pseudonym))
+    return drawn_ahead_store(scope, drawn)
 
 
 def _entity_insert(scope: Scope, new: _New, chosen: str) -> Alias:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import psycopg
 import pytest
 import requests
 
@@ -20,7 +21,7 @@ from tests.e2e.conftest import (
     sign_in,
     wait_for,
 )
-from tests.e2e.stack import Stack
+from tests.e2e.stack import KEYS_SCHEMA, Stack
 from tests.e2e.workspace import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -354,3 +355,34 @@ def test_an_import_writes_its_words_and_a_typed_pseudonym_is_checked_against_the
     said = stack.manage("index_corpus", PROJECT)
     assert said.stdout.strip().endswith(": 1"), said.stdout
     assert stack.sql(pending)[0][0] == 0
+
+
+def test_a_document_opened_has_its_pseudonyms_drawn_ahead_and_an_accept_takes_one(
+    stack: Stack, api: dict[str, Api]
+) -> None:
+    """Opening a document asks the worker to draw its proposals' pseudonyms ahead, into the
+    keys' schema as the keys' role; accepting a proposal then takes the one drawn for it."""
+    admin, english = api["admin"], api["annotator_en"]
+    text = "Zebulon Marchetti wrote to Ottoline Vexley."
+    spans = [
+        {"start": text.index(name), "end": text.index(name) + len(name), "label": "PER"}
+        for name in ("Zebulon Marchetti", "Ottoline Vexley")
+    ]
+    ids = import_records(admin, [{"id": "ahead-1", "lang": "en", "text": text, "spans": spans}])
+    document = english.get(f"documents/{ids['ahead-1']}/")
+    ahead = (
+        f"SELECT replacement FROM {KEYS_SCHEMA}.keys_drawnahead d "
+        "JOIN annotator_project p ON p.id = d.project_id WHERE p.slug = %s"
+    )
+    drawn = wait_for(lambda: stack.sql(ahead, PROJECT), lambda rows: len(rows) == 2, 60,
+                     "the pseudonyms drawn ahead")  # fmt: skip
+    proposal = next(s for s in document["spans"] if s["start"] == 0)
+    accepted = english.patch(
+        f"documents/{ids['ahead-1']}/spans/{proposal['id']}/",
+        {"version": proposal["version"], "status": "accepted"},
+    )
+    assert accepted["replacement"] in {row[0] for row in drawn}
+    assert len(stack.sql(ahead, PROJECT)) == 1  # taken
+    # The web role reads none of it.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        stack.sql_as_web(f"SELECT count(*) FROM {KEYS_SCHEMA}.keys_drawnahead")

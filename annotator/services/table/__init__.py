@@ -83,6 +83,7 @@ from annotator.services.table.surfaces import (
     entity_withdraw,
     normalise_surface,
     project_keys_delete,
+    pseudonyms_draw_ahead,
     surface_decide,
     surface_digest,
 )
@@ -147,6 +148,7 @@ __all__ = [
     "link_candidates_read",
     "normalise_surface",
     "project_keys_delete",
+    "pseudonyms_draw_ahead",
     "read_sealed",
     "pseudonym_digest",
     "release_aliases",

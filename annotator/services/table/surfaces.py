@@ -9,6 +9,7 @@ workers, never for a page or a log.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -105,6 +106,14 @@ def entity_withdraw(*, project: Project, entity_id: int, actor: Any, span_id: in
             audit_record(action=AuditAction.KEY_EDIT, actor=actor, project=project,
                          target=f"entity:{entity_id}", detail={"change": "withdrawn"})  # fmt: skip
     return withdrawn
+
+
+def pseudonyms_draw_ahead(project: Project, wanted: Iterable[tuple[str, str, str]]) -> int:
+    """Draw ahead, on the worker, the pseudonyms the decisions of (surface, label, language)
+    would draw, for those decisions to take (`annotator.keys.drawn_ahead`); how many."""
+    return surfaces.surfaces_draw_ahead(
+        project, wanted, in_corpus=lambda text: in_corpus(project, text)
+    )
 
 
 # --- What the review's scan reads and writes -----------------------------------------------
