@@ -12,7 +12,10 @@ the queries of one decision:
    scans every text, as before the vocabulary existed;
 2. then the worker's catch-up takes the documents' words in (`corpus_words_catch_up`, timed:
    what beat does for documents no import wrote);
-3. the same number of other new surfaces again, with the vocabulary.
+3. the same number of other new surfaces again, with the vocabulary;
+4. and others again, their pseudonyms drawn ahead first (`pseudonyms_draw_ahead`, timed: what
+   the worker does for the proposals of a document someone opened), so that each decision
+   takes its pseudonym instead of drawing it.
 
 Target (issue 33): a decision on this project <= 30 ms p95 for a new surface.
 
@@ -107,6 +110,7 @@ def main() -> None:
 
     from annotator.models import CorpusWord, Document
     from annotator.services.corpus_words import corpus_words_catch_up
+    from annotator.services.table import pseudonyms_draw_ahead
     from bench.release_bench import make_project
 
     started = time.perf_counter()
@@ -129,6 +133,15 @@ def main() -> None:
 
     print(f"{args.rounds} other new surfaces of each kind, with the vocabulary:")
     decide_all(project, new_surfaces(args.rounds, args.rounds))
+
+    # As the worker does for the proposals of a document someone opened.
+    ahead = new_surfaces(args.rounds, 2 * args.rounds)
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    drawn = pseudonyms_draw_ahead(project, [(surface, label, "en") for surface, label in ahead])
+    cpu, wall = time.process_time() - cpu_start, time.perf_counter() - wall_start
+    print(f"drawn ahead on the worker: {drawn} pseudonyms, {wall:.1f} s wall, {cpu:.1f} s CPU")
+    print(f"{args.rounds} other new surfaces of each kind, their pseudonyms drawn ahead:")
+    decide_all(project, ahead)
 
 
 if __name__ == "__main__":
