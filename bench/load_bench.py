@@ -11,7 +11,8 @@ times, one request at a time on the first document:
 - one accept from the page: the htmx request the page sends, saying what it shows, answered
   with the patch the page applies (as bench/workspace_bench.py sends it);
 - add a span (API): three words no span touches, accepted with a label;
-- relabel (API): each span just added takes another label;
+- relabel (API): each span just added takes another label (confirmed: by then propagation
+  proposed its surface in the other copies, whose spans follow the relabel);
 
 and then every client at once, each on a copy of its own: 50 clients × 20 adds. Before each
 step the worker is given up to --drain seconds to finish what the previous one started; how
@@ -30,10 +31,48 @@ Prints one table, Cloak beside doccano (p50 / p95 ms, rate, errors, and the CPU 
 servers and the worker spent per request, steadier than wall time on a shared machine), the
 ratio, and issue 21's targets.
 
+The open loop (issue 33; `--mode open`, or after the steps above with `--mode both`, the
+default) models a team's pace instead of clients that wait for each other: --open-annotators
+annotators (50), each acting every --open-every seconds on average (2.0: 25 actions a second
+in all), the gaps drawn from an exponential distribution (a Poisson process per annotator,
+seeded by --open-seed so that a run repeats), for --open-seconds (60) after --open-warmup
+(10) seconds that are not measured. Each action is sent at its scheduled time, whether the
+others have answered or not (a thread per annotator; one annotator's next action waits for
+their previous answer, as a person does), and its latency runs from its scheduled time to its
+answer, so that a slow answer is counted in every action it holds up (no coordinated
+omission; bench/open_loop.py). Each annotator works on a copy of their own, in a project of
+its own (the same document, the same proposals), with their own session and token, and the
+actions mix (--open-mix, default accept=0.5,add=0.35,relabel=0.15):
+
+- accept: the next proposal of the annotator's page (in an order drawn for them), with the
+  htmx request the page sends, its patch applied as the page does (the page opened first);
+- add (API): --open-shared (0.3) of them one of 10 surfaces shared by the team, each added
+  by many annotators in their own documents (the correspondence table and propagation work
+  across annotators), the others a surface new to the table, no two annotators the same;
+- relabel (API): the annotator's next new span not relabelled yet (in the order they added
+  them) takes another label (a relabel drawn before there is one is an add instead; the
+  timetable says so up front, so that both tools get the same one).
+
+The Celery worker runs meanwhile, so the propagation the decisions start competes for the
+CPU; once the loop ends it gets --drain seconds to finish, and the time it took is printed.
+doccano, with --doccano-python, runs the same timetable once Cloak is stopped, with its
+counterparts: add + refetch for an accept (at a place of the document no other action of the
+annotator uses), add, relabel. The open loop prints, per action and per tool, the count,
+p50 / p95 / p99 / max ms, the errors (each kind once, with its first message) and the rate
+achieved; how late the client sent; the cores busy over the window (web, worker, PostgreSQL,
+this client, the whole machine: on a shared machine, what the neighbours took) and the CPU
+ms each action cost; how long after the window the last answer came, when the server fell
+behind; and issue 33's targets (open loop, 50 annotators every 2 s: accept p95 ≤ 100 ms, add
+p95 ≤ 100 ms, 0 errors). An action still unanswered 180 s after the last one was due is an
+error, and the rest of that annotator's timetable is not sent.
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cloak_load_bench \\
     REDIS_URL=redis://127.0.0.1:6379/4 \\
         python bench/load_bench.py [--doccano-python /path/to/doccano-venv/bin/python] \\
-            [--rounds 50] [--clients 50] [--adds 20] [--worker-nice N] [--no-worker]
+            [--mode {closed,open,both}] [--rounds 50] [--clients 50] [--adds 20] \\
+            [--open-annotators 50] [--open-every 2.0] [--open-seconds 60] \\
+            [--open-warmup 10] [--open-seed 1] [--open-shared 0.3] \\
+            [--open-mix accept=0.5,add=0.35,relabel=0.15] [--worker-nice N] [--no-worker]
 
 Traffic goes to 127.0.0.1 only, in a bounded number of requests. The database named in
 DATABASE_URL is dropped and created again first, and the Redis database in REDIS_URL is
@@ -45,6 +84,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -58,8 +98,9 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -68,8 +109,10 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import open_loop  # noqa: E402
 from bench.api_load_bench import free_port, percentile  # noqa: E402
 from bench.import_bench import django_on_fresh_database  # noqa: E402
+from bench.open_loop import Action, OpenRun  # noqa: E402
 from bench.workspace_bench import WORDS, arabic_document  # noqa: E402
 
 # What an add labels three words with, by their text: the same surface always takes the same
@@ -100,8 +143,22 @@ def relabel(label: str) -> str:
     return ADD_LABELS[(ADD_LABELS.index(label) + 1) % len(ADD_LABELS)]
 
 
+def realigned(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """`arabic_document`'s spans where their surfaces are. It counts the line break it puts
+    after every 40th word ("👋\r\n") as 3 code points where the join adds a space after it
+    too: each one shifts the spans after it by one, so that from the 41st word on each span
+    began a character early and cut a word, which deciding it refuses (part of a word)."""
+    moved, shift = [], 0
+    for start, end, label in spans:
+        while (before := text.count("👋", 0, start + shift)) != shift:
+            shift = before
+        moved.append((start + shift, end + shift, label))
+    return moved
+
+
 def corpus(words: int, spans: int, copies: int) -> Corpus:
     text, found = arabic_document(words, spans, seed=7)
+    found = realigned(text, found)
     filler = set(WORDS)
     taken = sorted((start, end) for start, end, _ in found)
     tokens = list(re.finditer(r"[^ ]+", text))
@@ -143,6 +200,7 @@ class Result:
         return len(self.latencies)
 
     def ms(self, fraction: float) -> float:
+        """The `fraction` percentile in ms (0.5, 0.95, 0.99; 1.0 is the slowest)."""
         return 1000 * percentile(self.latencies, fraction) if self.latencies else float("nan")
 
     @property
@@ -175,6 +233,32 @@ def tree_cpu(pid: int) -> float:
         total += times.get(current, 0.0)
         stack.extend(child for child, parent in parents.items() if parent == current)
     return total
+
+
+def named_cpu(name: str) -> float:
+    """CPU seconds (user + system) of every process called `name`, and of the children each
+    has waited for: PostgreSQL's, its postmaster counting the backends that have ended (all
+    the cluster's databases, this run's and any other's)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.index("(") + 1 : stat.rindex(")")] != name:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total += sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+    return total
+
+
+def machine_cpu() -> float:
+    """CPU seconds the whole machine has been busy (all its cores, neighbours included)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields[:8]) - idle) / CLOCK_TICKS
 
 
 class Http:
@@ -310,8 +394,14 @@ def failed(what: str, status: int, body: Any) -> str:
 class Cloak(Tool):
     name = "Cloak"
 
-    def __init__(self, slug: str, documents: list[int], tokens: list[str], session: str) -> None:
-        self.slug, self.documents, self.tokens, self.session = slug, documents, tokens, session
+    def __init__(
+        self, slug: str, documents: list[int], tokens: list[str], sessions: list[str]
+    ) -> None:
+        # A signed-in session per user, in the order of the tokens: the page's.
+        self.slug, self.documents, self.tokens, self.sessions = slug, documents, tokens, sessions
+
+    def session(self, number: int | None) -> str:
+        return self.sessions[0 if number is None else number + 1]
 
     def open_api(self, http: Http, document: int) -> str | None:
         status, body = http.json("GET", f"/api/projects/{self.slug}/documents/{document}/")
@@ -331,7 +421,10 @@ class Cloak(Tool):
     def relabel(self, http: Http, document: int, span: Added) -> str | None:
         path = f"/api/projects/{self.slug}/documents/{document}/spans/{span.id}/"
         label = relabel(span.label)
-        status, body = http.json("PATCH", path, {"version": span.version, "label": label})
+        # Confirmed: once propagation proposed the surface elsewhere, its entity is held by
+        # other spans, which follow the relabel; unconfirmed, that is refused (400).
+        payload = {"version": span.version, "label": label, "confirm": True}
+        status, body = http.json("PATCH", path, payload)
         if status != 200 or body["label"] != label:
             return failed("relabel", status, body)
         return None
@@ -382,22 +475,43 @@ class PageRows(HTMLParser):
             self.document_stamp = values["data-document-stamp"]
 
 
+# The start tags PageRows reads, and their attributes, read with expressions: HTMLParser over
+# the whole page (the text with its marks, 150 KB and more, which an accept's answer carries
+# whole when much changed meanwhile) costs the client a third of a second, which 50
+# annotators' threads, under one interpreter lock, cannot spare. Attribute values hold no ">"
+# (the templates escape it); tests/test_open_loop.py checks the two readings agree.
+READ_TAGS = re.compile(
+    r"<[a-zA-Z][^>]*?(?:data-span-id|csrfmiddlewaretoken|hx-headers|data-document-stamp)[^>]*>"
+)
+TAG_NAME = re.compile(r"<([^\s/>]+)")
+ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+
+
 def parsed(html: str) -> PageRows:
     rows = PageRows()
-    rows.feed(html)
+    for tag in READ_TAGS.findall(html):
+        name = TAG_NAME.match(tag)
+        assert name is not None  # READ_TAGS found a name
+        attrs: list[tuple[str, str | None]] = []
+        for key, double, single, bare in ATTRIBUTE.findall(tag, name.end(), len(tag) - 1):
+            value = double or single or bare
+            attrs.append((key.lower(), unescape(value) if "&" in value else value))
+        rows.handle_starttag(name.group(1).lower(), attrs)
     return rows
 
 
 class Page:
     """The annotator's page as its script drives it: what it shows, and one action."""
 
-    def __init__(self, cloak: Cloak, document: int) -> None:
+    def __init__(self, cloak: Cloak, document: int, number: int | None = None) -> None:
+        """The page of `document` as the sequential annotator (None) or annotator `number`
+        (a concurrent client, an annotator of the open loop) sees it."""
         from django.urls import reverse
 
-        self.cloak, self.document = cloak, document
+        self.cloak, self.document, self.number = cloak, document, number
         self.path = reverse("document_detail", args=[cloak.slug, document])
         self.http = Http(cloak.port, {})
-        self.http.cookies["sessionid"] = cloak.session
+        self.http.cookies["sessionid"] = cloak.session(number)
         self.shown: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.urls: dict[str, str] = {}
@@ -435,7 +549,7 @@ class Page:
             return sorted(self.versions, key=lambda pk: int(self.shown[pk].split(":")[2]))
         from django.urls import reverse
 
-        http = self.cloak.client(None)
+        http = self.cloak.client(self.number)
         status, body = http.json(
             "GET", f"/api/projects/{self.cloak.slug}/documents/{self.document}/spans/?limit=1000"
         )
@@ -477,7 +591,12 @@ class Page:
         status, data = self.http.send("POST", url, body, headers)
         fragment = data.decode()
         if status != 200 or "alert-error" in fragment:
-            return f"accept: {status}"
+            # What the page would say (a stale version, a refusal), when it says it.
+            alert = re.search(r'class="alert alert-error"[^>]*>(.*?)</div>', fragment, re.S)
+            said = re.sub(r"<[^>]+>|\s+", " ", alert.group(1)).strip()[:160] if alert else ""
+            with suppress(ValueError):  # the patch still tells the page what changed
+                self.apply(parsed(fragment))
+            return f"accept: {status} {said}".rstrip()
         self.apply(parsed(fragment))
         if self.versions[pk] <= version:
             return "accept: the patch did not show the span accepted"
@@ -644,10 +763,197 @@ def concurrent(tool: Tool, data: Corpus, args: argparse.Namespace) -> Result:
     return result
 
 
+# -- the open loop (issue 33) -----------------------------------------------------------------
+
+
+Place = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class OpenPlaces:
+    """Where the open loop's annotators add spans: the team's shared surfaces, each
+    annotator's new surfaces (no two alike, in the table's sense: folded), and, for doccano's
+    counterpart of an accept, places of the annotator's document no other action of theirs
+    uses. The free places of the text never overlap one another."""
+
+    shared: list[Place]
+    new: list[list[Place]]
+    spare: list[list[Place]]
+
+
+def open_places(data: Corpus, plan: list[list[Action]]) -> OpenPlaces:
+    from pseudonymizer.folding import fold_key
+
+    surfaces: dict[str, Place] = {}
+    for place in data.free:
+        surfaces.setdefault(fold_key(data.text[place[0] : place[1]]), place)
+    unique = list(surfaces.values())
+    shared, rest = unique[: open_loop.SHARED_SURFACES], unique[open_loop.SHARED_SURFACES :]
+    count = len(plan)
+    new = [rest[number::count] for number in range(count)]
+    adds, accepts = open_loop.needs(plan, "add"), open_loop.needs(plan, "accept")
+    if len(shared) < open_loop.SHARED_SURFACES or any(adds[n] > len(new[n]) for n in range(count)):
+        raise SystemExit(
+            f"{len(rest)} surfaces for {sum(adds)} adds of new ones, at most {len(rest) // count}"
+            " an annotator: more --words, fewer --open-annotators or a shorter run"
+        )
+    spare = []
+    for number in range(count):
+        mine = set(new[number][: adds[number]]) | set(shared)
+        free = [place for place in data.free if place not in mine]
+        turn = number * 37 % len(free)
+        spare.append((free[turn:] + free[:turn])[: accepts[number]])
+        if len(spare[-1]) < accepts[number]:
+            raise SystemExit(f"{len(free)} places for {accepts[number]} accepts: more --words")
+    return OpenPlaces(shared, new, spare)
+
+
+class OpenAnnotator:
+    """One annotator of the open loop: their client, their document (a copy of their own),
+    their page (Cloak's) and the proposals they will accept in turn, their places, and the
+    spans they added on new surfaces (by the add's number), which their relabels change."""
+
+    def __init__(self, tool: Tool, number: int, places: OpenPlaces, page: Page | None,
+                 proposals: list[str]) -> None:  # fmt: skip
+        self.tool, self.number, self.places = tool, number, places
+        self.page, self.proposals = page, proposals
+        self.http = tool.client(number)
+        self.document = tool.document(number)
+        self.made: dict[int, Added] = {}
+
+    def act(self, action: Action) -> str | None:
+        tool, http, document = self.tool, self.http, self.document
+        if action.kind == "accept":
+            if self.page is not None:
+                if action.number >= len(self.proposals):
+                    return "accept: the page has no proposal left"
+                return self.page.accept(self.proposals[action.number])
+            if not isinstance(tool, Doccano):
+                raise TypeError(f"{tool.name} accepts from its page")
+            start, end, label = self.places.spare[self.number][action.number]
+            return tool.add(http, document, start, end, label, []) or tool.refetch(http, document)
+        if action.kind == "add":
+            if action.shared:
+                start, end, label = self.places.shared[action.number]
+                return tool.add(http, document, start, end, label, [])
+            start, end, label = self.places.new[self.number][action.number]
+            made: list[Added] = []
+            error = tool.add(http, document, start, end, label, made)
+            if made:
+                self.made[action.number] = made[0]
+            return error
+        span = self.made.get(action.number)
+        if span is None:
+            return "relabel: the add it relabels failed"
+        return tool.relabel(http, document, span)
+
+    def close(self) -> None:
+        self.http.close()
+        if self.page is not None:
+            self.page.http.close()
+
+
+def open_mix(args: argparse.Namespace) -> dict[str, float]:
+    try:
+        return open_loop.parse_mix(args.open_mix)
+    except ValueError as error:
+        raise SystemExit(f"--open-mix: {error}") from None
+
+
+def open_plan(args: argparse.Namespace) -> list[list[Action]]:
+    return open_loop.timetable(
+        args.open_annotators, args.open_every, args.open_seconds, args.open_warmup,
+        open_mix(args), args.open_seed, shared=args.open_shared,
+    )  # fmt: skip
+
+
+def run_open(tool: Tool, data: Corpus, args: argparse.Namespace,
+             page_of: Callable[[int], Page] | None) -> OpenRun:  # fmt: skip
+    """The open loop's timetable on `tool`: each annotator's page opened first (Cloak's), then
+    the warm-up and the measured window, then the worker's backlog; what it measured."""
+    plan = open_plan(args)
+    places = open_places(data, plan)
+    accepts = open_loop.needs(plan, "accept")
+    progress(f"{tool.name}: the open loop's {len(plan)} annotators open their documents")
+    annotators = []
+    for number in range(len(plan)):
+        page, proposals = None, []
+        if page_of is not None:
+            page = page_of(number)
+            error = page.open()
+            if error:
+                raise SystemExit(f"{tool.name}: annotator {number}: {error}")
+            proposals = page.proposals()
+            random.Random(f"accept/{args.open_seed}/{number}").shuffle(proposals)
+            if len(proposals) < accepts[number]:
+                raise SystemExit(f"{len(proposals)} proposals for {accepts[number]} accepts: "
+                                 "more --spans or a shorter run")  # fmt: skip
+        annotator = OpenAnnotator(tool, number, places, page, proposals)
+        if page is None:
+            error = tool.open_api(annotator.http, annotator.document)
+            if error:
+                raise SystemExit(f"{tool.name}: annotator {number}: {error}")
+        annotators.append(annotator)
+    cpu: dict[str, dict[str, float]] = {}
+
+    def snapshot(name: str) -> None:
+        # The client's too (its threads share the machine with the servers), PostgreSQL's and
+        # the machine's: what the servers' own numbers leave out.
+        cpu[name] = {
+            "web": tool.web_cpu(), "worker": tool.worker_cpu(), "client": time.process_time(),
+            "postgres": named_cpu("postgres"), "machine": machine_cpu(),
+        }  # fmt: skip
+
+    window = args.open_warmup + args.open_seconds
+    progress(f"{tool.name}: open loop, {args.open_warmup:g} s of warm-up, {args.open_seconds:g} s "
+             f"measured, {sum(map(len, plan))} actions")  # fmt: skip
+    samples = open_loop.drive(
+        plan, lambda action: annotators[action.annotator].act(action),
+        marks=[(0.0, partial(snapshot, "start")), (args.open_warmup, partial(snapshot, "from")),
+               (window, partial(snapshot, "to"))],
+    )  # fmt: skip
+    for annotator in annotators:
+        annotator.close()
+    worker = "; the worker finishes its work" if tool.worker_pid is not None else ""
+    progress(f"{tool.name}: the open loop is over{worker}")
+    drained = tool.drain(args.drain)
+    snapshot("end")
+    measured = [sample for sample in samples if sample.action.measured]
+    # The rate over the time the measured actions took to be answered: the window, or longer
+    # when the server fell behind (an action's answer at its time plus its latency).
+    overrun = max([0.0] + [s.action.at + s.latency - window for s in measured if not s.error])
+    rows = {key: Result(seconds=args.open_seconds + overrun) for key, _ in open_loop.ROWS}
+    for sample in measured:
+        for key in open_loop.rows_of(sample):
+            rows[key].latencies.append(sample.latency)
+            if sample.error:
+                rows[key].errors.append(sample.error)
+    spent = {key: cpu["to"][key] - cpu["from"][key] for key in cpu["to"]}
+    if tool.worker_pid is None:
+        del spent["worker"]
+    if not isinstance(tool, Cloak):
+        del spent["postgres"]  # doccano keeps its data in SQLite, in the web workers
+    # What one action costs, steadier than its wall time on a shared machine: the whole loop
+    # (warm-up included, and the worker's work until it finished) over the actions answered.
+    answered = sum(1 for sample in samples if not math.isnan(sample.lag))
+    each: dict[str, float] = {
+        key: 1000 * (cpu["end"][key] - cpu["start"][key]) / max(1, answered)
+        for key in ("web", "worker", "postgres") if key in spent
+    }  # fmt: skip
+    return OpenRun(
+        tool.name, dict(rows), lags=[s.lag for s in measured], cpu=spent, each=each,
+        drained=drained, seconds=args.open_seconds, overrun=overrun,
+    )  # fmt: skip
+
+
 # -- Cloak -----------------------------------------------------------------------------------
 
 
-def cloak_setup(data: Corpus, clients: int) -> Cloak:
+def cloak_setup(
+    data: Corpus, clients: int, slug: str = "load-bench", prefix: str = "annotator"
+) -> Cloak:
+    """A project of `data.copies` documents, and `clients` + 1 annotators (`prefix` and their
+    number), each with a token and a signed-in session."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
     from knox.models import AuthToken
@@ -655,12 +961,12 @@ def cloak_setup(data: Corpus, clients: int) -> Cloak:
     from annotator.models import Document, Span, SpanSource
     from annotator.services.projects import membership_set, project_create
 
-    project = project_create(slug="load-bench", languages=["ar"])
+    project = project_create(slug=slug, languages=["ar"])
     tokens: list[str] = []
     users = []
     for number in range(clients + 1):
         user = membership_set(
-            project=project, username=f"annotator{number}", role="annotator",
+            project=project, username=f"{prefix}{number}", role="annotator",
             languages=["ar"], password=PASSWORD,
         ).user  # fmt: skip
         users.append(user)
@@ -675,13 +981,16 @@ def cloak_setup(data: Corpus, clients: int) -> Cloak:
             for s, e, label in data.spans
         )
         documents.append(document.pk)
-    session = SessionStore()
-    session[SESSION_KEY] = str(users[0].pk)
-    # The backend that signs people in (the first one, axes', only counts failures).
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = users[0].get_session_auth_hash()
-    session.create()
-    return Cloak(project.slug, documents, tokens, session.session_key or "")
+    sessions = []
+    for user in users:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        # The backend that signs people in (the first one, axes', only counts failures).
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        sessions.append(session.session_key or "")
+    return Cloak(project.slug, documents, tokens, sessions)
 
 
 def start_cloak(
@@ -747,7 +1056,11 @@ def worker_niceness(pid: int | None) -> str:
         return "gone"
 
 
-def run_cloak(data: Corpus, args: argparse.Namespace, logs: Path) -> tuple[dict[str, Result], str]:
+def run_cloak(
+    data: Corpus, args: argparse.Namespace, logs: Path
+) -> tuple[dict[str, Result] | None, OpenRun | None, str]:
+    """The steps (closed loop) and the open loop the mode asks for, each in a project of its
+    own, on one server and worker; their results and a word on the worker and the page."""
     import redis
 
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/4")
@@ -760,21 +1073,53 @@ def run_cloak(data: Corpus, args: argparse.Namespace, logs: Path) -> tuple[dict[
 
     # Pages name their static files through the manifest, as in a deployment: collect them.
     call_command("collectstatic", interactive=False, verbosity=0)
-    cloak = cloak_setup(data, args.clients)
-    processes = start_cloak(cloak, args, logs)
+    closed = cloak_setup(closed_data(data, args), args.clients) if args.mode != "open" else None
+    opened = None
+    if args.mode != "closed":
+        progress("Cloak: the open loop's project")
+        opened = cloak_setup(open_data(data, args), args.open_annotators, slug="load-bench-open",
+                             prefix="open")  # fmt: skip
+    first = closed or opened
+    assert first is not None
+    processes = start_cloak(first, args, logs)
+    for other in (closed, opened):
+        if other is not None and other is not first:
+            other.port, other.pids, other.worker_pid = first.port, first.pids, first.worker_pid
+    results, run, page = None, None, None
     try:
-        worker = worker_niceness(cloak.worker_pid)
-        page = Page(cloak, cloak.document(None))
-        results = run_steps(cloak, data, args, page)
+        worker = worker_niceness(first.worker_pid)
+        if closed is not None:
+            page = Page(closed, closed.document(None))
+            results = run_steps(closed, closed_data(data, args), args, page)
+        if opened is not None:
+            if closed is not None:
+                drained = opened.drain(args.drain)
+                progress(f"Cloak: the worker finished the steps' work ({drained or 'no worker'})")
+            run = run_open(opened, open_data(data, args), args, partial(annotator_page, opened))
     finally:
         stop(processes)
-    return results, f"{worker}, the page {page.kilobytes:,.0f} KB"
+    said = f", the page {page.kilobytes:,.0f} KB" if page is not None else ""
+    return results, run, f"{worker}{said}"
+
+
+def annotator_page(cloak: Cloak, number: int) -> Page:
+    """The page of annotator `number`'s own document, as they see it."""
+    return Page(cloak, cloak.document(number), number)
+
+
+def closed_data(data: Corpus, args: argparse.Namespace) -> Corpus:
+    return replace(data, copies=max(data.copies, args.clients + 1))
+
+
+def open_data(data: Corpus, args: argparse.Namespace) -> Corpus:
+    return replace(data, copies=max(data.copies, args.open_annotators + 1))
 
 
 # -- doccano ---------------------------------------------------------------------------------
 
-# Run by doccano's interpreter, in its Django: the same documents and spans, a project, its
-# labels, a superuser who owns it and one annotator per client, each with a token.
+# Run by doccano's interpreter, in its Django: the same documents and spans, in a project per
+# run (the steps', the open loop's), its labels, a superuser who owns them and one annotator
+# per client, each with a token, a member of every project.
 DOCCANO_SETUP = """
 import json, sys
 spec = json.load(sys.stdin)
@@ -793,38 +1138,46 @@ from projects.models import Member, ProjectType, SequenceLabelingProject
 from roles.models import Role
 
 admin = User.objects.create_superuser("admin", "admin@example.org", spec["password"])
-project = SequenceLabelingProject.objects.create(
-    name="load bench", description="issue 21", project_type=ProjectType.SEQUENCE_LABELING,
-    created_by=admin,
-)
-Member.objects.create(user=admin, project=project,
-                      role=Role.objects.get(name=settings.ROLE_PROJECT_ADMIN))
 annotator = Role.objects.get(name=settings.ROLE_ANNOTATOR)
-labels = {name: SpanType.objects.create(text=name, project=project).pk for name in spec["labels"]}
 users, tokens = [], []
-for number in range(spec["clients"] + 1):
+for number in range(max(wanted["clients"] for wanted in spec["projects"]) + 1):
     user = User.objects.create_user(f"annotator{number}", password=spec["password"])
-    Member.objects.create(user=user, project=project, role=annotator)
     users.append(user)
     tokens.append(Token.objects.create(user=user).key)
-examples = []
-for number in range(spec["copies"]):
-    example = Example.objects.create(project=project, text=spec["text"],
-                                     upload_name=f"copy-{number}.txt")
-    # doccano keeps spans per annotator: each client's copy holds its annotator's.
-    owner = users[min(number, len(users) - 1)]
-    Span.objects.bulk_create(
-        Span(example=example, user=owner, label_id=labels[label], start_offset=start,
-             end_offset=end, prob=0.9)
-        for start, end, label in spec["spans"]
+made = []
+for wanted in spec["projects"]:
+    project = SequenceLabelingProject.objects.create(
+        name=wanted["name"], description="issues 21 and 33",
+        project_type=ProjectType.SEQUENCE_LABELING, created_by=admin,
     )
-    examples.append(example.pk)
-print(json.dumps({"project": project.pk, "examples": examples, "tokens": tokens,
-                  "labels": labels}))
+    Member.objects.create(user=admin, project=project,
+                          role=Role.objects.get(name=settings.ROLE_PROJECT_ADMIN))
+    for user in users[: wanted["clients"] + 1]:
+        Member.objects.create(user=user, project=project, role=annotator)
+    labels = {name: SpanType.objects.create(text=name, project=project).pk
+              for name in spec["labels"]}
+    examples = []
+    for number in range(wanted["copies"]):
+        example = Example.objects.create(project=project, text=spec["text"],
+                                         upload_name=f"copy-{number}.txt")
+        # doccano keeps spans per annotator: each client's copy holds its annotator's.
+        owner = users[min(number, wanted["clients"])]
+        Span.objects.bulk_create(
+            Span(example=example, user=owner, label_id=labels[label], start_offset=start,
+                 end_offset=end, prob=0.9)
+            for start, end, label in spec["spans"]
+        )
+        examples.append(example.pk)
+    made.append({"project": project.pk, "examples": examples, "tokens": tokens,
+                 "labels": labels})
+print(json.dumps(made))
 """
 
 
-def run_doccano(data: Corpus, args: argparse.Namespace, logs: Path) -> dict[str, Result]:
+def run_doccano(
+    data: Corpus, args: argparse.Namespace, logs: Path
+) -> tuple[dict[str, Result] | None, OpenRun | None]:
+    """The same runs as `run_cloak`, on doccano: a project for each, one server."""
     python = args.doccano_python
     backend = subprocess.run(
         [python, "-c", "import backend, os; print(os.path.dirname(backend.__file__))"],
@@ -844,8 +1197,15 @@ def run_doccano(data: Corpus, args: argparse.Namespace, logs: Path) -> dict[str,
         PYTHONPATH=backend,
     )
     labels = sorted({label for *_, label in data.spans} | set(ADD_LABELS))
-    spec = {"text": data.text, "spans": data.spans, "copies": data.copies,
-            "clients": args.clients, "labels": labels, "password": PASSWORD}  # fmt: skip
+    projects = []
+    if args.mode != "open":
+        projects.append({"name": "load bench", "copies": closed_data(data, args).copies,
+                         "clients": args.clients})  # fmt: skip
+    if args.mode != "closed":
+        projects.append({"name": "load bench, open loop", "copies": open_data(data, args).copies,
+                         "clients": args.open_annotators})  # fmt: skip
+    spec = {"text": data.text, "spans": data.spans, "labels": labels, "password": PASSWORD,
+            "projects": projects}  # fmt: skip
     progress("doccano: a fresh SQLite, the documents")
     done = subprocess.run(
         [python, "-c", DOCCANO_SETUP], input=json.dumps(spec), env=env, cwd=backend,
@@ -853,7 +1213,11 @@ def run_doccano(data: Corpus, args: argparse.Namespace, logs: Path) -> dict[str,
     )  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(f"doccano's setup failed:\n{done.stderr[-3000:]}")
-    doccano = Doccano(json.loads(done.stdout.strip().splitlines()[-1]))
+    made = [Doccano(setup) for setup in json.loads(done.stdout.strip().splitlines()[-1])]
+    closed = made.pop(0) if args.mode != "open" else None
+    opened = made.pop(0) if args.mode != "closed" else None
+    doccano = closed or opened
+    assert doccano is not None
     doccano.port = free_port()
     web = subprocess.Popen(
         [python, "-m", "gunicorn", "config.wsgi", "--chdir", backend,
@@ -863,12 +1227,19 @@ def run_doccano(data: Corpus, args: argparse.Namespace, logs: Path) -> dict[str,
         stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     doccano.pids = (web.pid,)
+    if opened is not None:
+        opened.port, opened.pids = doccano.port, doccano.pids
+    results, run = None, None
     try:
         # Not /v1/health/: it asks a Celery worker, which this run does not start.
         wait_for(doccano.port, "/v1/projects")
-        return run_steps(doccano, data, args, None)
+        if closed is not None:
+            results = run_steps(closed, closed_data(data, args), args, None)
+        if opened is not None:
+            run = run_open(opened, open_data(data, args), args, None)
     finally:
         stop([web])
+    return results, run
 
 
 # -- the table -------------------------------------------------------------------------------
@@ -963,10 +1334,16 @@ def targets(cloak: dict[str, Result], doccano: dict[str, Result] | None) -> None
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--doccano-python", help="the python of a venv with doccano==1.8.4")
+    parser.add_argument(
+        "--mode", choices=("closed", "open", "both"), default="both",
+        help="the steps one at a time and the clients at once (closed), the open loop "
+        "(open), or both, in that order (default)",
+    )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=50, help="requests per sequential step")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--adds", type=int, default=20, help="adds per concurrent client")
-    parser.add_argument("--copies", type=int, default=51, help="documents (≥ clients + 1)")
+    parser.add_argument("--copies", type=int, default=51,
+                        help="documents (≥ clients + 1, and ≥ open annotators + 1)")  # fmt: skip
     parser.add_argument("--words", type=int, default=6000)
     parser.add_argument("--spans", type=int, default=400)
     parser.add_argument("--web-workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
@@ -977,18 +1354,60 @@ def main() -> None:
         "--drain", type=float, default=60.0,
         help="seconds the worker gets to finish a step's work before the next",
     )  # fmt: skip
+    group = parser.add_argument_group("the open loop (issue 33)")
+    group.add_argument("--open-annotators", type=int, default=50, help="annotators (50)")
+    group.add_argument(
+        "--open-every",
+        type=float,
+        default=2.0,
+        help="seconds between one annotator's actions, on average (2.0)",
+    )
+    group.add_argument(
+        "--open-seconds", type=float, default=60.0, help="seconds measured, after the warm-up (60)"
+    )
+    group.add_argument(
+        "--open-warmup",
+        type=float,
+        default=10.0,
+        help="seconds of the timetable run first and not measured (10)",
+    )
+    group.add_argument("--open-seed", type=int, default=1, help="the timetable's seed (1)")
+    group.add_argument(
+        "--open-mix",
+        default=open_loop.DEFAULT_MIX,
+        help=f"the actions' shares, kind=weight ({open_loop.DEFAULT_MIX})",
+    )
+    group.add_argument(
+        "--open-shared", type=float, default=0.3,
+        help=f"the share of adds on one of the {open_loop.SHARED_SURFACES} surfaces the team "
+        "shares, the others on new ones (0.3)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.mode != "closed":
+        if args.open_annotators < 1 or args.open_every <= 0 or args.open_seconds <= 0:
+            parser.error("--open-annotators ≥ 1, --open-every and --open-seconds > 0")
+        open_mix(args)  # refused now rather than after the setup
 
-    data = corpus(args.words, args.spans, copies=max(args.copies, args.clients + 1))
+    data = corpus(args.words, args.spans, copies=args.copies)
     logs = Path(tempfile.mkdtemp(prefix="cloak-load-"))
     started = time.perf_counter()
     try:
-        cloak, worker = run_cloak(data, args, logs)
-        doccano = run_doccano(data, args, logs) if args.doccano_python else None
+        cloak, cloak_open, worker = run_cloak(data, args, logs)
+        doccano, doccano_open = (
+            run_doccano(data, args, logs) if args.doccano_python else (None, None)
+        )
     except BaseException:
         print(f"the servers' logs are kept in {logs}", file=sys.stderr)
         raise
-    report(cloak, doccano, worker, args, data)
+    if cloak is not None:
+        report(cloak, doccano, worker, args, closed_data(data, args))
+    if cloak_open is not None:
+        open_loop.report(
+            [run for run in (cloak_open, doccano_open) if run is not None],
+            annotators=args.open_annotators, every=args.open_every, seconds=args.open_seconds,
+            warmup=args.open_warmup, mix=open_mix(args), shared=args.open_shared,
+            seed=args.open_seed, accept_names={"doccano 1.8.4": "add + refetch"},
+        )  # fmt: skip
     print(f"\nwhole run {time.perf_counter() - started:.0f} s")
     shutil.rmtree(logs, ignore_errors=True)
 
