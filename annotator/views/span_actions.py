@@ -56,6 +56,7 @@ from annotator.views.nav import HtmxProjectRequest
 from annotator.views.workspace import (
     label_colour,
     open_document,
+    patch_reads,
     render_patch,
     render_workspace,
 )
@@ -121,10 +122,12 @@ def _answer(
         except BadPageState:
             # What the page shows cannot be read: the whole workspace is right whatever it is.
             return render_workspace(request, document, **status)
-        meanwhile = changes_since(document, state) if state is not None else None
+        changed = list(changed)
+        spans = patch_reads(document)
+        meanwhile = changes_since(document, state, spans=spans) if state is not None else None
         return render_patch(
-            request, document, changed=list(changed), ranges=ranges, meanwhile=meanwhile,
-            **status,
+            request, document, changed=changed, ranges=ranges, meanwhile=meanwhile,
+            spans=spans, **status,
         )  # fmt: skip
     if notice:
         (messages.error if error else messages.info)(request, notice)
