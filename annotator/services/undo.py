@@ -31,7 +31,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import IntegerField, Max, Min, Q, QuerySet, Subquery, Value
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -77,10 +79,42 @@ def _state(span: Span) -> dict[str, Any]:
     return state
 
 
-def _overlapping(document: Document, start: int, end: int, extra: tuple[int, ...]) -> Any:
+Offset = int | Combinable
+
+
+def _overlapping(
+    document: Document, start: Offset, end: Offset, extra: tuple[int, ...]
+) -> QuerySet[Span]:
     return Span.objects.filter(document=document).filter(
         Q(start__lt=end, end__gt=start) | Q(pk__in=extra)
     )
+
+
+def _in_window(
+    document: Document, start: Offset, end: Offset, extra: tuple[int, ...]
+) -> QuerySet[Span]:
+    """The spans `take_snapshot` reads: those that overlap the window of an action on
+    [start, end) and the spans `extra` (`_window`), the window worked out in the same query
+    (the places of the spans that overlap [start, end), a subquery)."""
+    low: Combinable = start if not isinstance(start, int) else Value(start)
+    high: Combinable = end if not isinstance(end, int) else Value(end)
+    reached = (
+        _overlapping(document, start, end, extra)
+        .order_by()
+        .values("document")
+        .annotate(low=Min("start"), high=Max("end"))
+    )
+    wide_low = Least(
+        low,
+        Coalesce(Subquery(reached.values("low")), low, output_field=IntegerField()),
+        output_field=IntegerField(),
+    )
+    wide_high = Greatest(
+        high,
+        Coalesce(Subquery(reached.values("high")), high, output_field=IntegerField()),
+        output_field=IntegerField(),
+    )
+    return _overlapping(document, wide_low, wide_high, extra)
 
 
 def _window(
@@ -132,9 +166,8 @@ class Step:
 def take_snapshot(document: Document, start: int, end: int, extra: tuple[int, ...] = ()) -> Step:
     """The state of every span of `document` that an action on [start, end) (and `extra`)
     may change (`_window`), and the pseudonym of those accepted (a decision undone goes back
-    to it)."""
-    places = list(_overlapping(document, start, end, extra).values_list("pk", "start", "end"))
-    spans = list(_overlapping(document, *_window(places, start, end, extra), extra))
+    to it). One query for the spans."""
+    spans = list(_in_window(document, start, end, extra))
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     choices = span_choices(document, accepted) if accepted else {}
     return Step(
