@@ -603,6 +603,25 @@ def span_update(
         raise
 
 
+def span_update_locked(
+    *,
+    document: Document,
+    nearby: Nearby,
+    span_id: int,
+    actor: Any,
+    version: int | None,
+    change: SpanChange,
+) -> Span:
+    """`span_update` in the caller's transaction, which holds the document's row lock and has
+    read under lock the span and those around it (`nearby`: the span, and every span that
+    overlaps its place and the place `change` gives it), so that none is read again; no
+    savepoint of its own. Refused, it raises having recorded nothing: the caller rolls its
+    transaction back, then records a refusal the table made (`span_update_refused`)."""
+    return _update_locked(
+        document, span_id=span_id, actor=actor, version=version, change=change, nearby=nearby
+    )
+
+
 def span_update_refused(
     *, document: Document, actor: Any, span_id: int, change: SpanChange, conflict: SurfaceConflict
 ) -> None:

@@ -103,9 +103,16 @@ def word_window(text: str, low: int, high: int, places: Sequence[SpanLike]) -> t
         low, high = start, end
 
 
-def open_document(request: ProjectRequest, pk: int) -> Document:
-    """The project's document `pk`; 404 when the caller may not see its language."""
+def open_document(request: ProjectRequest, pk: int, *, for_update: bool = False) -> Document:
+    """The project's document `pk`; 404 when the caller may not see its language.
+
+    `for_update`: its row locked until the caller's transaction ends, as the span service
+    locks it (`annotator.services.spans.document_locked`), read in the same query: a page that
+    writes reads it once. The lock is taken as the row is read, before the 404 (a member's
+    request for a document they may not open holds it until that answer, a moment)."""
     documents = Document.objects.select_related("assignee").defer("search_text")
+    if for_update:
+        documents = documents.select_for_update(of=("self",))
     return document_or_404(request.user, request.project, pk, documents)
 
 
