@@ -7,12 +7,13 @@ Non-members are told a project does not exist rather than that they may not see 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.http import Http404
 from rest_framework.permissions import BasePermission
 
@@ -119,11 +120,18 @@ def access_from_membership(
     )
 
 
+def _accesses(user: Any) -> dict[int, Access]:
+    """The accesses worked out for `user` in this request, by project id: the user object
+    lives as long as the request."""
+    cache: dict[int, Access] = user.__dict__.setdefault("_cloak_access", {})
+    return cache
+
+
 def access_for(user: Any, project: Project) -> Access:
     """The user's access to the project (memoised on the user object for one request)."""
     if user is None or not user.is_authenticated:
         return NO_ACCESS
-    cache: dict[int, Access] = user.__dict__.setdefault("_cloak_access", {})
+    cache = _accesses(user)
     if project.pk in cache:
         return cache[project.pk]
     membership = None
@@ -137,6 +145,31 @@ def access_for(user: Any, project: Project) -> Access:
     )
     cache[project.pk] = access
     return access
+
+
+def project_access(user: Any, slug: str) -> tuple[Project, Access] | None:
+    """The project `slug` and the user's access to it (`access_for`, and memoised as it is),
+    read in one query: the user's membership comes with the project. None when no project
+    has that slug."""
+    projects = Project.objects.filter(slug=slug)
+    member = user is not None and user.is_authenticated and not user.is_superuser
+    if member:
+        membership = Membership.objects.filter(project=OuterRef("pk"), user=user)
+        projects = projects.annotate(
+            member_role=Subquery(membership.values("role")[:1]),
+            member_languages=Subquery(membership.values("languages")[:1]),
+        )
+    project = projects.first()
+    if project is None:
+        return None
+    if member and project.pk not in _accesses(user):
+        role = getattr(project, "member_role", None)
+        languages = getattr(project, "member_languages", None) or []
+        if isinstance(languages, str):  # a JSON column read through a subquery, undecoded
+            languages = json.loads(languages)
+        access = access_from_membership(user, project, role=role, languages=languages)
+        _accesses(user)[project.pk] = access
+    return project, access_for(user, project)
 
 
 def can_create_projects(user: Any) -> bool:
@@ -162,21 +195,43 @@ def can_view_document(user: Any, document: Document) -> bool:
     # the original of one they hold.
     if document.is_blind:
         return bool(document.assignee_id == user.pk)
-    return not Document.objects.filter(replica_of=document, assignee=user).exists()
+    read = document.__dict__.get(_REPLICA_HELD)
+    if read is not None and read[0] == user.pk:  # read with the document (document_or_404)
+        return not read[1]
+    return not _replicas_held(document.pk, user).exists()
+
+
+# Where document_or_404 keeps what it read with the document of whether the user who opened
+# it holds a replica of it: (user id, whether they do).
+_REPLICA_HELD = "_cloak_replica_held"
+
+
+def _replicas_held(document: Any, user: Any) -> QuerySet[Document]:
+    return Document.objects.filter(replica_of=document, assignee=user)
 
 
 def document_or_404(
     user: Any, project: Project, pk: Any, documents: QuerySet[Document] | None = None
 ) -> Document:
-    """The document `pk` of `project` (read from `documents`, which may select or defer
-    columns), when `user` may open it (`can_view_document`). Http404 otherwise, the same
-    for a document that does not exist and one the user may not see, so that nobody learns
-    which documents exist in languages they do not work on; pages and the API alike."""
+    """The document `pk` of `project` (read from `documents`, which may select, defer or
+    lock), when `user` may open it (`can_view_document`). Http404 otherwise, the same for a
+    document that does not exist and one the user may not see, so that nobody learns which
+    documents exist in languages they do not work on; pages and the API alike.
+
+    One query: whether the user holds a replica of it, which decides for an annotator, is
+    read with the document."""
     queryset = Document.objects.all() if documents is None else documents
-    document = queryset.filter(project=project, pk=pk).first()
+    queryset = queryset.filter(project=project, pk=pk)
+    access = access_for(user, project)
+    asks = access.is_member and not access.can(Can.VIEW_ALL_DOCUMENTS)
+    if asks:
+        queryset = queryset.annotate(replica_held=Exists(_replicas_held(OuterRef("pk"), user)))
+    document = queryset.first()
     if document is None:
         raise Http404("No such document.")
     document.project = project
+    if asks:
+        document.__dict__[_REPLICA_HELD] = (user.pk, document.__dict__.pop("replica_held"))
     if not can_view_document(user, document):
         raise Http404("No such document.")
     return document

@@ -6,6 +6,10 @@ A few queries, however many spans: the pages' presenters (annotator.views.worksp
 colours and directions, and ask nothing more of the database. The table's pseudonyms come
 from the Domain's read of the table (annotator.services.spans.surface_pseudonyms), which
 the caller hands in: a selector does not reach the keys.
+
+What an action's answer shows (its rows, the stretch of text, the counts, the check of what
+changed meanwhile) comes from one read of every span of the document (`document_spans`),
+made once the action is written, and one read of the table (`PseudonymsRead`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, When
 
 from annotator.models import (
     DECISION_CHOICES,
@@ -67,6 +71,23 @@ class SpanRow:
 
 
 @dataclass(frozen=True)
+class SpanState:
+    """One span as a read of the document's spans found it: all that its row shows, its
+    flag apart (`SpanRow` adds its surface, pseudonym and flag)."""
+
+    pk: int
+    start: int
+    end: int
+    label: str
+    source: str
+    status: str
+    decision: str
+    keep_reason: str
+    score: float | None
+    version: int
+
+
+@dataclass(frozen=True)
 class SpanPlace:
     """Where a span lies, and what its highlight needs: enough to cut the text."""
 
@@ -109,11 +130,13 @@ class WorkspacePage:
     tally: SpanTally
 
 
-# What a row reads of its span, then of its latest flag (`_with_flags`).
-_ROW_COLUMNS = (
+# What a row reads of its span (`SpanState`), then of its latest flag (`_with_flags`).
+_STATE_COLUMNS = (
     "pk", "start", "end", "label", "source", "status", "decision", "keep_reason", "score",
-    "version", "flag_status", "flag_resolution", "flag_rationale", "flag_comment",
+    "version",
 )  # fmt: skip
+_FLAG_COLUMNS = ("flag_status", "flag_resolution", "flag_rationale", "flag_comment")
+_ROW_COLUMNS = (*_STATE_COLUMNS, *_FLAG_COLUMNS)
 
 
 def span_rows(
@@ -123,7 +146,7 @@ def span_rows(
     by start, end and id. One query for the spans (with their latest flags), one for the
     pseudonyms the table holds for their surfaces, the same read as the page's check of what
     changed (`spans_now`), so that a row's stamp and the check's agree by construction."""
-    spans = _with_flags(Span.objects.for_document(document))
+    spans = _with_flags(Span.objects.for_document(document), document)
     if ids is not None:
         spans = spans.filter(pk__in=ids)
     # Plain tuples: building a model instance a span cost more than the queries.
@@ -133,38 +156,54 @@ def span_rows(
         document,
         {text[row[1] : row[2]] for row in found if row[5] != SpanStatus.REJECTED},
     )
-    rows = []
-    for (pk, start, end, label, source, status, decision, keep_reason, score, version,
-         *flag) in found:  # fmt: skip
-        surface = text[start:end]
-        rows.append(
-            SpanRow(
-                pk=pk, start=start, end=end, label=label, source=source, status=status,
-                decision=decision, keep_reason=keep_reason, score=score, version=version,
-                surface=surface,
-                replacement=(
-                    "" if status == SpanStatus.REJECTED else pseudonyms.get(surface, "")
-                ),
-                flag=_flag_of(*flag),
-            )
-        )  # fmt: skip
-    return tuple(rows)
+    width = len(_STATE_COLUMNS)
+    return tuple(
+        _row(SpanState(*values[:width]), text, pseudonyms, _flag_of(*values[width:]))
+        for values in found
+    )
 
 
-def _with_flags(spans: QuerySet[Span]) -> QuerySet[Span]:
-    """The spans with their latest flag read in the same query (a subquery a column), not
-    one query a row: its status, resolution and rationale, and its latest comment."""
+def _row(
+    span: SpanState, text: str, pseudonyms: Mapping[str, str], flag: SpanFlag | None
+) -> SpanRow:
+    surface = text[span.start : span.end]
+    return SpanRow(
+        pk=span.pk, start=span.start, end=span.end, label=span.label, source=span.source,
+        status=span.status, decision=span.decision, keep_reason=span.keep_reason,
+        score=span.score, version=span.version, surface=surface,
+        replacement="" if span.status == SpanStatus.REJECTED else pseudonyms.get(surface, ""),
+        flag=flag,
+    )  # fmt: skip
+
+
+def _with_flags(spans: QuerySet[Span], document: Document) -> QuerySet[Span]:
+    """The spans of `document` with their latest flag read in the same query (a subquery a
+    column), not one query a row: its status, resolution and rationale, and its latest
+    comment. Only for the spans flagged: the document's flags are found once, by the
+    document (a flag is raised on a span of its document: `services.spans._flag`), and a
+    span without one costs no subquery."""
     flags = ReviewItem.objects.filter(span=OuterRef("pk"), kind=ReviewKind.FLAG).order_by(
         "-created_at", "-pk"
     )
     comments = Comment.objects.filter(
         review_item__span=OuterRef("pk"), review_item__kind=ReviewKind.FLAG
     ).order_by("-review_item__created_at", "-review_item_id", "-created_at", "-pk")
+    flagged = Q(
+        pk__in=ReviewItem.objects.filter(kind=ReviewKind.FLAG, document_id=document.pk)
+        .exclude(span=None)
+        .values("span_id")
+    )
+    columns: dict[str, Subquery] = {
+        "flag_status": Subquery(flags.values("status")[:1]),
+        "flag_resolution": Subquery(flags.values("resolution")[:1]),
+        "flag_rationale": Subquery(flags.values("rationale")[:1]),
+        "flag_comment": Subquery(comments.values("body")[:1]),
+    }
     return spans.annotate(
-        flag_status=Subquery(flags.values("status")[:1]),
-        flag_resolution=Subquery(flags.values("resolution")[:1]),
-        flag_rationale=Subquery(flags.values("rationale")[:1]),
-        flag_comment=Subquery(comments.values("body")[:1]),
+        **{
+            name: Case(When(flagged, then=column), output_field=column.output_field)
+            for name, column in columns.items()
+        }
     )
 
 
@@ -286,4 +325,98 @@ def spans_now(document: Document, *, pseudonyms_of: PseudonymsOf) -> tuple[SpanN
             "" if status == SpanStatus.REJECTED else pseudonyms.get(text[start:end], ""),
         )  # fmt: skip
         for pk, version, start, end, status in spans
+    )
+
+
+# --- One read for an action's answer --------------------------------------------------------
+
+
+class PseudonymsRead:
+    """The table's pseudonyms for one document's surfaces (`PseudonymsOf`), each surface asked
+    of the table once: the check of what changed asks for every surface, the rows after it
+    for some of them, and the table is read once."""
+
+    def __init__(self, read: PseudonymsOf) -> None:
+        self._read = read
+        self._asked: set[str] = set()
+        self._found: dict[str, str] = {}
+
+    def __call__(self, document: Document, surfaces: set[str]) -> Mapping[str, str]:
+        new = surfaces - self._asked
+        if new:
+            self._found.update(self._read(document, new))
+            self._asked |= new
+        return {surface: self._found[surface] for surface in surfaces if surface in self._found}
+
+
+class DocumentSpans:
+    """Every span of a document as one read found it (`document_spans`), in the page's order,
+    each with its latest flag (`flags`, by id; None: none): what an action's answer shows,
+    its rows, places, counts and the check of what changed. The table is read once for all
+    the surfaces they ask about (`PseudonymsRead`)."""
+
+    def __init__(
+        self,
+        document: Document,
+        spans: Iterable[tuple[SpanState, SpanFlag | None]],
+        *,
+        pseudonyms_of: PseudonymsOf,
+    ) -> None:
+        self.document = document
+        read = tuple(spans)
+        self.spans = tuple(span for span, _ in read)
+        self.flags = {span.pk: flag for span, flag in read}
+        self._pseudonyms = PseudonymsRead(pseudonyms_of)
+
+    def tally(self) -> SpanTally:
+        return _tally((span.label, span.status, span.source, 1) for span in self.spans)
+
+    def places(self) -> tuple[SpanPlace, ...]:
+        return tuple(
+            SpanPlace(span.pk, span.start, span.end, span.label, span.status, span.decision)
+            for span in self.spans
+        )
+
+    def surfaces(self, ids: Collection[int] | None = None) -> set[str]:
+        """The surfaces of the spans (of `ids`) not rejected: those a row shows a pseudonym
+        of."""
+        text = self.document.text
+        return {
+            text[span.start : span.end]
+            for span in self.spans
+            if span.status != SpanStatus.REJECTED and (ids is None or span.pk in ids)
+        }
+
+    def now(self) -> tuple[SpanNow, ...]:
+        """What `spans_now` reads, from this read and one read of the table."""
+        text = self.document.text
+        pseudonyms = self._pseudonyms(self.document, self.surfaces())
+        now = []
+        for span in self.spans:
+            shown = span.status != SpanStatus.REJECTED
+            replacement = pseudonyms.get(text[span.start : span.end], "") if shown else ""
+            now.append(SpanNow(span.pk, span.version, span.start, span.end, replacement))
+        return tuple(now)
+
+    def rows(self, ids: Collection[int]) -> tuple[SpanRow, ...]:
+        """The rows of the spans `ids` that the read found, as `span_rows` gives them."""
+        wanted = set(ids)
+        found = [span for span in self.spans if span.pk in wanted]
+        pseudonyms = self._pseudonyms(self.document, self.surfaces(wanted))
+        text = self.document.text
+        return tuple(_row(span, text, pseudonyms, self.flags[span.pk]) for span in found)
+
+
+def document_spans(document: Document, *, pseudonyms_of: PseudonymsOf) -> DocumentSpans:
+    """Every span of `document` with its latest flag, in one query however many: what each
+    row, the highlights, the counts and the check of what changed read of it."""
+    spans = Span.objects.for_document(document).order_by("start", "end", "id")
+    width = len(_STATE_COLUMNS)
+    return DocumentSpans(
+        document,
+        (
+            (SpanState(*values[:width]), _flag_of(*values[width:]))
+            for values in _with_flags(spans, document).values_list(*_ROW_COLUMNS)
+        ),
+        pseudonyms_of=pseudonyms_of,
     )

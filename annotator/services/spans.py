@@ -18,12 +18,14 @@ it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Coalesce
+from django.db.models import F, IntegerField, Q, Subquery, Value
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 
 from annotator.errors import (
@@ -105,14 +107,86 @@ def document_locked(document: Document) -> Document:
     )
 
 
+_GONE = (
+    "This span is no longer in the document (a run or another person removed or "
+    "replaced it), or never was: list the document's spans again."
+)
+
+
 def _locked_span(document: Document, span_id: int) -> Span:
     span = Span.objects.select_for_update().filter(document=document, pk=span_id).first()
     if span is None:
-        raise NotFoundError(
-            "This span is no longer in the document (a run or another person removed or "
-            "replaced it), or never was: list the document's spans again."
-        )
+        raise NotFoundError(_GONE)
     return span
+
+
+@dataclass(frozen=True)
+class Nearby:
+    """Spans of one document that this transaction read under lock: every span that overlaps
+    [low, high), and those the reader named (the span being changed). A write that needs the
+    spans around a place within [low, high) takes them from here instead of reading them
+    again; they are as read until the write changes them."""
+
+    low: int
+    high: int
+    spans: tuple[Span, ...]
+
+    def span(self, span_id: int) -> Span:
+        """The span `span_id`; NotFoundError when the read did not find it (it is gone)."""
+        return span_among(self.spans, span_id)
+
+    def overlapping(self, start: int, end: int) -> list[Span] | None:
+        """The spans that overlap [start, end); None when [start, end) reaches outside what
+        was read."""
+        if start < self.low or end > self.high:
+            return None
+        return [span for span in self.spans if span.start < end and span.end > start]
+
+
+def span_among(spans: Iterable[Span], span_id: int) -> Span:
+    """The span `span_id` of those read; NotFoundError when the read did not find it (it is
+    gone)."""
+    for span in spans:
+        if span.pk == span_id:
+            return span
+    raise NotFoundError(_GONE)
+
+
+def span_reach(
+    document: Document, span_id: int, change: SpanChange
+) -> tuple[Combinable, Combinable]:
+    """Where a change to the span may act, as expressions a query compares offsets with: the
+    span's place as it is in the database, and the place the change gives it. Null when the
+    span is gone."""
+    place = Span.objects.filter(document=document, pk=span_id).order_by()  # by its key
+    low: Combinable = Subquery(place.values("start")[:1], output_field=IntegerField())
+    high: Combinable = Subquery(place.values("end")[:1], output_field=IntegerField())
+    if change.start is not None:
+        low = Least(low, Value(change.start), output_field=IntegerField())
+    if change.end is not None:
+        high = Greatest(high, Value(change.end), output_field=IntegerField())
+    return low, high
+
+
+def reach_of(span: Span, change: SpanChange) -> tuple[int, int]:
+    """`span_reach` of `span` as read."""
+    start = span.start if change.start is None else min(span.start, change.start)
+    end = span.end if change.end is None else max(span.end, change.end)
+    return start, end
+
+
+def spans_near(document: Document, span_id: int, change: SpanChange) -> Nearby:
+    """The span `span_id` and every span of the document that overlaps it or the place
+    `change` gives it, locked, in one query (the document's row is locked already).
+    NotFoundError when the span is gone."""
+    low, high = span_reach(document, span_id, change)
+    spans = tuple(
+        Span.objects.select_for_update()
+        .filter(document=document)
+        .filter(Q(pk=span_id) | Q(start__lt=high, end__gt=low))
+        .order_by("pk")
+    )
+    return Nearby(*reach_of(span_among(spans, span_id), change), spans)
 
 
 def _check_version(span: Span, version: int | None) -> None:
@@ -169,7 +243,12 @@ def _check_whole(document: Document, start: int, end: int, confirm: bool) -> Non
 
 
 def _proposals_give_way(
-    document: Document, start: int, end: int, actor: Any, keep: int | None
+    document: Document,
+    start: int,
+    end: int,
+    actor: Any,
+    keep: int | None,
+    nearby: Nearby | None = None,
 ) -> None:
     """Refuse a span across another person's span; make room among the proposals it overlaps.
 
@@ -180,14 +259,19 @@ def _proposals_give_way(
     `pseudonymizer.detection_check.covered`), or whose rest another span already proposes, is
     set aside: rejected, and by no person (`decided_by` stays empty), so that a release never
     counts it as something a person saw (`annotator.services.releases`).
+
+    The spans it overlaps are taken from `nearby` when that read holds [start, end).
     """
-    overlapping = (
-        Span.objects.select_for_update()
-        .filter(document=document, start__lt=end, end__gt=start)
-        .exclude(status=SpanStatus.REJECTED)
-    )
-    if keep is not None:
-        overlapping = overlapping.exclude(pk=keep)
+    read = nearby.overlapping(start, end) if nearby is not None else None
+    if read is None:
+        read = list(
+            Span.objects.select_for_update()
+            .filter(document=document, start__lt=end, end__gt=start)
+            .exclude(status=SpanStatus.REJECTED)
+        )
+    overlapping = [
+        other for other in read if other.status != SpanStatus.REJECTED and other.pk != keep
+    ]
     proposals = []
     for other in overlapping:
         if span_held_by_person(other.status, other.source):
@@ -507,27 +591,65 @@ def span_update(
     recorded for the lead's review, once the refused write has rolled back."""
     try:
         with transaction.atomic():
+            locked = document_locked(document)
             return _update_locked(
-                document_locked(document), span_id=span_id, actor=actor, version=version,
-                change=change,
+                locked, span_id=span_id, actor=actor, version=version, change=change,
+                nearby=spans_near(locked, span_id, change),
             )  # fmt: skip
     except SurfaceConflict as conflict:
-        # A decided span's relabel the table refused is the lead's too (`span_entity_relabel`).
-        relabel = change.label is not None and change.status is None
-        if change.decision is not None or change.replacement is not None or relabel:
-            after_decision.refused(Refused(
-                document=document, actor=acting_user(actor), conflict=conflict, span_id=span_id,
-                decision=change.decision, replacement=change.replacement,
-                keep_reason=change.keep_reason or "",
-            ))  # fmt: skip
+        span_update_refused(
+            document=document, actor=actor, span_id=span_id, change=change, conflict=conflict
+        )
         raise
 
 
-def _update_locked(
-    document: Document, *, span_id: int, actor: Any, version: int | None, change: SpanChange
+def span_update_locked(
+    *,
+    document: Document,
+    nearby: Nearby,
+    span_id: int,
+    actor: Any,
+    version: int | None,
+    change: SpanChange,
 ) -> Span:
-    """`span_update` on a document whose row this transaction has locked already."""
-    span = _locked_span(document, span_id)
+    """`span_update` in the caller's transaction, which holds the document's row lock and has
+    read under lock the span and those around it (`nearby`: the span, and every span that
+    overlaps its place and the place `change` gives it), so that none is read again; no
+    savepoint of its own. Refused, it raises having recorded nothing: the caller rolls its
+    transaction back, then records a refusal the table made (`span_update_refused`)."""
+    return _update_locked(
+        document, span_id=span_id, actor=actor, version=version, change=change, nearby=nearby
+    )
+
+
+def span_update_refused(
+    *, document: Document, actor: Any, span_id: int, change: SpanChange, conflict: SurfaceConflict
+) -> None:
+    """Record for the lead's review a decision, pseudonym or relabel of a decided span that
+    the table refused (`conflict`), once the refused write has rolled back; nothing for
+    another change (an accept whose surface is decided otherwise is no one's choice yet)."""
+    # A decided span's relabel the table refused is the lead's too (`span_entity_relabel`).
+    relabel = change.label is not None and change.status is None
+    if change.decision is not None or change.replacement is not None or relabel:
+        after_decision.refused(Refused(
+            document=document, actor=acting_user(actor), conflict=conflict, span_id=span_id,
+            decision=change.decision, replacement=change.replacement,
+            keep_reason=change.keep_reason or "",
+        ))  # fmt: skip
+
+
+def _update_locked(
+    document: Document,
+    *,
+    span_id: int,
+    actor: Any,
+    version: int | None,
+    change: SpanChange,
+    nearby: Nearby | None = None,
+) -> Span:
+    """`span_update` on a document whose row this transaction has locked already (and the
+    spans around the span, when `nearby` holds them)."""
+    span = nearby.span(span_id) if nearby is not None else _locked_span(document, span_id)
     _check_version(span, version)
     if _changes_nothing(document, span, change):
         # A form sent twice, or saved without an edit, is not a new version: another
@@ -579,7 +701,7 @@ def _update_locked(
     if (moved or accepting) and final != SpanStatus.REJECTED:
         # An accepted span is a person's: it may not overlap another person's, and the
         # proposals it overlaps (alternatives to it) are rejected.
-        _proposals_give_way(document, span.start, span.end, user, keep=span.pk)
+        _proposals_give_way(document, span.start, span.end, user, keep=span.pk, nearby=nearby)
     relabelled = "label" in fields and not moved and change.replacement is None
     if relabelled and final == SpanStatus.ACCEPTED and decided == span.decision:
         # A decided span relabelled, its surface and decision as they were: the table
@@ -721,12 +843,14 @@ def spans_decide_all(
                 # A savepoint each, so a conflict undoes that span alone; the document stays
                 # locked (and read) once for all of them.
                 with transaction.atomic():
+                    change = SpanChange(status=status)
                     _update_locked(
                         document,
                         span_id=span_id,
                         actor=actor,
                         version=version,
-                        change=SpanChange(status=status),
+                        change=change,
+                        nearby=spans_near(document, span_id, change),
                     )
             except StaleVersion:
                 continue  # trimmed or set aside by an earlier decision of this pass

@@ -4,7 +4,10 @@ An action (accept, reject, relabel, move, decide, flag, add, accept-all) changes
 or several: moving or adding a span rejects the proposals it now overlaps. The page runs it
 inside `undoable`, one transaction: the spans it may touch are read first (`take_snapshot`),
 then the action runs, then an `UndoStep` keeps the state before of each span whose version
-moved (or None for a span the action created) and its version after. `undo_last` puts the
+moved (or None for a span the action created) and its version after. An action on one span
+(`span_update_undoable`) does the same in its caller's transaction with one read of each:
+the spans it may touch, locked, serve the step and the span service's checks; the spans of
+the document once it ran serve the step and the page's answer. `undo_last` puts the
 newest step of a person's stack on a document back, in one transaction, and only if no span
 changed since (someone else's change is never undone by mistake: nothing moves, and the
 answer says why). A decision goes back through the correspondence table, as any decision
@@ -31,20 +34,31 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import IntegerField, Max, Min, Q, QuerySet, Subquery, Value
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Coalesce, Greatest, Least
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotator.errors import DomainError, StaleVersion
 from annotator.models import Comment, Document, ReviewStatus, Span, SpanStatus, UndoStep
-from annotator.permissions import acting_user
+from annotator.permissions import acting_user, acting_user_id
+from annotator.selectors.workspace import DocumentSpans, document_spans
 from annotator.services.spans import (
+    Nearby,
+    SpanChange,
     document_locked,
     document_touched,
     orphan_withdraw,
+    reach_of,
+    span_among,
     span_choice_record,
     span_choices,
     span_entity_relabel,
+    span_reach,
+    span_update_locked,
+    surface_pseudonyms,
 )
 from annotator.services.table import undo_note_read, undo_note_write, undo_notes_delete
 
@@ -77,10 +91,42 @@ def _state(span: Span) -> dict[str, Any]:
     return state
 
 
-def _overlapping(document: Document, start: int, end: int, extra: tuple[int, ...]) -> Any:
+Offset = int | Combinable
+
+
+def _overlapping(
+    document: Document, start: Offset, end: Offset, extra: tuple[int, ...]
+) -> QuerySet[Span]:
     return Span.objects.filter(document=document).filter(
         Q(start__lt=end, end__gt=start) | Q(pk__in=extra)
     )
+
+
+def _in_window(
+    document: Document, start: Offset, end: Offset, extra: tuple[int, ...]
+) -> QuerySet[Span]:
+    """The spans `take_snapshot` reads: those that overlap the window of an action on
+    [start, end) and the spans `extra` (`_window`), the window worked out in the same query
+    (the places of the spans that overlap [start, end), a subquery)."""
+    low: Combinable = start if not isinstance(start, int) else Value(start)
+    high: Combinable = end if not isinstance(end, int) else Value(end)
+    reached = (
+        _overlapping(document, start, end, extra)
+        .order_by()
+        .values("document")
+        .annotate(low=Min("start"), high=Max("end"))
+    )
+    wide_low = Least(
+        low,
+        Coalesce(Subquery(reached.values("low")), low, output_field=IntegerField()),
+        output_field=IntegerField(),
+    )
+    wide_high = Greatest(
+        high,
+        Coalesce(Subquery(reached.values("high")), high, output_field=IntegerField()),
+        output_field=IntegerField(),
+    )
+    return _overlapping(document, wide_low, wide_high, extra)
 
 
 def _window(
@@ -132,9 +178,13 @@ class Step:
 def take_snapshot(document: Document, start: int, end: int, extra: tuple[int, ...] = ()) -> Step:
     """The state of every span of `document` that an action on [start, end) (and `extra`)
     may change (`_window`), and the pseudonym of those accepted (a decision undone goes back
-    to it)."""
-    places = list(_overlapping(document, start, end, extra).values_list("pk", "start", "end"))
-    spans = list(_overlapping(document, *_window(places, start, end, extra), extra))
+    to it). One query for the spans."""
+    return _step(document, start, end, extra, list(_in_window(document, start, end, extra)))
+
+
+def _step(
+    document: Document, start: int, end: int, extra: tuple[int, ...], spans: list[Span]
+) -> Step:
     accepted = [span for span in spans if span.status == SpanStatus.ACCEPTED]
     choices = span_choices(document, accepted) if accepted else {}
     return Step(
@@ -147,15 +197,23 @@ def take_snapshot(document: Document, start: int, end: int, extra: tuple[int, ..
     )  # fmt: skip
 
 
-def _entry(step: Step) -> list[dict[str, Any]]:
+def _entry(step: Step, after: DocumentSpans | None = None) -> list[dict[str, Any]]:
     """What the action did, as undo needs it: each span the snapshot looked at, or made since
     in its stretch, whose version moved, with its version now and its state before (None: the
-    action made it)."""
-    after = _overlapping(step.document, *step.window, tuple(step.extra)).values_list(
-        "pk", "version"
-    )
+    action made it). From `after`, a read of the document's spans made once the action ran,
+    when the caller has one."""
+    extra = tuple(step.extra)
+    if after is None:
+        now = list(_overlapping(step.document, *step.window, extra).values_list("pk", "version"))
+    else:
+        low, high = step.window
+        now = [
+            (span.pk, span.version)
+            for span in after.spans
+            if (span.start < high and span.end > low) or span.pk in extra
+        ]
     entry = []
-    for span_id, version in after:
+    for span_id, version in now:
         old = step.before.get(span_id)
         if old is None or old["version"] != version:
             entry.append({"id": span_id, "version": version, "before": old})
@@ -191,9 +249,78 @@ def undoable(
         raise refused
 
 
-def _keep(actor: Any, action: str, step: Step) -> None:
+@dataclass(frozen=True)
+class SpanEdit:
+    """A change to one span made as a step of the person's undo stack
+    (`span_update_undoable`): the document as the change left it and the status it had
+    before, the step, what undo would now take back, and every span of the document as the
+    change left them (one read, which the step's record and the page's answer share)."""
+
+    document: Document
+    was: str
+    step: Step
+    undo: str
+    spans: DocumentSpans
+
+
+def span_update_undoable(
+    *,
+    document: Document,
+    span_id: int,
+    actor: Any,
+    action: str,
+    version: int | None,
+    change: SpanChange,
+) -> SpanEdit:
+    """`span_update` as a step of `actor`'s undo stack (`undoable` and `span_update` in one),
+    in the caller's transaction, which holds the document's row lock (read locked by the page,
+    or `document_locked`) and is the one transaction of the change: no savepoint of its own.
+
+    Each span is read once: the span and those around it, under lock, for the step's state
+    before and the change's checks together (`take_snapshot`, `Nearby`); every span of the
+    document once the change is written, for what it did (the step) and for the caller to
+    show (`SpanEdit.spans`). Refused, it raises as `span_update` does, having kept no step:
+    the caller's transaction rolls back whole, and the caller then records a refusal the
+    table made (`annotator.services.spans.span_update_refused`)."""
+    if action not in ACTIONS:
+        raise ValueError(f"not an undoable action: {action}")
+    if not transaction.get_connection().in_atomic_block:
+        raise TransactionManagementError(
+            "span_update_undoable runs in its caller's transaction, which locked the document"
+        )
+    was = document.status
+    extra = (span_id,)
+    spans = list(
+        _in_window(document, *span_reach(document, span_id, change), extra)
+        .select_for_update()
+        .order_by("pk")
+    )
+    step = _step(document, *reach_of(span_among(spans, span_id), change), extra, spans)
+    # Every span that overlaps the step's window, which holds the span's place now and the
+    # place the change gives it: all that the change's checks ask about.
+    nearby = Nearby(*step.window, tuple(spans))
+    span_update_locked(
+        document=document, nearby=nearby, span_id=span_id, actor=actor, version=version,
+        change=change,
+    )  # fmt: skip
+    if change.flag is not None:
+        step.comment_id = (
+            Comment.objects.filter(review_item__span_id=span_id, author_id=acting_user_id(actor))
+            .values_list("pk", flat=True)
+            .order_by("-pk")
+            .first()
+        )
+    after = document_spans(document, pseudonyms_of=surface_pseudonyms)
+    step.entry = _entry(step, after)
+    kept = _keep(actor, action, step)
+    undo = ACTIONS[action] if kept else undo_label(document, actor)
+    return SpanEdit(document=document, was=was, step=step, undo=undo, spans=after)
+
+
+def _keep(actor: Any, action: str, step: Step) -> bool:
+    """Keep the step on the person's stack, if the action did anything; whether it did."""
     if not step.entry and step.comment_id is None:
-        return
+        return False
     user = acting_user(actor)
     row = UndoStep.objects.create(
         user=user, document=step.document, action=action, spans=step.entry,
@@ -209,7 +336,7 @@ def _keep(actor: Any, action: str, step: Step) -> None:
         },
     )
     if row.pk % PRUNE_EVERY:
-        return
+        return True
     deeper = list(
         UndoStep.objects.filter(user=user, document=step.document)
         .order_by("-pk")
@@ -218,6 +345,7 @@ def _keep(actor: Any, action: str, step: Step) -> None:
     if deeper:
         UndoStep.objects.filter(pk__in=deeper).delete()
         undo_notes_delete(deeper)
+    return True
 
 
 def undo_label(document: Document, user: Any) -> str:

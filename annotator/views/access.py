@@ -9,10 +9,9 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 
 from annotator.models import Project
-from annotator.permissions import Access, Can, access_for
+from annotator.permissions import Access, Can, project_access
 
 View = Callable[..., HttpResponse]
 
@@ -33,8 +32,10 @@ def project_page(capability: Can) -> Callable[[View], View]:
         @login_required
         @wraps(view)
         def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
-            project = get_object_or_404(Project, slug=slug)
-            access = access_for(request.user, project)
+            found = project_access(request.user, slug)
+            if found is None:
+                raise Http404("No such project.")
+            project, access = found
             if not access.is_member:
                 raise Http404("No such project.")
             if not access.can(capability):

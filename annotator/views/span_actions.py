@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
@@ -36,7 +37,7 @@ from annotator.errors import (
     NotFoundError,
     StaleVersion,
 )
-from annotator.models import DECISION_CHOICES, Comment, Document, DocumentStatus, Span, SpanStatus
+from annotator.models import DECISION_CHOICES, Document, DocumentStatus, Span, SpanStatus
 from annotator.permissions import Can
 from annotator.selectors.queues import next_document
 from annotator.selectors.workspace import Undecided, undecided_proposals
@@ -46,16 +47,25 @@ from annotator.services.spans import (
     pseudonym_suggestions,
     span_choices,
     span_create,
-    span_update,
+    span_update_refused,
     spans_decide_all,
 )
-from annotator.services.undo import Step, undo_label, undo_last, undoable
+from annotator.services.table import SurfaceConflict
+from annotator.services.undo import (
+    SpanEdit,
+    Step,
+    span_update_undoable,
+    undo_label,
+    undo_last,
+    undoable,
+)
 from annotator.views.access import ProjectRequest, project_page
 from annotator.views.forms import BulkForm, SpanActionForm, SpanAddForm, form_errors
 from annotator.views.nav import HtmxProjectRequest
 from annotator.views.workspace import (
     label_colour,
     open_document,
+    patch_reads,
     render_patch,
     render_workspace,
 )
@@ -105,26 +115,33 @@ def _answer(
     ranges: Iterable[tuple[int, int]] = (),
     anchor: str = "",
     confirm: dict[str, Any] | None = None,
+    edit: SpanEdit | None = None,
 ) -> HttpResponse:
     """The patch for htmx, with what else changed since the page was patched; else back to
     the page, the notice as a message. `confirm` offers to send the refused action again,
-    confirmed (`_confirmable`)."""
-    was = document.status
-    document.refresh_from_db(fields=["status", "version"])
+    confirmed (`_confirmable`). After `edit`, its document (read under lock and changed by
+    it) and spans (read once it was written) are the answer's: nothing is read again."""
+    if edit is None:
+        was = document.status
+        document.refresh_from_db(fields=["status", "version"])
+    else:
+        was, document = edit.was, edit.document
     if was == DocumentStatus.DONE and document.status != DocumentStatus.DONE and not error:
         notice = f"{notice} {REOPENED}".strip()
     if request.htmx:
-        status = {"notice": notice, "error": error, "undo": undo_label(document, request.user),
-                  "confirm": confirm}  # fmt: skip
+        undo = edit.undo if edit is not None else undo_label(document, request.user)
+        status = {"notice": notice, "error": error, "undo": undo, "confirm": confirm}
         try:
             state = page_state(request.POST)
         except BadPageState:
             # What the page shows cannot be read: the whole workspace is right whatever it is.
             return render_workspace(request, document, **status)
-        meanwhile = changes_since(document, state) if state is not None else None
+        changed = list(changed)
+        spans = edit.spans if edit is not None else patch_reads(document)
+        meanwhile = changes_since(document, state, spans=spans) if state is not None else None
         return render_patch(
-            request, document, changed=list(changed), ranges=ranges, meanwhile=meanwhile,
-            **status,
+            request, document, changed=changed, ranges=ranges, meanwhile=meanwhile,
+            spans=spans, **status,
         )  # fmt: skip
     if notice:
         (messages.error if error else messages.info)(request, notice)
@@ -132,7 +149,14 @@ def _answer(
     return redirect(f"{url}{anchor}")
 
 
-def _change(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
+def _change(form: SpanActionForm, document: Document, span_id: int) -> SpanChange:
+    """What the form asks of the span. A move is worked out from the span's place now (read
+    under the document's lock: NotFoundError when it is gone)."""
+    span = None
+    if form.cleaned_data["action"] == "move":
+        span = Span.objects.filter(document=document, pk=span_id).only("start", "end").first()
+        if span is None:
+            raise NotFoundError(GONE)
     change = _asked(form, document, span)
     return replace(change, confirm=True) if form.cleaned_data["confirm"] else change
 
@@ -148,10 +172,10 @@ def _confirmable(request: HtmxProjectRequest, refused: NeedsConfirmation) -> dic
     return {"url": request.path, "fields": fields, "action": refused.action}
 
 
-def _asked(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
+def _asked(form: SpanActionForm, document: Document, span: Span | None) -> SpanChange:
     data = form.cleaned_data
     action = data["action"]
-    if action == "move":
+    if action == "move" and span is not None:
         start, end = move_edge(
             document.text, span.start, span.end,
             edge=data["edge"], unit=data["unit"], extend=data["extend"],
@@ -176,49 +200,43 @@ def _asked(form: SpanActionForm, document: Document, span: Span) -> SpanChange:
 @project_page(Can.ANNOTATE)
 def span_action(request: HtmxProjectRequest, pk: int, span_id: int) -> HttpResponse:
     """One action on one span (accept, reject, label, decide, flag, move) with the version
-    read."""
-    document = open_document(request, pk)
-    span = Span.objects.filter(document=document, pk=span_id).first()
-    if span is None:
-        return _answer(request, document, GONE, True, changed=[span_id])
-    here = [(span.start, span.end)]
+    read.
+
+    One transaction: the document read, checked and locked at once, then the change as a
+    step of the undo stack (`span_update_undoable`), whose reads the answer shows. A refused
+    change rolls back whole; a choice the table refused is then recorded for the lead."""
     form = SpanActionForm(request.POST, labels=request.project.labels)
     if not form.is_valid():
-        return _answer(request, document, form_errors(form), True, changed=[span_id], ranges=here)
-    change = _change(form, document, span)
-    low = min(span.start, change.start if change.start is not None else span.start)
-    high = max(span.end, change.end if change.end is not None else span.end)
+        document = open_document(request, pk)
+        gone = not Span.objects.filter(document=document, pk=span_id).exists()
+        notice = GONE if gone else form_errors(form)
+        return _answer(request, document, notice, True, changed=[span_id])
+    action = form.cleaned_data["action"]
     try:
-        with undoable(
-            document=document, actor=request.user, action=form.cleaned_data["action"],
-            start=low, end=high, extra=(span_id,),
-        ) as step:  # fmt: skip
-            span_update(
-                document=document,
-                span_id=span_id,
-                actor=request.user,
-                version=form.cleaned_data["version"],
-                change=change,
-            )
-            if change.flag is not None:
-                step.comment_id = (
-                    Comment.objects.filter(review_item__span_id=span_id, author_id=request.user.pk)
-                    .values_list("pk", flat=True)
-                    .order_by("-pk")
-                    .first()
-                )
+        with transaction.atomic():
+            document = open_document(request, pk, for_update=True)
+            change = _change(form, document, span_id)
+            edit = span_update_undoable(
+                document=document, span_id=span_id, actor=request.user, action=action,
+                version=form.cleaned_data["version"], change=change,
+            )  # fmt: skip
+    except SurfaceConflict as refused:
+        span_update_refused(document=document, actor=request.user, span_id=span_id,
+                            change=change, conflict=refused)  # fmt: skip
+        return _answer(request, document, str(refused), True, changed=[span_id])
     except StaleVersion:
-        return _answer(request, document, STALE, True, changed=[span_id], ranges=here)
-    except NotFoundError:  # removed between the read above and the write
-        return _answer(request, document, GONE, True, changed=[span_id], ranges=here)
+        return _answer(request, document, STALE, True, changed=[span_id])
+    except NotFoundError:  # removed before the document was locked
+        return _answer(request, document, GONE, True, changed=[span_id])
     except NeedsConfirmation as refused:
-        return _answer(request, document, str(refused), True, changed=[span_id], ranges=here,
+        return _answer(request, document, str(refused), True, changed=[span_id],
                        confirm=_confirmable(request, refused))  # fmt: skip
     except DomainError as refused:
-        return _answer(request, document, str(refused), True, changed=[span_id], ranges=here)
+        return _answer(request, document, str(refused), True, changed=[span_id])
+    step = edit.step
     return _answer(request, document, _redrawn(document, step, span_id),
                    changed=step.changed or [span_id], ranges=[step.window],
-                   anchor=f"#span-{span_id}")  # fmt: skip
+                   anchor=f"#span-{span_id}", edit=edit)  # fmt: skip
 
 
 def _redrawn(document: Document, step: Step, span_id: int) -> str:

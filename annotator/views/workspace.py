@@ -34,11 +34,10 @@ from annotator.permissions import Can, document_or_404
 from annotator.selectors.rendering import document_rendered
 from annotator.selectors.review import document_resolutions
 from annotator.selectors.workspace import (
+    DocumentSpans,
     SpanRow,
     SpanTally,
-    span_places,
-    span_rows,
-    span_tally,
+    document_spans,
     workspace_page,
 )
 from annotator.services.spans import span_choices, surface_pseudonyms
@@ -104,9 +103,16 @@ def word_window(text: str, low: int, high: int, places: Sequence[SpanLike]) -> t
         low, high = start, end
 
 
-def open_document(request: ProjectRequest, pk: int) -> Document:
-    """The project's document `pk`; 404 when the caller may not see its language."""
+def open_document(request: ProjectRequest, pk: int, *, for_update: bool = False) -> Document:
+    """The project's document `pk`; 404 when the caller may not see its language.
+
+    `for_update`: its row locked until the caller's transaction ends, as the span service
+    locks it (`annotator.services.spans.document_locked`), read in the same query: a page that
+    writes reads it once. The lock is taken as the row is read, before the 404 (a member's
+    request for a document they may not open holds it until that answer, a moment)."""
     documents = Document.objects.select_related("assignee").defer("search_text")
+    if for_update:
+        documents = documents.select_for_update(of=("self",))
     return document_or_404(request.user, request.project, pk, documents)
 
 
@@ -270,6 +276,12 @@ def render_workspace(request: ProjectRequest, document: Document, **status: Any)
     return never_store(response)
 
 
+def patch_reads(document: Document) -> DocumentSpans:
+    """What a patch reads: every span of the document, and the table's pseudonyms once
+    (`render_patch`, `changes_since`)."""
+    return document_spans(document, pseudonyms_of=surface_pseudonyms)
+
+
 def render_patch(
     request: ProjectRequest,
     document: Document,
@@ -277,12 +289,14 @@ def render_patch(
     changed: Sequence[int],
     ranges: Iterable[tuple[int, int]],
     meanwhile: Changes | None = None,
+    spans: DocumentSpans | None = None,
     **status: Any,
 ) -> HttpResponse:
     """What an action changed: the rows of the spans `changed` (a row whose span is gone is
     removed), the text over `ranges` widened until no span crosses its edges, the status.
     With what changed `meanwhile` besides (since the page was last patched), that too, and
-    the notice says so."""
+    the notice says so. All from `spans` (`patch_reads`) when the caller has them: every
+    span of the document, read once the action was written."""
     if meanwhile is not None:
         note = meanwhile.without(set(changed)).notice()
         if note:
@@ -291,7 +305,9 @@ def render_patch(
         ranges = [*ranges, *meanwhile.ranges]
     if len(changed) > PATCH_LIMIT:
         return render_workspace(request, document, **status)
-    rows = span_rows(document, pseudonyms_of=surface_pseudonyms, ids=changed)
+    if spans is None:
+        spans = patch_reads(document)
+    rows = spans.rows(changed)
     removed = sorted(set(changed) - {span.pk for span in rows})
     ranges = list(ranges) + [(span.start, span.end) for span in rows]
     text = ""
@@ -299,12 +315,12 @@ def render_patch(
     if ranges:
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
         # Every span's place at once: the stretch widens over them without asking again.
-        places = span_places(document)
+        places = spans.places()
         low, high = word_window(document.text, low, high, places)
-        spans = [place for place in places if place.start < high and place.end > low]
-        text = _text(request, document, spans, (low, high))
+        shown = [place for place in places if place.start < high and place.end > low]
+        text = _text(request, document, shown, (low, high))
     context = {
-        **status_context(request, document, span_tally(document), **status),
+        **status_context(request, document, spans.tally(), **status),
         "rows_html": _rows(request, document, rows),
         "removed": removed,
         "text_html": text,
@@ -335,11 +351,12 @@ def document_changes(request: HtmxProjectRequest, pk: int) -> HttpResponse:
                 content_type="text/plain",
             )
         )
-    changes = changes_since(document, state)
+    spans = patch_reads(document)
+    changes = changes_since(document, state, spans=spans)
     if not changes:
         return never_store(HttpResponse(status=204))
     return render_patch(
-        request, document, changed=[], ranges=[], meanwhile=changes,
+        request, document, changed=[], ranges=[], meanwhile=changes, spans=spans,
         undo=undo_label(document, request.user),
     )  # fmt: skip
 

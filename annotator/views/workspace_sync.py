@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from annotator.models import Document
-from annotator.selectors.workspace import spans_now
+from annotator.selectors.workspace import DocumentSpans, spans_now
 from annotator.services.spans import surface_pseudonyms
 
 # One row as the page sends it: "id:stamp:start:end", the stamp "version" or
@@ -148,14 +148,20 @@ def _within(shown: Shown, length: int) -> tuple[int, int]:
     return min(start, length), min(end, length)
 
 
-def changes_since(document: Document, state: PageState) -> Changes:
-    """What changed in `document` since the page showed `state`."""
-    spans = spans_now(document, pseudonyms_of=surface_pseudonyms)
+def changes_since(
+    document: Document,
+    state: PageState,
+    *,
+    spans: DocumentSpans | None = None,
+) -> Changes:
+    """What changed in `document` since the page showed `state`: from `spans` (a read of its
+    spans, `annotator.views.workspace.patch_reads`) when the caller has one."""
+    now = spans_now(document, pseudonyms_of=surface_pseudonyms) if spans is None else spans.now()
     length = len(document.text)
     added: list[int] = []
     updated: list[int] = []
     ranges: list[tuple[int, int]] = []
-    for span in spans:
+    for span in now:
         shown = state.rows.get(span.pk)
         if shown is None:
             added.append(span.pk)
@@ -165,7 +171,7 @@ def changes_since(document: Document, state: PageState) -> Changes:
         else:
             continue
         ranges.append((span.start, span.end))
-    present = {span.pk for span in spans}
+    present = {span.pk for span in now}
     removed = sorted(pk for pk in state.rows if pk not in present)
     ranges += [_within(state.rows[pk], length) for pk in removed]
     return Changes(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.models import Document, Span, SpanSource, SpanStatus
+from annotator.models import Comment, Document, ReviewItem, ReviewKind, Span, SpanSource, SpanStatus
 from annotator.selectors.workspace import (
     PseudonymsOf,
+    document_spans,
     span_places,
     span_rows,
     span_tally,
@@ -95,3 +96,30 @@ def test_spans_now_show_the_pseudonym_of_spans_not_rejected(team: Team) -> None:
     assert now[moshe.pk].replacement == "Not Moshe Chaya"
     assert now[lea.pk].replacement == ""  # rejected: its row shows no pseudonym
     assert now[made["Rue Alphonse Metayer"].pk].replacement == ""
+
+
+def test_one_read_of_the_spans_gives_what_each_read_gives(team: Team) -> None:
+    """An action's answer reads the document's spans once (`document_spans`): its rows, places,
+    counts and what each row shows now are those of the reads made one by one, the flags
+    and the table's pseudonyms included, and the table is asked once."""
+    document, made = spans_of(team)
+    lea = made["Lea"]
+    item = ReviewItem.objects.create(project=team.project, kind=ReviewKind.FLAG,
+                                     document=document, span=lea)  # fmt: skip
+    Comment.objects.create(review_item=item, body="Is Lea a public figure?")
+    table = pseudonyms_in({"Moshe Chaya": "Raj Avrom", "Lea": "Not Lea"})
+    asked: list[set[str]] = []
+
+    def read(document: Document, surfaces: set[str]) -> dict[str, str]:
+        asked.append(surfaces)
+        return dict(table(document, surfaces))
+
+    spans = document_spans(document, pseudonyms_of=read)
+    assert set(spans.now()) == set(spans_now(document, pseudonyms_of=table))
+    ids = [span.pk for span in made.values()]
+    assert spans.rows(ids) == span_rows(document, pseudonyms_of=table)
+    assert spans.rows([lea.pk])[0].flag is not None
+    assert spans.rows([lea.pk])[0].flag.comment == "Is Lea a public figure?"  # type: ignore[union-attr]
+    assert spans.places() == span_places(document)
+    assert spans.tally() == span_tally(document)
+    assert asked == [{"Moshe Chaya", "Rue Alphonse Metayer"}]

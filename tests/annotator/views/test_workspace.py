@@ -27,6 +27,8 @@ from annotator.models import (
     Document,
     DocumentStatus,
     ReviewItem,
+    ReviewKind,
+    ReviewStatus,
     Span,
     SpanSource,
     SpanStatus,
@@ -1294,3 +1296,44 @@ def test_an_edge_move_that_draws_a_new_pseudonym_says_so(team: Team, document: D
     assert after is not None and after.replacement != before.replacement
     assert "has a pseudonym of its own" in answer
     assert html.escape(after.replacement) in answer and html.escape(before.replacement) in answer
+
+
+def test_an_accept_that_leaves_a_finished_document_undecided_reopens_it_and_says_so(
+    team: Team, document: Document
+) -> None:
+    """Propagation proposes a decided surface in a finished document: the next accept there
+    leaves the other proposal undecided, so the document is in progress again."""
+    for surface in ("Moshe Chaya", "Rue Alphonse"):
+        act(team, span_of(document, surface), action="reject")
+    document_status_set(document=document, actor=team.annotator_en, status=DocumentStatus.DONE)
+    for surface in ("Moshe", "Chaya"):
+        start = TEXT.index(surface)
+        Span.objects.create(document=document, start=start, end=start + len(surface),
+                            label="PER", source=SpanSource.KNOWN)  # fmt: skip
+    moshe = Span.objects.get(document=document, start=TEXT.index("Moshe"), end=9)
+    fragment = act(team, moshe, action="accept")
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.IN_PROGRESS
+    assert "in progress again" in fragment and "1 proposal left to decide" in fragment
+
+
+def test_a_choice_the_table_refuses_changes_nothing_and_goes_to_the_lead(
+    team: Team, document: Document
+) -> None:
+    """The change rolls back whole (the proposal it would have set aside included, and no
+    undo step), then the refusal is recorded for the lead's review."""
+    surface_decide(project=team.project, surface="Moshe Chaya", language="en", label="PER",
+                   decision="pseudonymize", replacement="Raj Avrom", actor=team.lead)  # fmt: skip
+    start = TEXT.index("Chaya")
+    chaya = Span.objects.create(document=document, start=start, end=start + len("Chaya"),
+                                label="PER", source=SpanSource.NER)  # fmt: skip
+    fragment = act(team, span_of(document, "Moshe Chaya"), action="decide",
+                   decision="pseudonymize", replacement="Quill Wanted")  # fmt: skip
+    assert "alert-error" in fragment
+    moshe = span_of(document, "Moshe Chaya")
+    assert (moshe.status, moshe.version) == (SpanStatus.PROPOSED, 1)
+    assert Span.objects.get(pk=chaya.pk).status == SpanStatus.PROPOSED
+    assert not UndoStep.objects.filter(document=document).exists()
+    item = ReviewItem.objects.get(span_id=moshe.pk)
+    assert item.kind == ReviewKind.SURFACE_CONFLICT and item.status == ReviewStatus.OPEN
+    assert surface_choice(team.project, "Moshe Chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
