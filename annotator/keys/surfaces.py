@@ -490,9 +490,8 @@ def surface_decide(
                     Entity.objects.using(database).filter(pk=choice.entity_id).update(
                         keep_reason=keep_reason
                     )
-                return choice_of(
-                    Alias.objects.using(database).select_related("entity").get(pk=existing.pk)
-                )
+                    choice = replace(choice, keep_reason=keep_reason)
+                return choice  # read under the lock, nothing else changed
             if not _owned_by(existing, user_id, relied_on):
                 raise _conflict(choice)
             entity_id = existing.entity_id

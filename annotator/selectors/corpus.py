@@ -30,6 +30,8 @@ from pseudonymizer.recognizers.known_words import surface_words, word_digest
 # texts out of it (bench/propagation_bench.py measures both).
 FEW_KEYS = 4
 CHUNK = 2000
+# Documents whose text `in_corpus` reads at once.
+IN_CORPUS_PAGE = 100
 
 
 def documents_holding(
@@ -37,14 +39,10 @@ def documents_holding(
     keys: Collection[str],
     *,
     within: Collection[int] | None = None,
-    words_pending: bool = False,
 ) -> Iterator[int]:
     """The ids, in order, of the project's original documents (never a replica) whose search
-    text holds one of `keys` (folded surfaces), among `within` when given, and among those
-    whose words the vocabulary does not hold yet with `words_pending`."""
+    text holds one of `keys` (folded surfaces), among `within` when given."""
     documents = Document.objects.filter(project_id=project_id).originals()
-    if words_pending:
-        documents = documents.filter(words_indexed=False)
     if within is not None:
         documents = documents.filter(pk__in=list(within))
     if not keys:
@@ -109,19 +107,25 @@ def in_corpus(project_id: int, replacement: str) -> bool:
     recognizer would find it (case, accents, Arabic variants and proclitics as it reads
     them). The vocabulary says whether the documents whose words it holds may (see the
     module's docstring); the database narrows the documents to read by a substring of their
-    folded text (`documents_holding`, as propagation does), among the documents it does not
-    hold yet when the vocabulary says no. The correspondence table's door asks it
+    folded text, as propagation does, among the documents it does not hold yet when the
+    vocabulary says no. The correspondence table's door asks it
     (`annotator.services.table.corpus_check_set`)."""
     key = fold_key(replacement)
     if len(key) < 2:
         return False
     if key.startswith("\u0627\u0644") and len(key) > 3:
         key = key[1:]  # found with its article's alef elided too
-    pending_only = not vocabulary_may_hold(project_id, replacement)
+    documents = Document.objects.filter(project_id=project_id, search_text__contains=key)
+    if not vocabulary_may_hold(project_id, replacement):
+        documents = documents.filter(words_indexed=False)
+    candidates = documents.originals().order_by("pk").values_list("pk", "text")
     matcher = KnownEntityRecognizer([(replacement, "X")])
-    holding = documents_holding(project_id, [key], words_pending=pending_only)
-    for chunk in in_chunks(holding, 100):
-        texts = Document.objects.filter(pk__in=chunk).values_list("text", flat=True)
-        if any(matcher.recognize_one(text) for text in texts):
+    after = 0
+    while True:
+        # Bounded pages, each one plain query (most checks read none: one round trip).
+        page = list(candidates.filter(pk__gt=after)[:IN_CORPUS_PAGE])
+        if any(matcher.recognize_one(text) for _, text in page):
             return True
-    return False
+        if len(page) < IN_CORPUS_PAGE:
+            return False
+        after = page[-1][0]

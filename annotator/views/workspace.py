@@ -40,6 +40,7 @@ from annotator.selectors.workspace import (
     document_spans,
     workspace_page,
 )
+from annotator.services.draw_ahead import draw_ahead_ask
 from annotator.services.spans import span_choices, surface_pseudonyms
 from annotator.services.undo import undo_label
 from annotator.views.access import ProjectRequest, project_page
@@ -261,6 +262,8 @@ def workspace_context(
 @project_page(Can.VIEW_PROJECT)
 def document_detail(request: ProjectRequest, pk: int) -> HttpResponse:
     document = open_document(request, pk)
+    # Opened to be worked: the worker draws its proposals' pseudonyms ahead.
+    draw_ahead_ask(document)
     context = workspace_context(request, document, undo=undo_label(document, request.user))
     # The lead's resolutions of flags and conflicts on this document: decision and rationale.
     context["resolutions"] = document_resolutions(document)
