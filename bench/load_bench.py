@@ -143,22 +143,8 @@ def relabel(label: str) -> str:
     return ADD_LABELS[(ADD_LABELS.index(label) + 1) % len(ADD_LABELS)]
 
 
-def realigned(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """`arabic_document`'s spans where their surfaces are. It counts the line break it puts
-    after every 40th word ("👋\r\n") as 3 code points where the join adds a space after it
-    too: each one shifts the spans after it by one, so that from the 41st word on each span
-    began a character early and cut a word, which deciding it refuses (part of a word)."""
-    moved, shift = [], 0
-    for start, end, label in spans:
-        while (before := text.count("👋", 0, start + shift)) != shift:
-            shift = before
-        moved.append((start + shift, end + shift, label))
-    return moved
-
-
 def corpus(words: int, spans: int, copies: int) -> Corpus:
     text, found = arabic_document(words, spans, seed=7)
-    found = realigned(text, found)
     filler = set(WORDS)
     taken = sorted((start, end) for start, end, _ in found)
     tokens = list(re.finditer(r"[^ ]+", text))

@@ -68,7 +68,7 @@ def arabic_document(words: int, spans: int, seed: int) -> tuple[str, list[tuple[
         offset += len(surface) + 1
         if number % 40 == 39:
             parts.append("👋\r\n")
-            offset += 3
+            offset += 4  # 👋, CR, LF, and the space the join puts after them
     return " ".join(parts), found
 
 
