@@ -65,7 +65,8 @@ RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
 # Highlight colours cycle through this many classes (c0 … c35 in cloak.css): more than any
 # preset schema has labels, so each of its labels has a colour of its own.
 PALETTE_SIZE = 36
-# An action that changed more spans than this re-renders the whole workspace.
+# An action that changed more spans than this, and than half the document's, re-renders the
+# whole workspace.
 PATCH_LIMIT = 40
 # The open page asks what changed this often (and at once when it is shown again).
 POLL_SECONDS = 15
@@ -102,6 +103,25 @@ def word_window(text: str, low: int, high: int, places: Sequence[SpanLike]) -> t
         if (start, end) == (low, high):
             return low, high
         low, high = start, end
+
+
+def text_windows(
+    text: str, ranges: Iterable[tuple[int, int]], places: Sequence[SpanLike]
+) -> list[tuple[int, int, list[SpanLike]]]:
+    """The stretches of the text a patch renders again for `ranges`: each range widened
+    (`word_window`), those that meet merged, in order, each with the spans it shows. What
+    changed at both ends of a long document is two short stretches, not the whole text."""
+    windows: list[tuple[int, int]] = []
+    for low, high in sorted(word_window(text, low, high, places) for low, high in ranges):
+        if windows and low <= windows[-1][1]:
+            merged = word_window(text, windows[-1][0], max(high, windows[-1][1]), places)
+            windows[-1] = merged
+        else:
+            windows.append((low, high))
+    return [
+        (low, high, [place for place in places if place.start < high and place.end > low])
+        for low, high in windows
+    ]
 
 
 def open_document(request: ProjectRequest, pk: int, *, for_update: bool = False) -> Document:
@@ -306,30 +326,25 @@ def render_patch(
             status["notice"] = f"{status.get('notice', '')} {note}".strip()
         changed = list(dict.fromkeys([*changed, *meanwhile.spans]))
         ranges = [*ranges, *meanwhile.ranges]
-    if len(changed) > PATCH_LIMIT:
-        return render_workspace(request, document, **status)
     if spans is None:
         spans = patch_reads(document)
+    places = spans.places()
+    if len(changed) > max(PATCH_LIMIT, len(places) // 2):
+        # Most of the document changed: the whole workspace costs less than its patch.
+        return render_workspace(request, document, **status)
     rows = spans.rows(changed)
     removed = sorted(set(changed) - {span.pk for span in rows})
     ranges = list(ranges) + [(span.start, span.end) for span in rows]
-    text = ""
-    low = high = 0
-    if ranges:
-        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        # Every span's place at once: the stretch widens over them without asking again.
-        places = spans.places()
-        low, high = word_window(document.text, low, high, places)
-        shown = [place for place in places if place.start < high and place.end > low]
-        text = _text(request, document, shown, (low, high))
+    # Every span's place at once: each stretch widens over them without asking again.
+    texts = [
+        (low, high, _text(request, document, shown, (low, high)))
+        for low, high, shown in text_windows(document.text, ranges, places)
+    ]
     context = {
         **status_context(request, document, spans.tally(), **status),
         "rows_html": _rows(request, document, rows),
         "removed": removed,
-        "text_html": text,
-        "text_from": low,
-        "text_to": high,
-        "has_text": bool(ranges),
+        "texts": texts,
     }
     return never_store(render(request, "annotator/_workspace_patch.html", context))
 

@@ -298,8 +298,8 @@
     }
     const rowsPatch = holder.querySelector('[data-patch="rows"]');
     if (rowsPatch) patchRows(rowsPatch);
-    const text = holder.querySelector('[data-patch="text"]');
-    if (text) patchText(text);
+    // Each stretch of the text that changed: they never meet, so each goes in on its own.
+    holder.querySelectorAll('[data-patch="text"]').forEach(patchText);
     holder.replaceChildren();
     // An open preview shows the document as released: after a change, as it is now.
     const preview = document.getElementById("release-preview");

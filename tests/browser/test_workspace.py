@@ -301,6 +301,12 @@ def test_an_action_brings_what_changed_meanwhile_and_one_on_a_span_gone_says_so(
     assert "This span is no longer in the document" in page.inner_text("#workspace-status .alert")
     assert page.locator(f"#span-{lyon.pk}").count() == 0
     assert "LOC" in page.inner_text(f"#span-{moshe.pk}")  # the answer brought it, no check did
+    # Its mark in the text too: the answer re-rendered two stretches apart (Moshe Chaya's
+    # and Lyon's), and the page put each in its place.
+    marks = page.locator(f'#workspace .doc-text mark[data-spans="{moshe.pk}"]')
+    assert marks.count() > 0 and {marks.nth(i).get_attribute("data-label")
+                                  for i in range(marks.count())} == {"LOC"}  # fmt: skip
+    assert page.locator(f'#workspace .doc-text mark[data-spans="{lyon.pk}"]').count() == 0
     assert not [url for url in checks if url.endswith("/changes/")]
     assert_text_intact(page)
 

@@ -628,12 +628,14 @@ def assert_patch_makes(before: str, patch: str, after: str) -> None:
     removed = re.search(r'data-removed="([^"]*)"', patch)
     assert removed is not None
     assert set(map(int, removed[1].split())) == set(old) - set(new)
-    window = re.search(r'data-patch="text" data-from="(\d+)" data-to="(\d+)">(.*?)</div>', patch)
+    windows = re.findall(r'data-patch="text" data-from="(\d+)" data-to="(\d+)">(.*?)</div>', patch)
     text = highlights(text_of(before))
-    if window is not None:
-        low, high = int(window[1]), int(window[2])
+    reach = 0
+    for low, high, shown_html in ((int(a), int(b), markup) for a, b, markup in windows):
+        assert reach <= low < high, "the stretches come in order and never meet"
+        reach = high
         text = {p: shown for p, shown in text.items() if not low <= p < high}
-        text.update(highlights(window[3]))
+        text.update(highlights(shown_html))
     assert text == highlights(text_of(after))
 
 
@@ -1337,3 +1339,39 @@ def test_a_choice_the_table_refuses_changes_nothing_and_goes_to_the_lead(
     item = ReviewItem.objects.get(span_id=moshe.pk)
     assert item.kind == ReviewKind.SURFACE_CONFLICT and item.status == ReviewStatus.OPEN
     assert surface_choice(team.project, "Moshe Chaya").replacement == "Raj Avrom"  # type: ignore[union-attr]
+
+
+def test_what_changed_at_both_ends_of_a_long_document_comes_as_two_short_stretches(
+    team: Team,
+) -> None:
+    """An action near the start while someone changed a span near the end: the patch
+    re-renders the text around each, not everything between (issue 33: an open page that
+    propagation keeps changing got the whole text back with every action)."""
+    middle = " ".join(["filler"] * 2000)
+    text = f"Met Moshe Chaya today. {middle} Then Rue Alphonse Metayer."
+    document = DocumentFactory(
+        project=team.project, language="en", text=text, assignee=team.annotator_en,
+        status=DocumentStatus.PREANNOTATED,
+    )  # fmt: skip
+    for surface, label in [("Moshe Chaya", "PER"), ("Rue Alphonse Metayer", "ADDRESS")]:
+        start = text.index(surface)
+        Span.objects.create(document=document, start=start, end=start + len(surface),
+                            label=label, source=SpanSource.NER, score=0.9)  # fmt: skip
+    before = open_page(team, document)
+    rue = Span.objects.get(document=document, label="ADDRESS")
+    client_for(team.lead).post(  # another person, meanwhile, at the far end
+        reverse("span_action", args=[team.project.slug, document.pk, rue.pk]),
+        {"version": rue.version, "action": "reject"},
+    )
+    moshe = Span.objects.get(document=document, label="PER")
+    url = reverse("span_action", args=[team.project.slug, document.pk, moshe.pk])
+    fragment = annotator_of(team).post(
+        url, {"version": moshe.version, "action": "label", "label": "LOC", **shown_by(before)},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()  # fmt: skip
+    stretch = r'data-patch="text" data-from="(\d+)" data-to="(\d+)"'
+    windows = [(int(low), int(high)) for low, high in re.findall(stretch, fragment)]
+    assert len(windows) == 2, windows
+    assert windows[0][1] < text.index(middle) + 100 and windows[1][0] > text.index(middle)
+    assert sum(high - low for low, high in windows) < 200
+    assert_patch_makes(before, fragment, open_page(team, document))
