@@ -161,8 +161,12 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         keys.execute("SELECT * FROM keys_alias").fetchall()
         keys.execute("SELECT * FROM keys_reviewnote").fetchall()
         keys.execute("SELECT * FROM keys_undonote").fetchall()
+        keys.execute("SELECT * FROM keys_drawnahead").fetchall()
 
-    tables = ("keys_alias", "keys_entity", "keys_aliasword", "keys_reviewnote", "keys_undonote")
+    tables = (
+        "keys_alias", "keys_entity", "keys_aliasword", "keys_reviewnote", "keys_undonote",
+        "keys_drawnahead",
+    )  # fmt: skip
     statements = [f"SELECT * FROM {SCHEMA}.{table}" for table in tables] + [
         f"INSERT INTO {SCHEMA}.keys_entity (project_id, label, decision, keep_reason, version, "
         "created_at, updated_at) VALUES (1, 'PER', 'keep', '', 1, now(), now())",
@@ -177,6 +181,10 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         # An undo step's pseudonyms: the web role reads the step, never them.
         f"INSERT INTO {SCHEMA}.keys_undonote (project_id, step_id, pseudonyms, created_at) "
         "VALUES (1, 1, '{}', now())",
+        # A pseudonym drawn ahead, by the surface's digest: key material.
+        f"INSERT INTO {SCHEMA}.keys_drawnahead (project_id, original_digest, label, language, "
+        "replacement, created_at) VALUES (1, 'd', 'PER', 'en', 'x', now())",
+        f"DELETE FROM {SCHEMA}.keys_drawnahead",
     ]
     with cluster.connect(cluster.app_role, cluster.app_password) as app:
         for statement in statements:
@@ -198,6 +206,7 @@ def test_the_web_role_gets_permission_denied_on_the_key_tables(cluster: Cluster)
         (SCHEMA, "django_migrations"),
         (SCHEMA, "keys_alias"),
         (SCHEMA, "keys_aliasword"),
+        (SCHEMA, "keys_drawnahead"),
         (SCHEMA, "keys_entity"),
         (SCHEMA, "keys_reviewnote"),
         (SCHEMA, "keys_undonote"),
