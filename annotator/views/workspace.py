@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -108,18 +109,50 @@ def word_window(text: str, low: int, high: int, places: Sequence[SpanLike]) -> t
 def text_windows(
     text: str, ranges: Iterable[tuple[int, int]], places: Sequence[SpanLike]
 ) -> list[tuple[int, int, list[SpanLike]]]:
-    """The stretches of the text a patch renders again for `ranges`: each range widened
-    (`word_window`), those that meet merged, in order, each with the spans it shows. What
-    changed at both ends of a long document is two short stretches, not the whole text."""
-    windows: list[tuple[int, int]] = []
-    for low, high in sorted(word_window(text, low, high, places) for low, high in ranges):
-        if windows and low <= windows[-1][1]:
-            merged = word_window(text, windows[-1][0], max(high, windows[-1][1]), places)
-            windows[-1] = merged
+    """The stretches of the text a patch renders again for `ranges`: the ranges merged where
+    they meet, each widened as `word_window` widens one (no word cut, no span crossing an
+    edge), those that then meet merged, in order, each with the spans it shows. What changed
+    at both ends of a long document is two short stretches, not the whole text.
+
+    A document that propagation keeps adding to holds thousands of spans, and an answer may
+    carry hundreds of changes: the spans are sorted once, and a stretch looks only at those
+    that start within the longest span's length of it (the only ones that can cross it)."""
+    ordered = sorted(places, key=lambda place: (place.start, place.end))
+    starts = [place.start for place in ordered]
+    longest = max((place.end - place.start for place in ordered), default=0)
+
+    def near(low: int, high: int) -> list[SpanLike]:
+        return ordered[bisect_left(starts, low - longest) : bisect_left(starts, high)]
+
+    def widened(low: int, high: int) -> tuple[int, int]:
+        while True:
+            start, end = low, high
+            while 0 < start < len(text) and in_word(text[start - 1]) and in_word(text[start]):
+                start -= 1
+            while 0 < end < len(text) and in_word(text[end - 1]) and in_word(text[end]):
+                end += 1
+            for place in near(start, end):
+                if place.end > start:  # it overlaps the stretch: none may cross an edge
+                    start, end = min(start, place.start), max(end, place.end)
+            if (start, end) == (low, high):
+                return low, high
+            low, high = start, end
+
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
         else:
-            windows.append((low, high))
+            merged.append((low, high))
+    windows: list[tuple[int, int]] = []
+    for low, high in merged:
+        low, high = widened(low, high)
+        while windows and low <= windows[-1][1]:
+            before = windows.pop()
+            low, high = widened(min(low, before[0]), max(high, before[1]))
+        windows.append((low, high))
     return [
-        (low, high, [place for place in places if place.start < high and place.end > low])
+        (low, high, [place for place in near(low, high) if place.end > low])
         for low, high in windows
     ]
 

@@ -94,3 +94,45 @@ def test_a_closed_window_renders_as_the_whole_text_does_there(
     part = [(s.start, s.end, s.labels) for s in segment_text(text, spans, (low, high))]
     assert part == whole
     assert "".join(s.text for s in segment_text(text, spans, (low, high))) == text[low:high]
+
+
+def _windows_one_by_one(
+    text: str, ranges: list[tuple[int, int]], spans: list[FakeSpan]
+) -> list[tuple[int, int]]:
+    """What `text_windows` gives, the slow way: each range widened on its own (`word_window`),
+    then those that meet merged and widened again."""
+    from annotator.views.workspace import word_window
+
+    windows: list[tuple[int, int]] = []
+    for low, high in sorted(word_window(text, low, high, spans) for low, high in ranges):
+        if windows and low <= windows[-1][1]:
+            windows[-1] = word_window(text, windows[-1][0], max(high, windows[-1][1]), spans)
+        else:
+            windows.append((low, high))
+    return windows
+
+
+@given(
+    words=st.lists(st.sampled_from(["ab", "c", "مكتب", "👋", "x y"]), min_size=1, max_size=30),
+    cuts=st.lists(st.tuples(st.integers(0, 80), st.integers(0, 12)), max_size=12),
+    changed=st.lists(st.tuples(st.integers(0, 80), st.integers(0, 6)), min_size=1, max_size=8),
+)
+def test_the_stretches_of_a_patch_are_those_of_each_change_widened_and_merged(
+    words: list[str], cuts: list[tuple[int, int]], changed: list[tuple[int, int]]
+) -> None:
+    """The quick way (spans sorted once, only those near a stretch looked at) gives the
+    stretches the slow way gives, each with every span it shows."""
+    from annotator.views.workspace import text_windows
+
+    text = " ".join(words)
+    spans = [
+        FakeSpan(n, min(start, len(text)), min(start + length, len(text)), "PER")
+        for n, (start, length) in enumerate(cuts)
+    ]
+    ranges = [(min(s, len(text)), min(s + n, len(text))) for s, n in changed]
+    found = text_windows(text, ranges, spans)
+    assert [(low, high) for low, high, _ in found] == _windows_one_by_one(text, ranges, spans)
+    for low, high, shown in found:
+        assert {span.pk for span in shown} == {
+            span.pk for span in spans if span.start < high and span.end > low
+        }
