@@ -96,7 +96,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -713,12 +713,18 @@ def run_steps(tool: Tool, data: Corpus, args: argparse.Namespace,
 
     results["relabel"] = sequential(tool, "relabel (API)", len(made), change, drain)
     http.close()
-    results["concurrent"] = concurrent(tool, data, args)
+    # A surface the relabel gave another label is that label in the project now: the
+    # clients' adds leave it, or each would be refused (one surface, one label).
+    relabelled = {data.text[start:end] for start, end, _ in second}
+    results["concurrent"] = concurrent(tool, data, args, leave=relabelled)
     return results
 
 
-def concurrent(tool: Tool, data: Corpus, args: argparse.Namespace) -> Result:
+def concurrent(
+    tool: Tool, data: Corpus, args: argparse.Namespace, leave: Collection[str] = ()
+) -> Result:
     result = Result()
+    free = [place for place in data.free if data.text[place[0] : place[1]] not in leave]
     barrier = threading.Barrier(args.clients + 1)
     lock = threading.Lock()
 
@@ -726,8 +732,8 @@ def concurrent(tool: Tool, data: Corpus, args: argparse.Namespace) -> Result:
         http = tool.client(number)
         document = tool.document(number)
         mine = Result()
-        places = data.free[number * args.adds % len(data.free) :][: args.adds]
-        places += data.free[: args.adds - len(places)]
+        places = free[number * args.adds % len(free) :][: args.adds]
+        places += free[: args.adds - len(places)]
         barrier.wait()
         try:
             for start, end, label in places:
