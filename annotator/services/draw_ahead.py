@@ -29,7 +29,16 @@ def draw_ahead_ask(document: Document) -> bool:
     table). Whether it was asked."""
     if document.replica_of_id is not None:
         return False
-    if not cache.add(f"cloak:draw-ahead:{document.pk}", 1, timeout=ASK_EVERY):
+    try:
+        fresh = cache.add(f"cloak:draw-ahead:{document.pk}", 1, timeout=ASK_EVERY)
+    except Exception as error:  # noqa: BLE001 - a cache down must not keep a document shut
+        logger.warning(
+            "pseudonyms not drawn ahead for document %s: the cache failed (%s)",
+            document.pk,
+            type(error).__name__,
+        )
+        return False
+    if not fresh:
         return False
     task_send_on_commit(TASK, document.pk)
     return True

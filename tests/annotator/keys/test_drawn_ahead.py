@@ -180,3 +180,17 @@ def test_a_deleted_project_leaves_nothing_drawn_ahead_nor_undo_notes() -> None:
     project_keys_delete(project.pk)
     assert not DrawnAhead.objects.filter(project_id=project.pk).exists()
     assert not UndoNote.objects.filter(project_id=project.pk).exists()
+
+
+def test_a_cache_down_leaves_the_document_open_and_draws_nothing_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def down(*args: Any, **kwargs: Any) -> bool:
+        raise ConnectionError("the cache is down")
+
+    monkeypatch.setattr(draw_ahead_service.cache, "add", down)
+    sent: list[int] = []
+    monkeypatch.setattr(draw_ahead_service, "task_send_on_commit", lambda name, pk: sent.append(pk))
+    document = DocumentFactory(project=ProjectFactory(slug="cache-down", languages=["en"]))
+    assert not draw_ahead_ask(document)
+    assert sent == []
