@@ -50,27 +50,6 @@ class SpanFlag:
 
 
 @dataclass(frozen=True)
-class SpanRow:
-    """One span as its row and its highlight show it."""
-
-    pk: int
-    start: int
-    end: int
-    label: str
-    source: str
-    status: str
-    decision: str
-    keep_reason: str
-    score: float | None
-    version: int
-    surface: str
-    # The pseudonym the table holds for the surface ("" for none, and on a replica).
-    replacement: str
-    # The latest flag on the span, if any.
-    flag: SpanFlag | None = None
-
-
-@dataclass(frozen=True)
 class SpanState:
     """One span as a read of the document's spans found it: all that its row shows, its
     flag apart (`SpanRow` adds its surface, pseudonym and flag)."""
@@ -85,6 +64,17 @@ class SpanState:
     keep_reason: str
     score: float | None
     version: int
+
+
+@dataclass(frozen=True)
+class SpanRow(SpanState):
+    """One span as its row and its highlight show it."""
+
+    surface: str
+    # The pseudonym the table holds for the surface ("" for none, and on a replica).
+    replacement: str
+    # The latest flag on the span, if any.
+    flag: SpanFlag | None = None
 
 
 @dataclass(frozen=True)
@@ -168,12 +158,11 @@ def _row(
 ) -> SpanRow:
     surface = text[span.start : span.end]
     return SpanRow(
-        pk=span.pk, start=span.start, end=span.end, label=span.label, source=span.source,
-        status=span.status, decision=span.decision, keep_reason=span.keep_reason,
-        score=span.score, version=span.version, surface=surface,
+        **vars(span),
+        surface=surface,
         replacement="" if span.status == SpanStatus.REJECTED else pseudonyms.get(surface, ""),
         flag=flag,
-    )  # fmt: skip
+    )
 
 
 def _with_flags(spans: QuerySet[Span], document: Document) -> QuerySet[Span]:
