@@ -198,10 +198,9 @@ class Result:
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of `pid` and its living descendants, from /proc."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
+def _processes() -> Iterator[tuple[int, str, list[str]]]:
+    """Each process of /proc: its pid, its name, and the fields of its stat after the name
+    (the name may hold spaces and parentheses: they start after the last ')')."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -209,10 +208,17 @@ def tree_cpu(pid: int) -> float:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        # The command may hold spaces and parentheses: the fields start after the last ')'.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        parents[int(entry)] = int(fields[1])
-        times[int(entry)] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        yield int(entry), name, stat[stat.rindex(")") + 2 :].split()
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of `pid` and its living descendants, from /proc."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for process, _, fields in _processes():
+        parents[process] = int(fields[1])
+        times[process] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
     total, stack = 0.0, [pid]
     while stack:
         current = stack.pop()
@@ -225,19 +231,11 @@ def named_cpu(name: str) -> float:
     """CPU seconds (user + system) of every process called `name`, and of the children each
     has waited for: PostgreSQL's, its postmaster counting the backends that have ended (all
     the cluster's databases, this run's and any other's)."""
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        if stat[stat.index("(") + 1 : stat.rindex(")")] != name:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        total += sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
-    return total
+    return sum(
+        sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+        for _, called, fields in _processes()
+        if called == name
+    )
 
 
 def machine_cpu() -> float:
